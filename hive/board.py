@@ -1,0 +1,111 @@
+"""Stacks of pieces on hexes.
+
+The board keeps, per hex, the top piece (``EMPTY`` when none) and the stack height in flat lists
+indexed by hex, and the covered pieces of the few stacks higher than one in a side table. Every
+piece's hex is in ``hex_of`` (``HAND`` while it is off the board).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from hive.hexes import CELLS, NEIGHBORS
+from hive.pieces import NUM_PIECES
+
+EMPTY: Final = -1
+HAND: Final = -1
+
+
+class Board:
+    __slots__ = ("height", "hex_of", "top", "under")
+
+    def __init__(self) -> None:
+        self.top: list[int] = [EMPTY] * CELLS
+        self.height: list[int] = [0] * CELLS
+        self.under: dict[int, list[int]] = {}
+        self.hex_of: list[int] = [HAND] * NUM_PIECES
+
+    def place(self, piece: int, h: int) -> None:
+        """Put ``piece`` on top of the stack at ``h``."""
+        below = self.top[h]
+        if below != EMPTY:
+            self.under.setdefault(h, []).append(below)
+        self.top[h] = piece
+        self.height[h] += 1
+        self.hex_of[piece] = h
+
+    def lift(self, h: int) -> int:
+        """Take the top piece off the stack at ``h`` and return it."""
+        piece = self.top[h]
+        height = self.height[h] - 1
+        self.height[h] = height
+        if height:
+            covered = self.under[h]
+            self.top[h] = covered.pop()
+            if not covered:
+                del self.under[h]
+        else:
+            self.top[h] = EMPTY
+        self.hex_of[piece] = HAND
+        return piece
+
+    def stack(self, h: int) -> list[int]:
+        """The pieces at ``h``, bottom first."""
+        if self.top[h] == EMPTY:
+            return []
+        return [*self.under.get(h, ()), self.top[h]]
+
+    def occupied(self) -> set[int]:
+        """Every hex with at least one piece."""
+        return {h for h in self.hex_of if h != HAND}
+
+    def articulation_points(self) -> set[int]:
+        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan)."""
+        top = self.top
+        start = next((h for h in self.hex_of if h != HAND), HAND)
+        if start == HAND:
+            return set()
+        order = {start: 0}
+        low = {start: 0}
+        points: set[int] = set()
+        root_children = 0
+        stack = [(start, iter(NEIGHBORS[start]))]
+        while stack:
+            v, children = stack[-1]
+            for w in children:
+                if top[w] == EMPTY:
+                    continue
+                if w not in order:
+                    order[w] = low[w] = len(order)
+                    stack.append((w, iter(NEIGHBORS[w])))
+                    break
+                if order[w] < low[v]:
+                    low[v] = order[w]
+            else:
+                stack.pop()
+                if stack:
+                    u = stack[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                    if u == start:
+                        root_children += 1
+                    elif low[v] >= order[u]:
+                        points.add(u)
+        if root_children > 1:
+            points.add(start)
+        return points
+
+    def is_connected(self) -> bool:
+        """Whether all pieces form one hive."""
+        cells = self.occupied()
+        if not cells:
+            return True
+        first = next(iter(cells))
+        seen = {first}
+        todo = [first]
+        while todo:
+            for n in NEIGHBORS[todo.pop()]:
+                if n in cells and n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+        return len(seen) == len(cells)

@@ -1,0 +1,348 @@
+"""The game: position, move stack, legal moves, outcome, hash and GameStrings."""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Final, NamedTuple
+
+from hive import movegen, notation
+from hive.board import EMPTY, HAND, Board
+from hive.errors import HiveError, IllegalMoveError, InvalidGameStringError, InvalidMoveError
+from hive.hexes import CELLS, NEIGHBORS
+from hive.pieces import (
+    BASE,
+    BUG_COUNTS,
+    BUG_OF,
+    COLOR_OF,
+    FIRST_OF,
+    NUM_PIECES,
+    Bug,
+    Color,
+    GameType,
+    Piece,
+)
+
+
+class GameState(Enum):
+    NOT_STARTED = "NotStarted"
+    IN_PROGRESS = "InProgress"
+    DRAW = "Draw"
+    WHITE_WINS = "WhiteWins"
+    BLACK_WINS = "BlackWins"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def is_over(self) -> bool:
+        return self in (GameState.DRAW, GameState.WHITE_WINS, GameState.BLACK_WINS)
+
+
+class Move(NamedTuple):
+    """A move: ``piece`` goes from hex ``source`` (``HAND`` for a placement) to ``destination``.
+
+    Two moves of one position are the same move exactly when piece and destination agree.
+    The pass is ``Move.PASS``-like: ``piece == -1``.
+    """
+
+    piece: int
+    source: int
+    destination: int
+
+    @property
+    def is_pass(self) -> bool:
+        return self.piece < 0
+
+    @property
+    def is_placement(self) -> bool:
+        return self.source == HAND and self.piece >= 0
+
+
+PASS: Final = Move(-1, HAND, HAND)
+
+
+def _splitmix64(n: int) -> int:
+    z = (n + 1) * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF
+    z = (z ^ z >> 30) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
+    z = (z ^ z >> 27) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
+    return z ^ z >> 31
+
+
+# Zobrist keys: a piece on a hex, XOR a key per level above the ground; and the side to move.
+_HEX_KEYS: Final = tuple(_splitmix64(i) for i in range(NUM_PIECES * CELLS))
+_LEVEL_KEYS: Final = tuple(_splitmix64(NUM_PIECES * CELLS + i) for i in range(NUM_PIECES * 8))
+_BLACK_KEY: Final = _splitmix64(NUM_PIECES * CELLS + NUM_PIECES * 8)
+
+
+def _key(piece: int, h: int, level: int) -> int:
+    key = _HEX_KEYS[piece * CELLS + h]
+    return key ^ _LEVEL_KEYS[piece * 8 + level] if level else key
+
+
+_TURN_RE: Final = re.compile(r"(White|Black)\[(\d+)\]")
+
+
+class Game:
+    """A game of Hive: the position, how it was reached, and the rules.
+
+    ``push``/``pop`` are trusted and fast, for search; ``play`` reads a MoveString, checks it
+    and raises ``InvalidMoveError`` or ``IllegalMoveError`` with the reason.
+    """
+
+    def __init__(self, game_type: GameType = BASE, *, repetition_draw: bool = False) -> None:
+        self.game_type = game_type
+        self.repetition_draw = repetition_draw
+        self.board = Board()
+        self.ply = 0
+        self.moves: list[Move] = []
+        self.last_moved = -1
+        self.state = GameState.NOT_STARTED
+        self.hash = 0
+        self._undo: list[tuple[int, GameState, int]] = []
+        self._seen: dict[int, int] = {0: 1}
+        bugs = game_type.bugs
+        self._bug_pieces = tuple(
+            tuple(
+                tuple(range(FIRST_OF[c][b], FIRST_OF[c][b] + BUG_COUNTS[b]))
+                for b in Bug
+                if b in bugs
+            )
+            for c in (0, 1)
+        )
+
+    # -- position ------------------------------------------------------------------------------
+
+    @property
+    def turn(self) -> Color:
+        """The side to move."""
+        return Color(self.ply & 1)
+
+    @property
+    def turn_number(self) -> int:
+        """The side to move's turn, from 1 (UHP's ``White[3]``)."""
+        return self.ply // 2 + 1
+
+    def is_over(self) -> bool:
+        return self.state.is_over
+
+    def next_in_hand(self, color: int) -> list[int]:
+        """The lowest-numbered piece of each bug the player still has in hand."""
+        hex_of = self.board.hex_of
+        return [
+            next(p for p in pieces if hex_of[p] == HAND)
+            for pieces in self._bug_pieces[color]
+            if hex_of[pieces[-1]] == HAND
+        ]
+
+    def hand(self, color: int) -> list[Piece]:
+        """Every piece the player still has in hand."""
+        hex_of = self.board.hex_of
+        return [Piece(p) for ps in self._bug_pieces[color] for p in ps if hex_of[p] == HAND]
+
+    def queen_placed(self, color: int) -> bool:
+        return self.board.hex_of[FIRST_OF[color][Bug.QUEEN]] != HAND
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, each (piece, destination) once; ``[PASS]`` when nothing else is
+        legal; empty when the game is over."""
+        groups = movegen.generate(self)
+        moves = [Move(p, src, d) for p, src, dests in groups for d in dests]
+        if not moves and not self.is_over():
+            return [PASS]
+        return moves
+
+    def count_legal_moves(self) -> int:
+        """``len(self.legal_moves())``, without building the moves."""
+        count = sum(len(dests) for _, _, dests in movegen.generate(self))
+        return count or (0 if self.is_over() else 1)
+
+    def perft(self, depth: int) -> int:
+        """The number of move sequences of ``depth`` plies (leaves counted in bulk)."""
+        if depth <= 1:
+            return 1 if depth <= 0 else self.count_legal_moves()
+        total = 0
+        for move in self.legal_moves():
+            self.push(move)
+            total += self.perft(depth - 1)
+            self.pop()
+        return total
+
+    def push(self, move: Move) -> None:
+        """Play a move known to be legal (unchecked)."""
+        board = self.board
+        piece, src, dst = move
+        h = self.hash
+        if piece >= 0:
+            height = board.height
+            if src != HAND:
+                h ^= _key(piece, src, height[src] - 1)
+                board.lift(src)
+            h ^= _key(piece, dst, height[dst])
+            board.place(piece, dst)
+        self._undo.append((self.last_moved, self.state, self.hash))
+        self.hash = h ^ _BLACK_KEY
+        self.last_moved = piece
+        self.ply += 1
+        self.moves.append(move)
+        self._seen[self.hash] = self._seen.get(self.hash, 0) + 1
+        self.state = self._state_after_move()
+
+    def pop(self) -> Move:
+        """Take back the last move."""
+        move = self.moves.pop()
+        seen = self._seen[self.hash] - 1
+        if seen:
+            self._seen[self.hash] = seen
+        else:
+            del self._seen[self.hash]
+        self.last_moved, self.state, self.hash = self._undo.pop()
+        self.ply -= 1
+        piece, src, dst = move
+        if piece >= 0:
+            self.board.lift(dst)
+            if src != HAND:
+                self.board.place(piece, src)
+        return move
+
+    def _state_after_move(self) -> GameState:
+        board = self.board
+        height = board.height
+        white_q, black_q = board.hex_of[0], board.hex_of[FIRST_OF[1][Bug.QUEEN]]
+        white_lost = white_q != HAND and all(map(height.__getitem__, NEIGHBORS[white_q]))
+        black_lost = black_q != HAND and all(map(height.__getitem__, NEIGHBORS[black_q]))
+        if white_lost or black_lost:
+            if white_lost and black_lost:
+                return GameState.DRAW
+            return GameState.BLACK_WINS if white_lost else GameState.WHITE_WINS
+        if self.repetition_draw and self._seen[self.hash] >= 3:
+            return GameState.DRAW
+        return GameState.IN_PROGRESS
+
+    def is_legal(self, move: Move) -> bool:
+        return move in self.legal_moves()
+
+    # -- notation ------------------------------------------------------------------------------
+
+    def move_string(self, move: Move) -> str:
+        """The canonical MoveString of ``move`` in this position."""
+        if move.is_pass:
+            return notation.PASS_STRING
+        return notation.spell(move.piece, self.board, move.destination)
+
+    def parse_move(self, text: str) -> Move:
+        """Read a MoveString and check that it is legal here; raises InvalidMoveError or
+        IllegalMoveError with the reason."""
+        if self.is_over():
+            raise IllegalMoveError(f"{text!r}: the game is over ({self.state})")
+        legal = self.legal_moves()
+        if text.strip().lower() == notation.PASS_STRING:
+            if legal != [PASS]:
+                raise IllegalMoveError(f"{text!r}: passing is allowed only with no other move")
+            return PASS
+        piece, dst = notation.destination(self.board, text)
+        src = self.board.hex_of[piece]
+        move = Move(piece, src, dst)
+        if move not in legal:
+            raise IllegalMoveError(f"{text!r}: {self._why_illegal(move)}")
+        return move
+
+    def play(self, text: str) -> Move:
+        """Play a MoveString after checking it; returns the move."""
+        move = self.parse_move(text)
+        self.push(move)
+        return move
+
+    def undo(self, count: int = 1) -> None:
+        """Take back ``count`` moves (as many as there are, at most)."""
+        for _ in range(min(count, len(self.moves))):
+            self.pop()
+
+    def _why_illegal(self, move: Move) -> str:
+        piece, src, dst = move
+        color = self.ply & 1
+        name = Piece(piece).name
+        board = self.board
+        if COLOR_OF[piece] != color:
+            return f"it is {self.turn}'s turn"
+        if not self.game_type.has_piece(piece):
+            return f"{name} is not in play in {self.game_type}"
+        queen = FIRST_OF[color][Bug.QUEEN]
+        if src == HAND:
+            if piece == queen and self.turn_number == 1:
+                return "the Queen may not be placed on a player's first turn"
+            if self.turn_number == 4 and not self.queen_placed(color) and piece != queen:
+                return "the Queen must be placed by a player's fourth turn"
+            if piece not in self.next_in_hand(color):
+                first = next(p for p in self.hand(color) if BUG_OF[p] == BUG_OF[piece])
+                return f"pieces of a bug enter in order: {first} comes before {name}"
+            if board.top[dst] != EMPTY:
+                return "a piece is already there"
+            if self.ply == 1:
+                return "the second piece must touch the first"
+            return "a piece may be placed only where it touches its own colour and no other"
+        if not self.queen_placed(color):
+            return "no piece may move before its side's Queen is placed"
+        if board.top[src] != piece:
+            return f"{name} is covered by another piece"
+        if piece == self.last_moved:
+            return f"{name} was just moved by the opponent's Pillbug and must rest a turn"
+        if dst == src:
+            return f"{name} must move somewhere else"
+        if board.height[src] == 1 and src in board.articulation_points():
+            return f"moving {name} would break the hive"
+        return f"{name} cannot move there"
+
+    # -- GameStrings ---------------------------------------------------------------------------
+
+    def game_string(self) -> str:
+        """``GameTypeString;GameStateString;TurnString;moves...`` with canonical MoveStrings."""
+        spelled = []
+        played = list(self.moves)
+        self.undo(len(played))
+        for move in played:
+            spelled.append(self.move_string(move))
+            self.push(move)
+        head = f"{self.game_type};{self.state};{self.turn}[{self.turn_number}]"
+        return ";".join([head, *spelled])
+
+    @classmethod
+    def from_game_string(cls, text: str, *, repetition_draw: bool = False) -> Game:
+        """Replay a GameString (its moves are checked); raises InvalidGameStringError."""
+        fields = [f.strip() for f in text.strip().split(";")]
+        if len(fields) < 3:
+            raise InvalidGameStringError(
+                f"invalid GameString {text!r}: expected GameType;GameState;Turn[;moves]"
+            )
+        game = cls(GameType.parse(fields[0]), repetition_draw=repetition_draw)
+        try:
+            state = GameState(fields[1])
+        except ValueError:
+            raise InvalidGameStringError(f"invalid GameStateString {fields[1]!r}") from None
+        if not _TURN_RE.fullmatch(fields[2]):
+            raise InvalidGameStringError(f"invalid TurnString {fields[2]!r}")
+        for number, move in enumerate(filter(None, fields[3:]), 1):
+            try:
+                game.play(move)
+            except HiveError as error:
+                raise InvalidGameStringError(
+                    f"invalid GameString {text!r}: move {number} {move!r}: {error}"
+                ) from None
+        turn = f"{game.turn}[{game.turn_number}]"
+        if (state, fields[2]) != (game.state, turn):
+            raise InvalidGameStringError(
+                f"invalid GameString {text!r}: its moves give {game.state};{turn}, "
+                f"not {fields[1]};{fields[2]}"
+            )
+        return game
+
+    def __str__(self) -> str:
+        return self.game_string()
+
+    def __repr__(self) -> str:
+        return f"Game.from_game_string({self.game_string()!r})"
+
+
+__all__ = ["PASS", "Game", "GameState", "InvalidMoveError", "Move"]

@@ -1,0 +1,262 @@
+"""Legal move generation: placements and each bug's movement.
+
+Generation works on the board in place: the moving piece is lifted while its destinations are
+found (so it neither blocks nor supports its own path) and put back afterwards. Moves come out
+grouped as ``(piece, source, destinations)``; ``source`` is ``HAND`` for placements.
+
+Freedom to move, at any height: a piece going from ``a`` to its neighbour ``b`` passes between the
+two hexes ``s1``, ``s2`` that both touch; it is blocked when ``min(height(s1), height(s2)) >
+max(height(a), height(b))`` with the mover lifted. On the ground it must also keep contact with
+the hive: exactly one of ``s1``, ``s2`` is occupied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Final
+
+from hive.board import EMPTY, HAND
+from hive.hexes import NEIGHBORS, ORIGIN, SLIDES
+from hive.pieces import BUG_OF, COLOR_OF, FIRST_OF, PIECES_PER_COLOR, Bug
+
+if TYPE_CHECKING:
+    from hive.game import Game
+
+Group = tuple[int, int, Collection[int]]
+
+QUEEN, SPIDER, BEETLE, GRASSHOPPER, ANT, MOSQUITO, LADYBUG, PILLBUG = Bug
+
+# OWNER[top] is the colour of a top piece, and 2 for EMPTY (-1 indexes the last entry).
+OWNER: Final = (*COLOR_OF, 2)
+BUG_AT: Final = (*BUG_OF, -1)
+
+
+def generate(game: Game) -> list[Group]:
+    """All legal moves of the side to move, grouped by piece. Empty when the game is over;
+    it never contains the pass (the caller adds it when nothing else is legal)."""
+    if game.is_over():
+        return []
+    board = game.board
+    hex_of = board.hex_of
+    color = game.ply & 1
+    turn = game.ply // 2 + 1
+    queen = FIRST_OF[color][QUEEN]
+    queen_in_hand = hex_of[queen] == HAND
+
+    groups: list[Group] = []
+    in_hand = game.next_in_hand(color)
+    if turn == 1:
+        in_hand = [p for p in in_hand if p != queen]
+    elif turn == 4 and queen_in_hand:
+        in_hand = [queen]
+    if in_hand:
+        cells = placement_hexes(game)
+        if cells:
+            groups.extend((p, HAND, cells) for p in in_hand)
+    if not queen_in_hand:
+        groups.extend(movements(game, color))
+    return groups
+
+
+def placement_hexes(game: Game) -> list[int]:
+    """Empty hexes where the side to move may place a piece."""
+    ply = game.ply
+    if ply == 0:
+        return [ORIGIN]
+    if ply == 1:
+        return list(NEIGHBORS[ORIGIN])
+    top = game.board.top
+    color = ply & 1
+    hex_of = game.board.hex_of
+    candidates: set[int] = set()
+    start = color * PIECES_PER_COLOR
+    for p in range(start, start + PIECES_PER_COLOR):
+        h = hex_of[p]
+        if h != HAND and top[h] == p:
+            candidates.update(NEIGHBORS[h])
+    other = 1 - color
+    return [
+        c
+        for c in candidates
+        if top[c] == EMPTY and all(OWNER[top[n]] != other for n in NEIGHBORS[c])
+    ]
+
+
+def movements(game: Game, color: int) -> list[Group]:
+    """Moves of pieces on the board, including Pillbug (and Mosquito-as-Pillbug) throws."""
+    board = game.board
+    top, height, hex_of = board.top, board.height, board.hex_of
+    pinned = board.articulation_points()
+    stunned = game.last_moved
+    groups: list[Group] = []
+    throwers: list[int] = []
+    start = color * PIECES_PER_COLOR
+    for p in range(start, start + PIECES_PER_COLOR):
+        h = hex_of[p]
+        if h == HAND or top[h] != p or p == stunned:
+            continue
+        bug = BUG_OF[p]
+        on_ground = height[h] == 1
+        if on_ground and (
+            bug == PILLBUG
+            or (bug == MOSQUITO and any(BUG_AT[top[n]] == PILLBUG for n in NEIGHBORS[h]))
+        ):
+            throwers.append(h)
+        if on_ground and h in pinned:
+            continue
+        board.lift(h)
+        dests = _MOVERS[bug](top, height, h)
+        board.place(p, h)
+        if dests:
+            groups.append((p, h, dests))
+    if throwers:
+        groups = _add_throws(top, height, groups, throwers, pinned, stunned)
+    return groups
+
+
+def _slides(top: list[int], h: int) -> list[int]:
+    """Empty neighbours a ground piece at ``h`` (lifted) can slide to."""
+    return [
+        b for b, s1, s2 in SLIDES[h] if top[b] == EMPTY and (top[s1] == EMPTY) != (top[s2] == EMPTY)
+    ]
+
+
+def _queen(top: list[int], height: list[int], h: int) -> Collection[int]:
+    return _slides(top, h)
+
+
+def _spider(top: list[int], height: list[int], h: int) -> Collection[int]:
+    ends: set[int] = set()
+    for b1 in _slides(top, h):
+        for b2 in _slides(top, b1):
+            if b2 != h:
+                ends.update(b3 for b3 in _slides(top, b2) if b3 != h and b3 != b1)
+    return ends
+
+
+def _ant(top: list[int], height: list[int], h: int) -> Collection[int]:
+    seen = {h}
+    todo = [h]
+    while todo:
+        for b, s1, s2 in SLIDES[todo.pop()]:
+            if top[b] == EMPTY and b not in seen and (top[s1] == EMPTY) != (top[s2] == EMPTY):
+                seen.add(b)
+                todo.append(b)
+    seen.discard(h)
+    return seen
+
+
+def _beetle(top: list[int], height: list[int], h: int) -> Collection[int]:
+    here = height[h]
+    ends = []
+    for b, s1, s2 in SLIDES[h]:
+        there = height[b]
+        h1, h2 = height[s1], height[s2]
+        if here == 0 and there == 0:
+            if (h1 == 0) != (h2 == 0):
+                ends.append(b)
+        elif min(h1, h2) <= max(here, there):
+            ends.append(b)
+    return ends
+
+
+def _grasshopper(top: list[int], height: list[int], h: int) -> Collection[int]:
+    ends = []
+    for d, n in enumerate(NEIGHBORS[h]):
+        if top[n] != EMPTY:
+            while top[n] != EMPTY:
+                n = NEIGHBORS[n][d]
+            ends.append(n)
+    return ends
+
+
+def _ladybug(top: list[int], height: list[int], h: int) -> Collection[int]:
+    ends: set[int] = set()
+    for b1, s1, s2 in SLIDES[h]:
+        up = height[b1]
+        if up == 0 or min(height[s1], height[s2]) > up:
+            continue
+        for b2, t1, t2 in SLIDES[b1]:
+            across = height[b2]
+            if across == 0 or min(height[t1], height[t2]) > max(up, across):
+                continue
+            for e, u1, u2 in SLIDES[b2]:
+                if top[e] == EMPTY and e != h and min(height[u1], height[u2]) <= across:
+                    ends.add(e)
+    return ends
+
+
+def _mosquito(top: list[int], height: list[int], h: int) -> Collection[int]:
+    if height[h]:  # on top of the hive: a Mosquito moves only as a Beetle
+        return _beetle(top, height, h)
+    bugs = {BUG_AT[top[n]] for n in NEIGHBORS[h]}
+    bugs -= {MOSQUITO, -1}
+    if not bugs:
+        return ()
+    if BEETLE in bugs:  # a Beetle's steps include every Queen and Pillbug step
+        bugs -= {QUEEN, PILLBUG}
+    elif PILLBUG in bugs:
+        bugs = (bugs - {PILLBUG}) | {QUEEN}
+    if len(bugs) == 1:
+        return _MOVERS[bugs.pop()](top, height, h)
+    ends: set[int] = set()
+    for bug in bugs:
+        ends.update(_MOVERS[bug](top, height, h))
+    return ends
+
+
+Mover = Callable[[list[int], list[int], int], Collection[int]]
+
+# Each bug's destinations, indexed by Bug. A Pillbug walks as a Queen (its throws come apart).
+_MOVERS: Final[tuple[Mover, ...]] = (
+    _queen,
+    _spider,
+    _beetle,
+    _grasshopper,
+    _ant,
+    _mosquito,
+    _ladybug,
+    _queen,
+)
+
+
+def _add_throws(
+    top: list[int],
+    height: list[int],
+    groups: list[Group],
+    throwers: list[int],
+    pinned: set[int],
+    stunned: int,
+) -> list[Group]:
+    """Add the throws of each Pillbug (or Mosquito touching one) at the hexes ``throwers``.
+
+    A thrower lifts an unstacked neighbour over itself onto an empty neighbour. Not the piece
+    moved last turn, not a piece whose removal splits the hive, and not through a gate: the
+    passage between thrower and neighbour is blocked when both hexes beside it hold stacks of
+    two or more.
+    """
+    throws: dict[int, tuple[int, set[int]]] = {}
+    for h in throwers:
+        empties = []
+        targets = []
+        for n, s1, s2 in SLIDES[h]:
+            if height[s1] > 1 and height[s2] > 1:
+                continue
+            t = top[n]
+            if t == EMPTY:
+                empties.append(n)
+            elif height[n] == 1 and t != stunned and n not in pinned:
+                targets.append((t, n))
+        if empties:
+            for t, n in targets:
+                throws.setdefault(t, (n, set()))[1].update(empties)
+    if not throws:
+        return groups
+    merged = []
+    for p, src, dests in groups:
+        if p in throws:
+            throws[p][1].update(dests)
+        else:
+            merged.append((p, src, dests))
+    merged.extend((p, src, dests) for p, (src, dests) in throws.items())
+    return merged
