@@ -8,6 +8,7 @@ Prints the median of N runs (one process, one core) for each figure.
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import statistics
 import time
@@ -37,7 +38,7 @@ def bench_perft(runs: int, depth_cut: int) -> None:
         leaves = game.perft(depth)
         if depth_cut == 0 and leaves != expected:
             raise SystemExit(f"perft({depth}) {game_type} = {leaves}, expected {expected}")
-        seconds = median_seconds(lambda g=game, d=depth: g.perft(d), runs)
+        seconds = median_seconds(functools.partial(game.perft, depth), runs)
         target = f"target < {TARGETS[game_type]:.0f} s" if depth_cut == 0 else "quick run"
         print(
             f"perft({depth}) {game_type:9} {leaves:>10,} leaves  {seconds:7.3f} s  "

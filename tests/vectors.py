@@ -7,7 +7,9 @@ ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT.parent / "shared" / "hive-vectors"
 
 if not VECTORS.is_dir():  # a missing data set must fail the run, never skip it
-    raise RuntimeError(f"test vectors not found at {VECTORS}: the checkout needs ../shared beside it")
+    raise RuntimeError(
+        f"test vectors not found at {VECTORS}: the checkout needs ../shared beside it"
+    )
 
 
 def tsv_rows(name: str) -> Iterator[list[str]]:
