@@ -242,6 +242,9 @@ class Game:
             if legal != [PASS]:
                 raise IllegalMoveError(f"{text!r}: passing is allowed only with no other move")
             return PASS
+        piece = notation.parse_move_string(text)[0]
+        if COLOR_OF[piece] != self.ply & 1 and not self._can_be_thrown(piece):
+            raise IllegalMoveError(f"{text!r}: it is {self.turn}'s turn")
         piece, dst = notation.destination(self.board, text)
         src = self.board.hex_of[piece]
         move = Move(piece, src, dst)
@@ -260,13 +263,17 @@ class Game:
         for _ in range(min(count, len(self.moves))):
             self.pop()
 
+    def _can_be_thrown(self, piece: int) -> bool:
+        """Whether a Pillbug might move ``piece`` (one of the opponent's) at all."""
+        return self.game_type.pillbug and self.board.hex_of[piece] != HAND
+
     def _why_illegal(self, move: Move) -> str:
         piece, src, dst = move
         color = self.ply & 1
         name = Piece(piece).name
         board = self.board
         if COLOR_OF[piece] != color:
-            return f"it is {self.turn}'s turn"
+            return f"it is {self.turn}'s turn, and no Pillbug can throw {name} there"
         if not self.game_type.has_piece(piece):
             return f"{name} is not in play in {self.game_type}"
         queen = FIRST_OF[color][Bug.QUEEN]

@@ -2,7 +2,8 @@
 
 A MoveString names the piece and where it goes relative to a reference piece already in play:
 ``wS1`` (the first move), ``bS1 wS1-``, ``wQ \\wS1``, ``wB1 bQ`` (climb onto bQ's stack), ``pass``.
-Any piece next to the destination may serve as reference, the moving piece included.
+Any piece next to the destination may serve as reference, the moving piece included; a
+direction mark names an empty hex, and a climb names the top piece of the stack it climbs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from typing import Final
 
 from hive.board import EMPTY, HAND, Board
-from hive.errors import InvalidMoveError
+from hive.errors import IllegalMoveError, InvalidMoveError
 from hive.hexes import NEIGHBORS
 from hive.pieces import Piece
 
@@ -53,7 +54,18 @@ def destination(board: Board, text: str) -> tuple[Piece, int]:
     h = board.hex_of[reference]
     if h == HAND:
         raise InvalidMoveError(f"{text!r}: the reference piece {reference} is not in play")
-    return piece, h if direction is None else NEIGHBORS[h][direction]
+    if direction is None:  # a climb names the top of the stack it climbs
+        if board.top[h] != reference:
+            top = Piece(board.top[h])
+            raise IllegalMoveError(f"{text!r}: {reference} is covered; name the top piece, {top}")
+        return piece, h
+    to = NEIGHBORS[h][direction]
+    if board.top[to] != EMPTY:  # a direction names an empty hex
+        top = Piece(board.top[to])
+        raise IllegalMoveError(
+            f"{text!r}: a piece is already there; to climb onto it write {piece} {top}"
+        )
+    return piece, to
 
 
 def spell(piece: int, board: Board, to: int) -> str:
