@@ -1,0 +1,97 @@
+"""Helpers shared by the rules-engine tests: moves as comparable sets, hexes by coordinates.
+
+Moves are compared as ``(piece, destination)`` pairs, never as strings: one move has several
+valid spellings. Strings appear only in failure messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+import pytest
+
+from hive import Game, Move, Piece
+from hive.game import PASS
+from hive.hexes import NEIGHBORS, axial, hex_at
+from hive.notation import destination
+
+MoveKey = tuple[int, int]
+"""A move as ``(piece, destination hex)``; the pass is ``PASS_KEY``."""
+
+PASS_KEY: Final[MoveKey] = (PASS.piece, PASS.destination)
+
+
+def key(move: Move) -> MoveKey:
+    """The ``(piece, destination)`` pair that identifies ``move`` in its position."""
+    return (move.piece, move.destination)
+
+
+def legal_keys(game: Game) -> set[MoveKey]:
+    """The legal moves of ``game`` as a set, after checking that none is listed twice."""
+    moves = game.legal_moves()
+    keys = {key(m) for m in moves}
+    assert len(keys) == len(moves), f"a legal move is listed twice in {game.game_string()!r}"
+    return keys
+
+
+def expected_keys(game: Game, move_strings: Iterable[str]) -> set[MoveKey]:
+    """Read MoveStrings on ``game``'s board (without checking legality) into a set of keys."""
+    keys: set[MoveKey] = set()
+    for text in move_strings:
+        text = text.strip()
+        if not text:
+            continue
+        keys.add(PASS_KEY if text == "pass" else destination(game.board, text))
+    return keys
+
+
+def destinations(game: Game, piece: int) -> set[int]:
+    """The hexes ``piece`` may legally go to (by its own move or thrown by a Pillbug)."""
+    return {m.destination for m in game.legal_moves() if m.piece == piece}
+
+
+def moving_pieces(game: Game) -> set[Piece]:
+    """Every piece that has at least one legal move."""
+    return {Piece(m.piece) for m in game.legal_moves() if not m.is_pass}
+
+
+def at(q: int, r: int) -> int:
+    """The hex at axial ``(q, r)``: the first piece of a game sits at (0, 0); E is +q, SE +r."""
+    return hex_at(q, r)
+
+
+def cells(*coordinates: tuple[int, int]) -> set[int]:
+    """The hexes at the given axial coordinates."""
+    return {hex_at(q, r) for q, r in coordinates}
+
+
+def is_surrounded(game: Game, piece: Piece) -> bool:
+    """Whether all six neighbours of ``piece``'s hex hold a piece (read from the board)."""
+    h = game.board.hex_of[piece]
+    return h >= 0 and all(game.board.height[n] > 0 for n in NEIGHBORS[h])
+
+
+def describe(game: Game, k: MoveKey) -> str:
+    """A readable name for a move key in ``game``: its MoveString, or piece@(q, r)."""
+    if k == PASS_KEY:
+        return "pass"
+    piece, to = k
+    try:
+        return game.move_string(Move(piece, game.board.hex_of[piece], to))
+    except ValueError:  # an isolated hex has no MoveString
+        return f"{Piece(piece).name}@{axial(to)}"
+
+
+def assert_same_moves(game: Game, actual: set[MoveKey], expected: set[MoveKey]) -> None:
+    """Fail with the missing and extra moves spelled out when the two sets differ."""
+    if actual != expected:
+        missing = sorted(describe(game, k) for k in expected - actual)
+        extra = sorted(describe(game, k) for k in actual - expected)
+        pytest.fail(f"{game.game_string()}\n  missing: {missing}\n  extra: {extra}")
+
+
+def slug(text: str) -> str:
+    """A test id made of the words of ``text``: ``"Spider moves 2"`` -> ``"spider-moves-2"``."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
