@@ -1,5 +1,6 @@
-"""Hive Arena's players: the UHP engine now; search and bots later.
+"""Hive Arena's players: evaluation, search, opening book, bot levels, arenas and the UHP engine.
 
-Everything here is pure (it imports ``hive``, never ``server``) except ``ai.uhp``'s ``serve``
-and ``main``, which do the engine's stdin/stdout IO.
+Pure (it imports ``hive``, never ``server``) except for the programs' IO: ``ai.uhp`` (the
+``hive-engine`` loop), ``ai.cli`` (``hive-ai``) and ``ai.arena`` (worker processes and external
+engines). A search reads time only through the clock it is given.
 """

@@ -1,0 +1,247 @@
+"""Bot levels and how a bot chooses its move.
+
+A bot plays its first two placements from the opening book (when it has one), then searches:
+the search scores every root move exactly, and the level's randomness quotient Q picks one
+of them, the best with probability ``(Q-1)/Q``, the second with ``(Q-1)/Q**2``, and so on
+(``choose_index``). Weaker levels search shallower and narrower, and have a lower Q. The
+third turn always uses Q = 2 so that games do not all open alike.
+
+A bot never throws away a forced win (when the best move wins, it picks among the winning
+moves) and never picks a move that loses by force when another does not.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from ai.book import OpeningBook
+from ai.evaluation import MATE_BOUND
+from ai.search import SearchResult, TranspositionTable, iterative_search, search
+from ai.trace import TraceRecorder
+from hive import Game, Move
+
+OPENING_QUOTIENT: Final = 2
+"""Q for the bot's first turns out of the book (the third turn, or any before it)."""
+
+OPENING_TURNS: Final = 3
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a bot searches and how much it varies its play.
+
+    Attributes:
+        name: The level's name (also its key in ``LEVELS`` and in the opening book).
+        depth: Plies to search; with ``seconds``, the most an iterative search goes to
+            (None: as deep as time allows).
+        seconds: Time budget per move: search iteratively deeper until it runs out
+            (None: a fixed-depth search to ``depth``).
+        branching: K, the children searched per node below the root (None: all). It
+            matters from 3 plies on: the root's children are all searched, and a frontier
+            node's children are all scored.
+        quotient: Q, the randomness quotient (None: always the best move).
+        table: Whether the bot keeps a transposition table between moves.
+        aggressive: Among equally scored moves, prefer the one leaving the opponent the fewest
+            replies that hold their score.
+    """
+
+    name: str
+    depth: int | None
+    seconds: float | None
+    branching: int | None
+    quotient: int | None
+    table: bool
+    aggressive: bool = False
+
+    def __post_init__(self) -> None:
+        if self.depth is None and self.seconds is None:
+            raise ValueError(f"level {self.name!r} needs a depth or a time budget")
+        if self.depth is not None and self.depth < 1:
+            raise ValueError(f"level {self.name!r}: depth must be at least 1")
+        if self.quotient is not None and self.quotient < 2:
+            raise ValueError(f"level {self.name!r}: the quotient must be at least 2")
+
+
+LEVELS: Final[dict[str, Level]] = {
+    level.name: level
+    for level in (
+        Level("beginner", depth=1, seconds=None, branching=None, quotient=3, table=False),
+        Level("easy", depth=2, seconds=None, branching=None, quotient=4, table=False),
+        Level("medium", depth=3, seconds=None, branching=8, quotient=6, table=False),
+        Level("hard", depth=None, seconds=1.0, branching=15, quotient=7, table=True),
+        Level(
+            "expert",
+            depth=None,
+            seconds=2.0,
+            branching=20,
+            quotient=9,
+            table=True,
+            aggressive=True,
+        ),
+    )
+}
+"""The levels, weakest first."""
+
+
+def choose_index(n: int, quotient: int | None, rng: random.Random) -> int:
+    """Index of the chosen move among ``n`` ranked best first.
+
+    Each step down the ranking happens with probability ``1/quotient``, so index ``i < n - 1``
+    comes with probability ``(Q-1)/Q**(i+1)`` (the last takes the remainder). A quotient of
+    None always gives 0.
+    """
+    if n < 1:
+        raise ValueError(f"nothing to choose from (n={n!r})")
+    if quotient is None:
+        return 0
+    if quotient < 2:
+        raise ValueError(f"the quotient must be at least 2, not {quotient!r}")
+    i = 0
+    while i < n - 1 and rng.randrange(quotient) == 0:
+        i += 1
+    return i
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A bot's move and how it was found.
+
+    Attributes:
+        move: The move to play.
+        index: Its place in the search's ranking (0 for book and forced moves).
+        result: The search, when there was one.
+        source: ``"book"``, ``"search"`` or ``"forced"`` (the only legal move).
+    """
+
+    move: Move
+    index: int
+    result: SearchResult | None
+    source: str
+
+
+def candidates(ranked: list[tuple[Move, int]]) -> int:
+    """How many of the best-first ``ranked`` moves the randomness may choose among: only the
+    winning ones when the best wins by force, else all but those that lose by force (unless
+    every move loses)."""
+    if not ranked:
+        return 0
+    best = ranked[0][1]
+    if best >= MATE_BOUND:
+        return sum(1 for _, value in ranked if value >= MATE_BOUND)
+    if best <= -MATE_BOUND:
+        return len(ranked)
+    return sum(1 for _, value in ranked if value > -MATE_BOUND)
+
+
+@functools.cache
+def default_book() -> OpeningBook:
+    """The shipped opening book (``ai/book.toml``), read once."""
+    return OpeningBook.load()
+
+
+class Bot:
+    """A player of one level.
+
+    Args:
+        level: A ``Level`` or the name of one in ``LEVELS``.
+        seed: Seeds the bot's randomness (None: from the system); the same seed and the same
+            positions give the same moves (for fixed-depth levels; a time budget may reach
+            different depths on a busy machine).
+        book: The opening book for the first two placements (None: the shipped one). A level
+            the book does not know plays its openings by search.
+        use_book: False to play the openings by search too.
+        clock: The time source for time budgets.
+    """
+
+    def __init__(
+        self,
+        level: Level | str = "medium",
+        *,
+        seed: int | None = None,
+        book: OpeningBook | None = None,
+        use_book: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if isinstance(level, str):
+            try:
+                level = LEVELS[level]
+            except KeyError:
+                raise ValueError(f"unknown level {level!r}: one of {', '.join(LEVELS)}") from None
+        self.level = level
+        self.rng = random.Random(seed)
+        self.book = (book or default_book()) if use_book else None
+        self.clock = clock
+        self.table = TranspositionTable() if level.table else None
+
+    def __repr__(self) -> str:
+        return f"Bot({self.level.name!r})"
+
+    def choose(self, game: Game, *, trace: TraceRecorder | None = None) -> Choice:
+        """The bot's move in ``game`` (searched in place with push/pop, left unchanged).
+
+        Raises:
+            ValueError: The game is over.
+        """
+        moves = game.legal_moves()
+        if not moves:
+            raise ValueError(f"the game is over ({game.state}): there is no move to choose")
+        level = self.level
+        if len(moves) == 1:
+            if trace is not None:
+                trace.note(source="forced", chosen=game.move_string(moves[0]), chosen_index=0)
+            return Choice(moves[0], 0, None, "forced")
+        if self.book is not None and level.name in self.book.levels:
+            move = self.book.choose(game, level.name, self.rng)
+            if move is not None:
+                if trace is not None:
+                    trace.note(source="book", chosen=game.move_string(move), chosen_index=0)
+                return Choice(move, 0, None, "book")
+        quotient = level.quotient
+        if quotient is not None and game.turn_number <= OPENING_TURNS:
+            quotient = min(quotient, OPENING_QUOTIENT)
+        result = self._search(game, trace, exact=quotient is not None)
+        index = choose_index(candidates(result.ranked), quotient, self.rng)
+        move, score = result.ranked[index]
+        if trace is not None:
+            trace.note(
+                source="search",
+                level=level.name,
+                quotient=quotient,
+                chosen=game.move_string(move),
+                chosen_index=index,
+                skipped_best=score < result.ranked[0][1],
+            )
+        return Choice(move, index, result, "search")
+
+    def _search(self, game: Game, trace: TraceRecorder | None, *, exact: bool) -> SearchResult:
+        level = self.level
+        if trace is not None:
+            trace.note(level=level.name)
+        if level.seconds is not None:
+            return iterative_search(
+                game,
+                max_depth=level.depth,
+                branching=level.branching,
+                deadline=self.clock() + level.seconds,
+                clock=self.clock,
+                table=self.table,
+                aggressive=level.aggressive,
+                trace=trace,
+                exact=exact,
+            )
+        assert level.depth is not None  # a level has one or the other
+        return search(
+            game,
+            depth=level.depth,
+            branching=level.branching,
+            table=self.table,
+            aggressive=level.aggressive,
+            trace=trace,
+            exact=exact,
+            clock=self.clock,
+        )

@@ -1,0 +1,284 @@
+"""Static evaluation: a weighted sum of named terms, from the side to move's point of view.
+
+Every term is a difference, the side to move's count minus the opponent's, so a position and
+its colour-swapped twin score opposite. ``terms(game)`` returns each term already multiplied
+by its weight (the search trace shows them); ``evaluate(game)`` is their sum, computed without
+building the dictionary. The weights live in one place, ``WEIGHTS``.
+
+The evaluation is cheap on purpose: one pass over the 28 pieces and one articulation-point
+search (``board.articulation_points()``), never a legal-move generation.
+
+Terminal positions score ``±(WIN - ply)``: a win found sooner scores higher, a loss later
+scores less badly. A draw scores 0.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from hive import Game, GameState, GameType
+from hive.board import EMPTY, HAND
+from hive.hexes import NEIGHBORS
+from hive.pieces import BUG_OF, COLOR_OF, FIRST_OF, NUM_PIECES, PIECES_PER_COLOR, Bug
+
+WIN: Final = 1_000_000
+"""The score of a win at ply 0; a win at ply ``p`` scores ``WIN - p``."""
+
+MATE_BOUND: Final = WIN - 100_000
+"""Scores at or beyond ``±MATE_BOUND`` are wins or losses, never positional."""
+
+WEIGHTS: Final[dict[str, int]] = {
+    # Empty hexes around each Queen: own liberties are safety, the enemy's are its escape.
+    "queen_liberties": 24,
+    # Escalating danger as a Queen's ring fills (table below, by occupied neighbours).
+    "queen_danger": 1,
+    # Pieces that can move: on the board, on top, not pinned, Queen placed (by bug value).
+    "mobility": 2,
+    # Own pieces on the ground that cannot lift without splitting the hive.
+    "pinned": -3,
+    # Own pieces under a stack.
+    "covered": -6,
+    # Own pieces (any height) next to the enemy Queen.
+    "queen_attackers": 6,
+    # Own Beetles or Mosquitoes on top of the enemy Queen (it cannot move).
+    "queen_beetles": 40,
+    # Pieces still in hand (flexible reserves).
+    "in_hand": 3,
+    # A Pillbug (or Mosquito) next to its own Queen can throw attackers away.
+    "queen_guard": 12,
+    # Having the move.
+    "tempo": 8,
+}
+
+# How much each bug adds to mobility when it is free to move (a Mosquito takes the best of its
+# neighbours', a Beetle's on top of the hive).
+BUG_VALUE: Final = (6, 3, 5, 4, 8, 0, 5, 4)
+
+# queen_danger per occupied neighbour count (6 is a loss, handled as terminal).
+DANGER: Final = (0, 0, 4, 14, 34, 80, 0)
+
+_IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
+_QUEENS: Final = (FIRST_OF[0][Bug.QUEEN], FIRST_OF[1][Bug.QUEEN])
+_OWNER: Final = (*COLOR_OF, 2)
+_BUG_AT: Final = (*BUG_OF, -1)
+_VALUE_AT: Final = (*(BUG_VALUE[b] for b in BUG_OF), 0)
+_BEETLE, _MOSQUITO, _PILLBUG = Bug.BEETLE, Bug.MOSQUITO, Bug.PILLBUG
+Shapes = dict[frozenset[int], set[int]]
+"""A cache of articulation points by the set of occupied hexes (many positions share one)."""
+
+_IN_PLAY: dict[GameType, tuple[int, ...]] = {}
+
+
+def _in_play(game_type: GameType) -> tuple[int, ...]:
+    """The pieces of both players that a game of this type uses."""
+    pieces = _IN_PLAY.get(game_type)
+    if pieces is None:
+        pieces = _IN_PLAY[game_type] = tuple(p for p in range(NUM_PIECES) if game_type.has_piece(p))
+    return pieces
+
+
+def terminal_score(game: Game) -> int:
+    """The score of a finished game for the side to move: ``-(WIN - ply)`` for a loss (the side
+    to move is the one whose Queen was surrounded), ``WIN - ply`` for a win, 0 for a draw."""
+    state = game.state
+    if state is GameState.DRAW:
+        return 0
+    winner = 0 if state is GameState.WHITE_WINS else 1
+    score = WIN - game.ply
+    return score if winner == game.ply & 1 else -score
+
+
+def _counts(game: Game) -> list[list[int]]:
+    """Raw per-side counts, ``counts[term][color]``, in ``WEIGHTS`` order (tempo excluded)."""
+    board = game.board
+    top, height, hex_of = board.top, board.height, board.hex_of
+    pinned = board.articulation_points()
+    liberties = [0, 0]
+    danger = [0, 0]
+    mobility = [0, 0]
+    pinned_count = [0, 0]
+    covered = [0, 0]
+    attackers = [0, 0]
+    beetles = [0, 0]
+    in_hand = [0, 0]
+    guard = [0, 0]
+    near_queen: list[tuple[int, ...]] = [(), ()]
+    queen_placed = [False, False]
+    for color in (0, 1):
+        queen = _QUEENS[color]
+        h = hex_of[queen]
+        if h == HAND:
+            continue
+        queen_placed[color] = True
+        ring = NEIGHBORS[h]
+        near_queen[color] = ring
+        free = sum(1 for n in ring if top[n] == EMPTY)
+        liberties[color] = free
+        danger[color] = DANGER[6 - free]
+        if top[h] != queen:
+            beetles[1 - color] += sum(
+                1 for p in (*board.under[h][1:], top[h]) if COLOR_OF[p] != color
+            )
+        if game.game_type.pillbug:
+            for n in ring:
+                t = top[n]
+                if _OWNER[t] == color and height[n] == 1 and _BUG_AT[t] in (_PILLBUG, _MOSQUITO):
+                    guard[color] = 1
+    for p in _in_play(game.game_type):
+        h = hex_of[p]
+        color = p // PIECES_PER_COLOR
+        if h == HAND:
+            in_hand[color] += 1
+            continue
+        if h in near_queen[1 - color]:
+            attackers[color] += 1
+        if top[h] != p:
+            covered[color] += 1
+            continue
+        up = height[h] > 1
+        if not up and h in pinned:
+            pinned_count[color] += 1
+            continue
+        if not queen_placed[color]:
+            continue
+        bug = BUG_OF[p]
+        if bug == _MOSQUITO:
+            value = BUG_VALUE[_BEETLE] if up else max(_VALUE_AT[top[n]] for n in NEIGHBORS[h])
+        else:
+            value = BUG_VALUE[bug]
+        mobility[color] += value
+    return [
+        liberties,
+        [-d for d in danger],
+        mobility,
+        pinned_count,
+        covered,
+        attackers,
+        beetles,
+        in_hand,
+        guard,
+    ]
+
+
+def terms(game: Game) -> dict[str, int]:
+    """Each term's weighted contribution to ``evaluate(game)`` (side to move minus opponent);
+    empty for a finished game, whose score is ``terminal_score``."""
+    if game.state not in _IN_PROGRESS:
+        return {}
+    me = game.ply & 1
+    them = 1 - me
+    values = [c[me] - c[them] for c in _counts(game)]
+    names = list(WEIGHTS)
+    result = {name: WEIGHTS[name] * v for name, v in zip(names, values, strict=False)}
+    result["tempo"] = WEIGHTS["tempo"]
+    return result
+
+
+def evaluate(game: Game, *, shapes: Shapes | None = None) -> int:
+    """The position's score for the side to move: positive is good for it.
+
+    Args:
+        game: The position.
+        shapes: A cache of articulation points by occupied hexes, kept by the caller across
+            calls (a search keeps one: many positions it evaluates share their shape).
+    """
+    if game.state not in _IN_PROGRESS:
+        return terminal_score(game)
+    return _fast(game, shapes)
+
+
+def _signed(value: int) -> tuple[int, ...]:
+    """``value`` per piece, positive for White's pieces and negative for Black's."""
+    return tuple(value if p < PIECES_PER_COLOR else -value for p in range(NUM_PIECES))
+
+
+def _tables() -> tuple[tuple[int, ...], ...]:
+    w = WEIGHTS
+    mobile = tuple(
+        (w["mobility"] * BUG_VALUE[BUG_OF[p]]) * (1 if p < PIECES_PER_COLOR else -1)
+        for p in range(NUM_PIECES)
+    )
+    return (
+        _signed(w["in_hand"]),
+        _signed(w["queen_attackers"]),
+        _signed(w["covered"]),
+        _signed(w["pinned"]),
+        mobile,
+    )
+
+
+_HAND_W, _ATTACK_W, _COVERED_W, _PINNED_W, _MOBILE_W = _tables()
+_IS_MOSQUITO: Final = tuple(BUG_OF[p] == Bug.MOSQUITO for p in range(NUM_PIECES))
+# On top of the hive a Mosquito moves as a Beetle.
+_MOBILE_UP_W: Final = tuple(
+    _MOBILE_W[FIRST_OF[COLOR_OF[p]][_BEETLE]] if _IS_MOSQUITO[p] else _MOBILE_W[p]
+    for p in range(NUM_PIECES)
+)
+
+
+def _fast(game: Game, shapes: Shapes | None = None) -> int:
+    """``sum(terms(game).values())`` in one pass, without dictionaries."""
+    board = game.board
+    top, height, hex_of = board.top, board.height, board.hex_of
+    # score is accumulated for White, then flipped for Black to move.
+    score = 0
+    ring0: tuple[int, ...] = ()
+    ring1: tuple[int, ...] = ()
+    placed0 = placed1 = False
+    w = WEIGHTS
+    for color in (0, 1):
+        queen = _QUEENS[color]
+        h = hex_of[queen]
+        if h == HAND:
+            continue
+        sign = 1 if color == 0 else -1
+        ring = NEIGHBORS[h]
+        if color == 0:
+            ring0, placed0 = ring, True
+        else:
+            ring1, placed1 = ring, True
+        free = (top[ring[0]] == EMPTY) + (top[ring[1]] == EMPTY) + (top[ring[2]] == EMPTY)
+        free += (top[ring[3]] == EMPTY) + (top[ring[4]] == EMPTY) + (top[ring[5]] == EMPTY)
+        score += sign * (w["queen_liberties"] * free - w["queen_danger"] * DANGER[6 - free])
+        if top[h] != queen:
+            stack = (*board.under[h][1:], top[h])
+            score -= sign * w["queen_beetles"] * sum(1 for p in stack if COLOR_OF[p] != color)
+        if game.game_type.pillbug:
+            for n in ring:
+                t = top[n]
+                if _OWNER[t] == color and height[n] == 1 and _BUG_AT[t] in (_PILLBUG, _MOSQUITO):
+                    score += sign * w["queen_guard"]
+                    break
+    if shapes is None:
+        pinned = board.articulation_points()
+    else:
+        shape = frozenset(hex_of)
+        cached = shapes.get(shape)
+        if cached is None:
+            cached = shapes[shape] = board.articulation_points()
+        pinned = cached
+    for p in _in_play(game.game_type):
+        h = hex_of[p]
+        if h == HAND:
+            score += _HAND_W[p]
+            continue
+        white = p < PIECES_PER_COLOR
+        if h in (ring1 if white else ring0):
+            score += _ATTACK_W[p]
+        if top[h] != p:
+            score += _COVERED_W[p]
+            continue
+        if height[h] == 1:
+            if h in pinned:
+                score += _PINNED_W[p]
+                continue
+            if not (placed0 if white else placed1):
+                continue
+            if _IS_MOSQUITO[p]:
+                value = max(_VALUE_AT[top[n]] for n in NEIGHBORS[h])
+                score += w["mobility"] * value if white else -w["mobility"] * value
+            else:
+                score += _MOBILE_W[p]
+        elif placed0 if white else placed1:
+            score += _MOBILE_UP_W[p]
+    return (score if game.ply & 1 == 0 else -score) + w["tempo"]

@@ -1,0 +1,205 @@
+"""Bots: the levels, the randomness quotient, reproducibility, the opening book, forced moves,
+and that choosing a move leaves the game as it was."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+from scipy.stats import chisquare
+
+from ai.book import OpeningBook
+from ai.bots import LEVELS, OPENING_QUOTIENT, Bot, Level, candidates, choose_index
+from ai.evaluation import WIN
+from ai.trace import TraceRecorder
+from hive import Game, GameType, Move
+from hive.game import PASS
+from tests.vectors import tsv_rows
+
+MID_GAME = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")][100]
+PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
+
+
+def fast(name: str) -> Level:
+    """A level like ``name`` but quick: 2 plies, no time budget (for the tests' speed)."""
+    return dataclasses.replace(LEVELS[name], depth=2, seconds=None, branching=5)
+
+
+# -- levels --------------------------------------------------------------------------------------
+
+
+def test_levels_weakest_first() -> None:
+    assert list(LEVELS) == ["beginner", "easy", "medium", "hard", "expert"]
+    quotients = [level.quotient or 0 for level in LEVELS.values()]
+    assert all(q >= 2 for q in quotients)
+    assert quotients == sorted(quotients)
+    expert = LEVELS["expert"]
+    assert expert.table and expert.seconds is not None and expert.aggressive
+    assert expert.quotient is not None and expert.quotient >= 8
+    for name, level in LEVELS.items():
+        assert level.name == name
+        assert level.depth is not None or level.seconds is not None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        expert.quotient = 2  # type: ignore[misc]
+
+
+def test_level_checks_its_fields() -> None:
+    with pytest.raises(ValueError, match="depth or a time"):
+        Level("x", depth=None, seconds=None, branching=None, quotient=None, table=False)
+    with pytest.raises(ValueError, match="quotient"):
+        Level("x", depth=1, seconds=None, branching=None, quotient=1, table=False)
+    with pytest.raises(ValueError, match="unknown level"):
+        Bot("grandmaster")
+
+
+# -- the randomness quotient ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "quotient"), [(6, 2), (6, 3), (5, 9)])
+def test_choose_index_follows_the_quotient(n: int, quotient: int) -> None:
+    rng = random.Random(20240611)
+    draws = 40_000
+    observed = [0] * n
+    for _ in range(draws):
+        observed[choose_index(n, quotient, rng)] += 1
+    probabilities = [(quotient - 1) / quotient ** (i + 1) for i in range(n - 1)]
+    probabilities.append(1 - sum(probabilities))  # the last index takes the remainder
+    expected = [p * draws for p in probabilities]
+    # pool the rare tail so that every expected count is at least 5
+    while expected[-1] < 5:
+        expected[-2] += expected.pop()
+        observed[-2] += observed.pop()
+    assert chisquare(observed, expected).pvalue > 0.001
+    # and the quotient matters: the best is chosen with probability about (Q-1)/Q
+    assert abs(observed[0] / draws - (quotient - 1) / quotient) < 0.01
+
+
+def test_choose_index_edges() -> None:
+    rng = random.Random(1)
+    assert all(choose_index(10, None, rng) == 0 for _ in range(100))
+    assert all(choose_index(1, 2, rng) == 0 for _ in range(100))
+    with pytest.raises(ValueError):
+        choose_index(0, 3, rng)
+    with pytest.raises(ValueError):
+        choose_index(5, 1, rng)
+
+
+def test_candidates_keep_wins_and_avoid_forced_losses() -> None:
+    a, b, c = Move(0, -1, 1), Move(0, -1, 2), Move(0, -1, 3)
+    assert candidates([(a, WIN - 5), (b, WIN - 7), (c, 10)]) == 2
+    assert candidates([(a, 10), (b, 3), (c, -(WIN - 4))]) == 2
+    assert candidates([(a, -(WIN - 9)), (b, -(WIN - 4))]) == 2
+    assert candidates([]) == 0
+
+
+# -- choosing ------------------------------------------------------------------------------------
+
+
+def play_out(bot: Bot, plies: int) -> list[str]:
+    game = Game(GameType.parse("Base+MLP"))
+    played = []
+    for _ in range(plies):
+        move = bot.choose(game).move
+        played.append(game.move_string(move))
+        game.push(move)
+    return played
+
+
+def test_seeded_bot_is_reproducible_and_seeds_vary() -> None:
+    level = fast("easy")
+    first = play_out(Bot(level, seed=11), 6)
+    assert play_out(Bot(level, seed=11), 6) == first
+    others = {tuple(play_out(Bot(level, seed=seed), 6)) for seed in range(5)}
+    assert len(others) > 1
+
+
+@pytest.mark.parametrize("name", list(LEVELS))
+def test_choose_leaves_the_game_unchanged(name: str) -> None:
+    game = Game.from_game_string(MID_GAME)
+    before = game.game_string(), game.hash, len(game.moves), game.last_moved
+    choice = Bot(name, seed=3).choose(game)
+    assert (game.game_string(), game.hash, len(game.moves), game.last_moved) == before
+    assert choice.source == "search" and choice.result is not None
+    assert choice.move in game.legal_moves()
+    assert choice.result.ranked[choice.index][0] == choice.move
+    assert choice.result.exact
+
+
+def test_a_time_budget_cut_short_still_restores_the_game() -> None:
+    game = Game.from_game_string(MID_GAME)
+    before = game.game_string(), game.hash
+    level = Level("hurried", depth=None, seconds=0.05, branching=30, quotient=None, table=True)
+    choice = Bot(level).choose(game)
+    assert (game.game_string(), game.hash) == before
+    assert choice.result is not None and choice.result.depth >= 1
+
+
+def test_randomness_off_plays_the_best_and_finds_the_puzzle_win() -> None:
+    text, depth, expected = PUZZLES[8]
+    game = Game.from_game_string(text)
+    level = Level(
+        "sharp", depth=int(depth), seconds=None, branching=None, quotient=None, table=True
+    )
+    choice = Bot(level, use_book=False).choose(game)
+    assert choice.index == 0 and choice.result is not None and not choice.result.exact
+    assert game.move_string(choice.move) == game.move_string(game.parse_move(expected))
+
+
+def test_a_bot_never_misses_a_win_in_one() -> None:
+    text, _, expected = PUZZLES[1]
+    game = Game.from_game_string(text)
+    for seed in range(5):
+        choice = Bot("beginner", seed=seed).choose(game)
+        assert choice.move == game.parse_move(expected)
+
+
+def test_forced_moves_are_not_searched() -> None:
+    text = next(row[0] for row in PUZZLES if row[0].startswith("Base+L;"))
+    game = Game(GameType.parse("Base+L"))
+    for move in text.split(";")[3:-1]:
+        game.play(move)
+    trace = TraceRecorder()
+    choice = Bot("expert").choose(game, trace=trace)
+    assert choice == type(choice)(PASS, 0, None, "forced")
+    assert trace.to_dict()["run"]["source"] == "forced"
+
+
+def test_choosing_in_a_finished_game_raises() -> None:
+    text, _, answer = PUZZLES[1]
+    game = Game.from_game_string(text)
+    game.play(answer)
+    with pytest.raises(ValueError, match="over"):
+        Bot("easy").choose(game)
+
+
+# -- the opening book ----------------------------------------------------------------------------
+
+
+def test_book_plays_the_first_two_placements_then_quotient_two() -> None:
+    book = OpeningBook.load()
+    game = Game(GameType.parse("Base+MLP"))
+    bots = [Bot(fast("expert"), seed=4, book=book), Bot(fast("expert"), seed=5, book=book)]
+    for ply in range(4):
+        choice = bots[ply % 2].choose(game)
+        assert choice.source == "book" and choice.result is None
+        assert choice.move in game.legal_moves()
+        game.push(choice.move)
+    trace = TraceRecorder(max_depth=0)
+    choice = bots[0].choose(game, trace=trace)
+    assert choice.source == "search"
+    assert trace.to_dict()["run"]["quotient"] == OPENING_QUOTIENT
+    game.push(choice.move)
+    game.push(bots[1].choose(game).move)
+    game.push(bots[0].choose(game).move)  # White's fourth turn: the level's own quotient
+    trace = TraceRecorder(max_depth=0)
+    bots[1].choose(game, trace=trace)
+    assert trace.to_dict()["run"]["quotient"] == LEVELS["expert"].quotient
+
+
+def test_without_the_book_openings_are_searched() -> None:
+    game = Game(GameType.parse("Base"))
+    choice = Bot(fast("medium"), seed=1, use_book=False).choose(game)
+    assert choice.source == "search"
+    custom = Level("custom", depth=1, seconds=None, branching=None, quotient=3, table=False)
+    assert Bot(custom, seed=1).choose(game).source == "search"  # a level the book lacks

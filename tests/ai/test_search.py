@@ -1,0 +1,323 @@
+"""The evaluation and the alpha-beta search: puzzles, agreement with plain minimax, the
+transposition table, deadlines, mate scores and the aggressive tie-break."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import count
+
+import pytest
+
+from ai.bots import LEVELS
+from ai.evaluation import MATE_BOUND, WEIGHTS, WIN, evaluate, terminal_score, terms
+from ai.search import (
+    INFINITY,
+    SearchResult,
+    TranspositionTable,
+    iterative_search,
+    search,
+)
+from hive import Game, GameState, GameType, Move
+from hive.game import PASS
+from hive.notation import destination
+from tests.vectors import tsv_rows
+
+PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
+REAL_GAMES = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")]
+
+# Small positions for the exhaustive comparisons (a dozen or so moves each).
+EARLY = (
+    "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-",
+    "Base;InProgress;Black[3];wG1;bA1 wG1-;wQ \\wG1;bQ bA1-;wA1 /wQ",
+    "Base+MLP;InProgress;White[3];wL;bM wL-;wQ /wL;bQ bM-",
+)
+# A block (2 plies) and a 3-ply forced win with few moves, for mate scores.
+MATES = (PUZZLES[0], PUZZLES[8])
+
+
+def key(move: Move) -> tuple[int, int]:
+    return (move.piece, move.destination)
+
+
+def fake_clock(step: float = 0.001) -> Callable[[], float]:
+    """A clock that advances by ``step`` every time it is read (deterministic deadlines)."""
+    ticks = count()
+    return lambda: next(ticks) * step
+
+
+def mid_games(n: int) -> Iterator[Game]:
+    """``n`` mid-game positions spread over the real-game vectors."""
+    rows = [s for s in REAL_GAMES if ";White[" in s or ";Black[" in s]
+    for text in rows[40 :: max(1, (len(rows) - 40) // n)][:n]:
+        yield Game.from_game_string(text)
+
+
+# -- reference minimax ---------------------------------------------------------------------------
+
+
+def minimax(game: Game, depth: int, branching: int | None, root: bool = False) -> int:
+    """Plain negamax without pruning, with the search's branching rule: below the root and
+    with two or more plies left, only the K best children by static pre-score are searched."""
+    if game.state not in (GameState.IN_PROGRESS, GameState.NOT_STARTED):
+        return terminal_score(game)
+    if depth == 0:
+        return evaluate(game)
+    moves = game.legal_moves()
+    if not root and depth >= 2 and len(moves) > 1:
+        scored = []
+        for move in moves:
+            game.push(move)
+            scored.append((-evaluate(game), move))
+            game.pop()
+        scored.sort(key=lambda pair: pair[0], reverse=True)
+        moves = [move for _, move in scored]
+        if branching is not None:
+            moves = moves[:branching]
+    best = -INFINITY
+    for move in moves:
+        game.push(move)
+        best = max(best, -minimax(game, depth - 1, branching))
+        game.pop()
+    return best
+
+
+def root_scores(game: Game, depth: int, branching: int | None) -> dict[tuple[int, int], int]:
+    scores = {}
+    for move in game.legal_moves():
+        game.push(move)
+        scores[key(move)] = -minimax(game, depth - 1, branching)
+        game.pop()
+    return scores
+
+
+def ranked_scores(result: SearchResult) -> dict[tuple[int, int], int]:
+    return {key(move): score for move, score in result.ranked}
+
+
+# -- evaluation ----------------------------------------------------------------------------------
+
+
+def test_terms_add_up_to_the_evaluation() -> None:
+    checked = 0
+    for game in mid_games(12):
+        for move in game.legal_moves()[::5]:
+            game.push(move)
+            parts = terms(game)
+            if parts:
+                assert set(parts) == set(WEIGHTS)
+                assert sum(parts.values()) == evaluate(game), game.game_string()
+                checked += 1
+            game.pop()
+    assert checked > 50
+
+
+def test_evaluation_is_from_the_side_to_move() -> None:
+    game = Game.from_game_string("Base;NotStarted;White[1]")
+    game.play("wS1")  # Black to move, one piece more in hand
+    assert terms(game)["in_hand"] == WEIGHTS["in_hand"]
+    game.play("bS1 wS1-")
+    assert terms(game)["in_hand"] == 0
+    # White's Beetle climbs onto the black Queen: good for White whoever is to move.
+    for move in ("wQ -wS1", "bQ bS1-", "wB1 /wS1", "bA1 bQ-", "wB1 wS1", "bA2 bA1-"):
+        game.play(move)
+    game.play("wB1 bS1")
+    game.play("bA3 bA2-")
+    game.play("wB1 bQ")
+    assert terms(game)["queen_beetles"] == -WEIGHTS["queen_beetles"]  # Black to move
+    game.play("bG1 bA3-")
+    assert terms(game)["queen_beetles"] == WEIGHTS["queen_beetles"]  # White to move
+
+
+def test_terminal_scores_prefer_quick_wins() -> None:
+    text, _, answer = PUZZLES[1]  # White wins in one
+    game = Game.from_game_string(text)
+    game.play(answer)
+    assert game.state is GameState.WHITE_WINS
+    # Black (to move) has lost at this ply.
+    assert evaluate(game) == terminal_score(game) == -(WIN - game.ply)
+    assert terms(game) == {}
+
+
+# -- puzzles -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "depth", "expected"), PUZZLES, ids=[f"{i}-ply{p[1]}" for i, p in enumerate(PUZZLES)]
+)
+def test_solves_puzzle_at_its_depth(text: str, depth: str, expected: str) -> None:
+    game = Game.from_game_string(text)
+    before = game.game_string(), game.hash
+    result = search(game, depth=int(depth), branching=None, exact=False)
+    assert (game.game_string(), game.hash) == before
+    assert result.completed and result.depth == int(depth)
+    best = result.ranked[0][0]
+    assert key(best) == destination(game.board, expected), (
+        f"played {game.move_string(best)}, expected {expected}"
+    )
+
+
+def test_the_experts_branching_limit_solves_them_too() -> None:
+    branching = LEVELS["expert"].branching
+    assert branching is not None
+    missed = []
+    for text, depth, expected in PUZZLES:
+        game = Game.from_game_string(text)
+        best = search(game, depth=int(depth), branching=branching, exact=False).ranked[0][0]
+        if key(best) != destination(game.board, expected):
+            missed.append(f"{text} (depth {depth}): {game.move_string(best)}, not {expected}")
+    assert not missed, "\n".join(missed)
+
+
+def test_a_forced_win_scores_as_a_win_at_its_ply() -> None:
+    text, depth, expected = PUZZLES[8]  # wins in 3 plies (the opponent's Queen at ply + 3)
+    game = Game.from_game_string(text)
+    result = search(game, depth=int(depth))
+    move, score = result.ranked[0]
+    assert key(move) == destination(game.board, expected)
+    assert score == WIN - (game.ply + 3)
+    assert result.ranked[1][1] < MATE_BOUND
+
+
+# -- alpha-beta against minimax ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", EARLY)
+@pytest.mark.parametrize(("depth", "branching"), [(2, None), (3, None), (4, 3)])
+def test_alpha_beta_scores_equal_minimax(text: str, depth: int, branching: int | None) -> None:
+    game = Game.from_game_string(text)
+    expected = root_scores(game, depth, branching)
+    result = search(game, depth=depth, branching=branching)
+    assert ranked_scores(result) == expected
+    scores = [score for _, score in result.ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("row", MATES, ids=["block", "win-in-3"])
+def test_alpha_beta_mate_scores_equal_minimax(row: list[str]) -> None:
+    game = Game.from_game_string(row[0])
+    depth = int(row[1])
+    assert ranked_scores(search(game, depth=depth)) == root_scores(game, depth, None)
+
+
+def test_inexact_search_finds_the_same_best_score() -> None:
+    for game in mid_games(3):
+        exact = search(game, depth=3, branching=6)
+        quick = search(game, depth=3, branching=6, exact=False)
+        assert quick.ranked[0][1] == exact.ranked[0][1]
+        assert ranked_scores(exact)[key(quick.ranked[0][0])] == exact.ranked[0][1]
+        assert not quick.exact and exact.exact
+        assert quick.nodes < exact.nodes
+        # the others are upper bounds of their exact scores
+        exact_scores = ranked_scores(exact)
+        assert all(score >= exact_scores[key(move)] for move, score in quick.ranked[1:])
+
+
+# -- transposition table -------------------------------------------------------------------------
+
+
+def test_table_does_not_change_fixed_depth_results() -> None:
+    for game in mid_games(3):
+        plain = search(game, depth=3, branching=8)
+        table = TranspositionTable()
+        first = search(game, depth=3, branching=8, table=table)
+        again = search(game, depth=3, branching=8, table=table)
+        assert first.ranked == plain.ranked
+        assert ranked_scores(again) == ranked_scores(plain)
+        assert len(table) > 0 and again.table_hits > 0
+        assert again.nodes < first.nodes
+
+
+def test_table_is_cleared_for_another_branching_limit() -> None:
+    game = next(mid_games(1))
+    table = TranspositionTable()
+    search(game, depth=2, branching=4, table=table)
+    assert table.branching == 4 and len(table) > 0
+    narrow = search(game, depth=3, branching=2, table=table)
+    assert table.branching == 2
+    assert ranked_scores(narrow) == ranked_scores(search(game, depth=3, branching=2))
+
+
+# -- deadlines and the game left as it was -------------------------------------------------------
+
+
+def test_deadline_falls_back_to_one_ply_and_restores_the_game() -> None:
+    game = next(mid_games(1))
+    before = game.game_string(), game.hash, len(game.moves)
+    clock = fake_clock(0.1)  # the deadline passes at the fifth look, a few thousand nodes in
+    result = search(game, depth=5, branching=10, deadline=0.5, clock=clock)
+    assert (game.game_string(), game.hash, len(game.moves)) == before
+    assert not result.completed and result.depth == 1
+    assert result.ranked == search(game, depth=1).ranked
+
+
+def test_iterative_search_returns_the_last_completed_depth() -> None:
+    game = next(mid_games(1))
+    before = game.game_string(), game.hash
+    # The clock is read every thousand nodes or so: the deadline comes some 50 000 nodes in.
+    result = iterative_search(
+        game, max_depth=None, branching=4, deadline=1.0, clock=fake_clock(0.02)
+    )
+    assert (game.game_string(), game.hash) == before
+    assert result.depth >= 2
+    fixed = search(game, depth=result.depth, branching=4)
+    assert ranked_scores(result) == ranked_scores(fixed)
+
+
+def test_iterative_search_stops_at_max_depth_and_depth_one_always_completes() -> None:
+    game = next(mid_games(1))
+    done = iterative_search(
+        game, max_depth=2, branching=5, deadline=10**9, clock=fake_clock(), table=None
+    )
+    assert done.depth == 2 and done.completed
+    late = iterative_search(game, max_depth=4, branching=5, deadline=-1.0, clock=fake_clock())
+    assert late.depth == 1 and len(late.ranked) == len(game.legal_moves())
+
+
+def test_a_deadline_needs_a_clock() -> None:
+    with pytest.raises(ValueError, match="clock"):
+        search(next(mid_games(1)), depth=2, deadline=1.0)
+
+
+# -- special positions ---------------------------------------------------------------------------
+
+
+def test_finished_game_has_no_moves_and_a_pass_is_searched() -> None:
+    text, _, answer = PUZZLES[1]
+    game = Game.from_game_string(text)
+    game.play(answer)
+    assert search(game, depth=2).ranked == []
+    # Black has only a pass here (from a Mzinga puzzle's game).
+    text = next(row[0] for row in PUZZLES if row[0].startswith("Base+L;"))
+    assert text.endswith(";pass")
+    game = Game(GameType.parse("Base+L"))
+    for move in text.split(";")[3:-1]:
+        game.play(move)
+    assert game.legal_moves() == [PASS]
+    result = search(game, depth=3)
+    assert [move for move, _ in result.ranked] == [PASS]
+
+
+def test_aggressive_tie_break_prefers_fewest_holding_replies() -> None:
+    # Black's second placement: the six hexes around wS1 are alike, so scores tie.
+    game = Game.from_game_string("Base;InProgress;Black[1];wS1")
+    result = search(game, depth=2, aggressive=True)
+    top = result.ranked[0][1]
+    tied = [move for move, score in result.ranked if score == top]
+    assert len(tied) > 1 and set(result.replies) == set(tied)
+    counts = [result.replies[move] for move in tied]
+    assert counts == sorted(counts)
+    # The count is what it claims: replies whose static score keeps the opponent's value.
+    move = tied[0]
+    game.push(move)
+    target = -top
+    holding = 0
+    for reply in game.legal_moves():
+        game.push(reply)
+        holding += -evaluate(game) >= target
+        game.pop()
+    game.pop()
+    assert holding == result.replies[move]
+    plain = search(game, depth=2)
+    assert sorted(plain.ranked, key=lambda pair: key(pair[0])) == sorted(
+        result.ranked, key=lambda pair: key(pair[0])
+    )
