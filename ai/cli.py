@@ -1,0 +1,160 @@
+"""``hive-ai``: the bots on the command line.
+
+    hive-ai bestmove "<GameString>" [--level L] [--seed S] [--trace FILE] [--trace-depth N]
+    hive-ai arena A [B] --games N [--parallel P] [--uhp "CMD"] [--save FILE] ...
+    hive-ai levels
+
+``bestmove`` prints one MoveString; ``arena`` plays games between two levels (or a level and an
+external UHP engine) with a progress bar and prints the result table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ai.arena import DEFAULT_MAX_PLIES, GameRecord, Player, Summary, run_arena, summarize
+from ai.bots import LEVELS, Bot
+from ai.trace import TraceRecorder
+from hive import Game, GameType, HiveError
+
+
+def _bestmove(args: argparse.Namespace) -> int:
+    try:
+        game = Game.from_game_string(args.game_string)
+    except HiveError as error:
+        return _fail(str(error))
+    if game.is_over():
+        return _fail(f"the game is over ({game.state}): there is no move to find")
+    trace = TraceRecorder(max_depth=args.trace_depth) if args.trace else None
+    choice = Bot(args.level, seed=args.seed).choose(game, trace=trace)
+    if trace is not None:
+        try:
+            Path(args.trace).write_text(trace.to_json(indent=1) + "\n")
+        except OSError as error:
+            return _fail(f"cannot write the trace: {error}")
+    print(game.move_string(choice.move))
+    return 0
+
+
+def _arena(args: argparse.Namespace) -> int:
+    try:
+        a = Player.bot(args.a)
+        if args.uhp is not None:
+            if args.b is not None:
+                raise ValueError("name one level and --uhp, or two levels, not both")
+            b = Player.engine(args.uhp, args.uhp_search)
+        else:
+            b = Player.bot(args.b or args.a)
+        game_type = GameType.parse(args.game_type)
+    except (ValueError, HiveError) as error:
+        return _fail(str(error))
+    if args.games < 1 or args.parallel < 1:
+        return _fail("--games and --parallel must be at least 1")
+    print(
+        f"{a.name} (A) vs {b.name} (B): {args.games} games of {game_type}, "
+        f"{args.parallel} process(es), seed {args.seed}",
+        file=sys.stderr,
+    )
+    with tqdm(total=args.games, unit="game", file=sys.stderr, disable=args.quiet) as bar:
+
+        def progress(record: GameRecord) -> None:
+            bar.update()
+            bar.set_postfix_str(f"A scored {record.score:g} in game {record.index}")
+
+        records = run_arena(
+            a,
+            b,
+            args.games,
+            parallel=args.parallel,
+            game_type=game_type,
+            seed=args.seed,
+            max_plies=args.max_plies,
+            on_game=progress,
+        )
+    if args.save:
+        Path(args.save).write_text("".join(r.game_string + "\n" for r in records))
+    print(format_summary(a.name, b.name, summarize(records)))
+    return 0
+
+
+def format_summary(a: str, b: str, s: Summary) -> str:
+    """The arena's result table, from A's point of view."""
+    shapes = ", ".join(f"{k} {v}" for k, v in s.shapes.items())
+    ends = ", ".join(f"{k} {v}" for k, v in s.ends.items())
+    return "\n".join(
+        [
+            f"{a} vs {b}: {s.games} games",
+            f"  A: +{s.wins} ={s.draws} -{s.losses}  score {s.score:.1%}",
+            f"  Elo difference {s.elo:+.0f} (95% interval {s.elo_low:+.0f} .. {s.elo_high:+.0f})",
+            f"  seconds per move: {a} median {s.a_seconds[0]:.3f} p95 {s.a_seconds[1]:.3f}; "
+            f"{b} median {s.b_seconds[0]:.3f} p95 {s.b_seconds[1]:.3f}",
+            f"  distinct openings {s.distinct_openings} (shapes: {shapes}); "
+            f"distinct games {s.distinct_games}",
+            f"  endings: {ends}",
+        ]
+    )
+
+
+def _levels(args: argparse.Namespace) -> int:
+    for level in LEVELS.values():
+        print(level)
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"hive-ai: error: {message}", file=sys.stderr)
+    return 2
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="hive-ai", description="Hive Arena bots")
+    commands = top.add_subparsers(dest="command", required=True)
+
+    best = commands.add_parser("bestmove", help="print the bot's move for a GameString")
+    best.add_argument("game_string", help='a UHP GameString, e.g. "Base;InProgress;Black[1];wS1"')
+    best.add_argument("--level", default="expert", choices=list(LEVELS))
+    best.add_argument("--seed", type=int, default=None, help="seed for a reproducible choice")
+    best.add_argument("--trace", metavar="FILE", help="write the search tree as JSON")
+    best.add_argument("--trace-depth", type=int, default=2, help="plies stored in the trace")
+    best.set_defaults(run=_bestmove)
+
+    arena = commands.add_parser("arena", help="play games between two levels or an engine")
+    arena.add_argument("a", help="player A: a level")
+    arena.add_argument("b", nargs="?", help="player B: a level (default: A again)")
+    arena.add_argument("--games", type=int, default=100)
+    arena.add_argument("--parallel", type=int, default=1, help="worker processes")
+    arena.add_argument("--uhp", metavar="CMD", help="player B: an external UHP engine command")
+    arena.add_argument(
+        "--uhp-search",
+        default="time 00:00:01",
+        help="what follows bestmove for the external engine",
+    )
+    arena.add_argument("--game-type", default="Base+MLP")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument(
+        "--max-plies",
+        type=int,
+        default=DEFAULT_MAX_PLIES,
+        help="adjudicate a draw after this many plies",
+    )
+    arena.add_argument("--save", metavar="FILE", help="write every game's GameString")
+    arena.add_argument("--quiet", action="store_true", help="no progress bar")
+    arena.set_defaults(run=_arena)
+
+    levels = commands.add_parser("levels", help="list the bot levels")
+    levels.set_defaults(run=_levels)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""Arenas: the statistics, real games between bots, and an external engine that misbehaves."""
+
+import math
+import sys
+
+import pytest
+
+from ai.arena import (
+    GameRecord,
+    Player,
+    UhpClient,
+    elo_difference,
+    play_game,
+    run_arena,
+    summarize,
+)
+from hive import Game, GameState, GameType
+
+BASE = GameType()
+
+
+def test_elo_of_an_even_match_is_zero() -> None:
+    elo, low, high = elo_difference([1.0, 0.0, 0.5, 0.5])
+    assert elo == pytest.approx(0.0)
+    assert low < 0 < high
+
+
+def test_elo_of_three_quarters_is_the_logistic_value() -> None:
+    elo, low, high = elo_difference([1.0, 1.0, 1.0, 0.0] * 25)
+    assert elo == pytest.approx(400 * math.log10(3))  # 190.8
+    assert low < elo < high
+
+
+def test_elo_interval_narrows_with_more_games() -> None:
+    _, low_few, high_few = elo_difference([1.0, 0.0] * 5)
+    _, low_many, high_many = elo_difference([1.0, 0.0] * 500)
+    assert high_many - low_many < (high_few - low_few) / 5
+
+
+def test_elo_of_a_clean_sweep_is_infinite() -> None:
+    elo, _, high = elo_difference([1.0] * 10)
+    assert elo == math.inf and high == math.inf
+
+
+def test_elo_needs_games() -> None:
+    with pytest.raises(ValueError, match="no games"):
+        elo_difference([])
+
+
+def test_unknown_level_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown level 'grandmaster'"):
+        Player.bot("grandmaster")
+
+
+def _check_record(record: GameRecord) -> None:
+    game = Game.from_game_string(record.game_string, repetition_draw=True)
+    assert game.ply == record.plies
+    white_score = {GameState.WHITE_WINS: 1.0, GameState.BLACK_WINS: 0.0}.get(game.state, 0.5)
+    assert record.score == (white_score if record.a_white else 1 - white_score)
+    assert len(record.a_seconds) + len(record.b_seconds) == record.plies
+
+
+def test_a_game_between_bots_replays_and_scores_right() -> None:
+    record = play_game(Player.bot("beginner"), Player.bot("beginner"), 0, game_type=BASE, seed=1)
+    assert record.a_white
+    _check_record(record)
+    assert record.shape in {"C", "I", "L", "Z", "X"}
+    assert record.opening == ";".join(record.game_string.split(";")[3:7])
+
+
+def test_long_games_are_adjudicated_draws() -> None:
+    record = play_game(
+        Player.bot("beginner"), Player.bot("beginner"), 1, game_type=BASE, seed=2, max_plies=6
+    )
+    assert (record.plies, record.score, record.end, record.a_white) == (
+        6,
+        0.5,
+        "adjudicated",
+        False,
+    )
+
+
+def test_parallel_arena_alternates_colours_and_keeps_order() -> None:
+    seen: list[int] = []
+    records = run_arena(
+        Player.bot("beginner"),
+        Player.bot("easy"),
+        4,
+        parallel=2,
+        game_type=BASE,
+        seed=3,
+        max_plies=40,
+        on_game=lambda r: seen.append(r.index),
+    )
+    assert [r.index for r in records] == [0, 1, 2, 3]
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert [r.a_white for r in records] == [True, False, True, False]
+    for record in records:
+        _check_record(record)
+    summary = summarize(records)
+    assert summary.games == 4 and summary.wins + summary.draws + summary.losses == 4
+    assert summary.distinct_games == len({r.game_string for r in records})
+
+
+def test_seeded_arena_is_reproducible() -> None:
+    def play() -> list[str]:
+        records = run_arena(
+            Player.bot("medium"), Player.bot("beginner"), 2, game_type=BASE, seed=9, max_plies=16
+        )
+        return [r.game_string for r in records]
+
+    assert play() == play()
+
+
+# An engine that greets properly and then answers every command with an error.
+BROKEN_ENGINE = (
+    "import sys\n"
+    "print('id Broken v0'); print('ok'); sys.stdout.flush()\n"
+    "for line in sys.stdin:\n"
+    "    print('err I cannot do that'); print('ok'); sys.stdout.flush()\n"
+)
+
+
+def test_an_engine_that_errs_forfeits() -> None:
+    broken = Player.engine(f'{sys.executable} -c "{BROKEN_ENGINE}"')
+    record = play_game(Player.bot("beginner"), broken, 1, game_type=BASE, seed=4)
+    assert record.end.startswith("forfeit by B")
+    assert "I cannot do that" in record.end
+    assert record.score == 1.0
+
+
+def test_an_engine_that_dies_forfeits() -> None:
+    silent = Player.engine(f"{sys.executable} -c \"print('id Quitter v0'); print('ok')\"")
+    record = play_game(silent, Player.bot("beginner"), 0, game_type=BASE, seed=5)
+    assert record.end.startswith("forfeit by A")
+    assert "exited" in record.end
+    assert record.score == 0.0
+
+
+def test_uhp_client_talks_to_our_engine() -> None:
+    client = UhpClient(f"{sys.executable} -m ai.uhp", "depth 1")
+    try:
+        game = Game(BASE)
+        game.play("wS1")
+        move = client.best_move(game)
+        assert game.parse_move(move) in game.legal_moves()
+    finally:
+        client.close()
+    assert client.process.returncode == 0

@@ -1,0 +1,102 @@
+"""``hive-ai``: the real console script, as a person or a script would run it."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hive import Game
+from tests.vectors import tsv_rows
+
+HIVE_AI = str(Path(sys.executable).with_name("hive-ai"))
+MIDGAME = list(tsv_rows("mzinga_validmoves_realgames.tsv"))[80][0]
+FINISHED = (
+    "Base;WhiteWins;Black[8];wS1;bS1 wS1-;wQ -wS1;bQ bS1/;wG1 -wQ;bG1 \\bQ;wG1 bQ\\;bG2 bQ/;"
+    "wA1 wQ\\;bA1 bG2/;wA1 bG2\\;bA1 \\bG2;wQ \\wS1;bA1 bG2/;wQ /bG1"
+)
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [HIVE_AI, *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def test_bestmove_prints_one_legal_move() -> None:
+    done = run("bestmove", MIDGAME, "--level", "easy", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    game = Game.from_game_string(MIDGAME)
+    assert game.parse_move(done.stdout.strip()) in game.legal_moves()
+    assert done.stdout.count("\n") == 1
+
+
+def test_bestmove_with_a_seed_is_reproducible() -> None:
+    first = run("bestmove", MIDGAME, "--level", "medium", "--seed", "5")
+    second = run("bestmove", MIDGAME, "--level", "medium", "--seed", "5")
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout
+
+
+def test_bestmove_writes_a_trace(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    done = run("bestmove", MIDGAME, "--level", "easy", "--seed", "2", "--trace", str(trace))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(trace.read_text())
+    assert document["format"] == "hive-arena-search-trace"
+    assert document["root"]["children"], "the root's children are traced"
+    assert document["run"]["chosen"] == done.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bestmove", "Base;InProgress;White[1]"], "invalid GameString 'Base;InProgress;White[1]'"),
+        (["bestmove", "Base;NotStarted;White[1];wQ"], "'wQ': the Queen may not be placed"),
+        (["bestmove", FINISHED], "the game is over (WhiteWins)"),
+        (["bestmove", "Base;NotStarted;White[1]", "--level", "grandmaster"], "invalid choice"),
+        (["arena", "beginner", "easy", "--uhp", "x"], "name one level and --uhp"),
+        (["arena", "grandmaster"], "unknown level 'grandmaster'"),
+        (["arena", "beginner", "--games", "0"], "--games and --parallel must be at least 1"),
+        (["arena", "beginner", "--game-type", "Base+Q"], "invalid GameTypeString 'Base+Q'"),
+    ],
+)
+def test_bad_input_is_a_clear_error(args: list[str], message: str) -> None:
+    done = run(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stdout == ""
+
+
+def test_levels_are_listed() -> None:
+    done = run("levels")
+    assert done.returncode == 0
+    names = [line.split("'")[1] for line in done.stdout.splitlines()]
+    assert names == ["beginner", "easy", "medium", "hard", "expert"]
+
+
+def test_arena_between_levels_reports_saves_and_shows_progress(tmp_path: Path) -> None:
+    saved = tmp_path / "games.txt"
+    done = run(
+        "arena", "beginner", "easy", "--games", "2", "--parallel", "2", "--game-type", "Base",
+        "--max-plies", "40", "--seed", "7", "--save", str(saved),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "beginner vs easy: 2 games" in done.stdout
+    assert "Elo difference" in done.stdout and "distinct openings" in done.stdout
+    assert "2/2" in done.stderr  # the progress bar reached the end
+    games = saved.read_text().splitlines()
+    assert len(games) == 2
+    for game_string in games:
+        assert Game.from_game_string(game_string, repetition_draw=True).ply <= 40
+
+
+def test_arena_against_an_external_uhp_engine() -> None:
+    done = run(
+        "arena", "beginner", "--uhp", f"{sys.executable} -m ai.uhp", "--uhp-search", "depth 1",
+        "--games", "2", "--game-type", "Base", "--max-plies", "30", "--quiet",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"beginner vs {sys.executable} -m ai.uhp: 2 games" in done.stdout
+    assert "forfeit" not in done.stdout
