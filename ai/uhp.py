@@ -15,10 +15,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import BinaryIO, Final, Literal
 
+from ai.bots import LEVELS, Bot
 from hive import Game, GameType, HiveError, IllegalMoveError, InvalidMoveError
 
 ENGINE_NAME: Final = "HiveArena"
@@ -26,6 +27,7 @@ CAPABILITIES: Final = "Mosquito;Ladybug;Pillbug"
 MAX_LINE_BYTES: Final = 64 * 1024
 """Longer command lines are answered with ``err`` and skipped."""
 MAX_PERFT_DEPTH: Final = 8
+MAX_SEARCH_DEPTH: Final = 12
 MAX_MESSAGE_CHARS: Final = 300
 """``err`` and ``invalidmove`` messages are cut to this length (they may quote the input)."""
 
@@ -35,7 +37,7 @@ HELP: Final = (
     "play MoveString               play a move",
     "pass                          pass (legal only when nothing else is)",
     "validmoves                    every legal move, separated by ';'",
-    "bestmove [depth N|time T]     not yet: arrives with the bots",
+    "bestmove [depth N|time T]     the bot's move (T as hh:mm:ss); options set the level",
     "undo [N]                      take back the last N moves (default 1)",
     "options                       list the options",
     "options get Name              show one option",
@@ -60,8 +62,8 @@ class UhpError(Exception):
 
 # -- options ---------------------------------------------------------------------------------
 
-OptionKind = Literal["bool", "int", "double"]
-OptionValue = bool | int | float
+OptionKind = Literal["bool", "int", "double", "enum"]
+OptionValue = bool | int | float | str
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,12 @@ class Option:
 
     Attributes:
         name: the UHP name (looked up without regard to case).
-        kind: the UHP type: ``bool``, ``int`` or ``double``.
+        kind: the UHP type: ``bool``, ``int``, ``double`` or ``enum``.
         default: the value a new engine starts with.
         minimum: the smallest value allowed (numbers only; ``None`` for no bound).
         maximum: the largest value allowed (numbers only; ``None`` for no bound).
         help: what the option does, for people.
+        choices: the values of an ``enum`` (looked up without regard to case).
     """
 
     name: str
@@ -83,6 +86,7 @@ class Option:
     minimum: int | float | None = None
     maximum: int | float | None = None
     help: str = ""
+    choices: tuple[str, ...] = ()
 
     def parse(self, text: str) -> OptionValue:
         """The value ``text`` stands for; raises UhpError when it is not a valid value."""
@@ -90,6 +94,11 @@ class Option:
             if text.lower() not in ("true", "false"):
                 raise UhpError(f"option {self.name} is True or False, not {text!r}")
             return text.lower() == "true"
+        if self.kind == "enum":
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise UhpError(f"option {self.name} is one of {', '.join(self.choices)}, not {text!r}")
         try:
             value: int | float = int(text) if self.kind == "int" else float(text)
         except ValueError:
@@ -112,6 +121,7 @@ class Option:
         fields = [self.name, self.kind, self.format(value), self.format(self.default)]
         if self.minimum is not None and self.maximum is not None:
             fields += [self.format(self.minimum), self.format(self.maximum)]
+        fields += self.choices
         return ";".join(fields)
 
 
@@ -122,6 +132,18 @@ OPTIONS: Final[tuple[Option, ...]] = (
         False,
         help="a position reached for the third time draws the game; applies from the next newgame",
     ),
+    Option(
+        "Level",
+        "enum",
+        "expert",
+        help="the bot level bestmove plays at (ai.bots.LEVELS)",
+        choices=tuple(LEVELS),
+    ),
+    Option("Quotient", "int", 0, 0, 100, help="randomness quotient Q (2 or more); 0: the level's"),
+    Option("Randomness", "bool", True, help="False: always play the best move found"),
+    Option("Branching", "int", 0, 0, 1000, help="children searched per node K; 0: the level's"),
+    Option("Seed", "int", -1, -1, 2**31 - 1, help="seed of the bot's randomness; -1: random"),
+    Option("Book", "bool", True, help="play the first two placements from the opening book"),
 )
 """The engine's options, in the order ``options`` lists them. Add a row to add an option."""
 
@@ -235,9 +257,34 @@ class Engine:
         return [";".join(game.move_string(move) for move in game.legal_moves())]
 
     def _bestmove(self, args: str) -> list[str]:
-        """Placeholder until the bots exist: the only code path the bots replace."""
-        self._require_game()
-        raise UhpError("bestmove arrives with the bots: this engine does not search yet")
+        game = self._require_game()
+        if game.is_over():
+            raise UhpError(f"the game is over ({game.state}); start a new one with newgame")
+        level = LEVELS[str(self.option_values["Level"])]
+        words = args.split()
+        if len(words) == 2 and words[0].lower() == "depth":
+            depth = _parse_int(words[1], "bestmove depth")
+            if not 1 <= depth <= MAX_SEARCH_DEPTH:
+                raise UhpError(f"bestmove depth {depth} is not in 1..{MAX_SEARCH_DEPTH}")
+            level = replace(level, depth=depth, seconds=None)
+        elif len(words) == 2 and words[0].lower() == "time":
+            level = replace(level, depth=None, seconds=_parse_duration(words[1]))
+        elif words:
+            raise UhpError("usage: bestmove | bestmove depth N | bestmove time hh:mm:ss")
+        quotient, branching = self.option_values["Quotient"], self.option_values["Branching"]
+        try:
+            if quotient:
+                level = replace(level, quotient=int(quotient))
+            if not self.option_values["Randomness"]:
+                level = replace(level, quotient=None)
+        except ValueError as error:  # the Level refuses a quotient of 1
+            raise UhpError(str(error)) from None
+        if branching:
+            level = replace(level, branching=int(branching))
+        seed = int(self.option_values["Seed"])
+        use_book = bool(self.option_values["Book"])
+        bot = Bot(level, seed=None if seed < 0 else seed, use_book=use_book)
+        return [game.move_string(bot.choose(game).move)]
 
     def _undo(self, args: str) -> list[str]:
         game = self._require_game()
@@ -306,6 +353,18 @@ def _parse_int(text: str, command: str) -> int:
         return int(text)
     except ValueError:
         raise UhpError(f"{command} takes a whole number, not {text!r}") from None
+
+
+def _parse_duration(text: str) -> float:
+    """Seconds in ``hh:mm:ss`` (UHP's bestmove time), at least one second."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise UhpError(f"bestmove time takes hh:mm:ss, not {text!r}")
+    hours, minutes, seconds = map(int, parts)
+    total = hours * 3600 + minutes * 60 + seconds
+    if total < 1:
+        raise UhpError(f"bestmove time must be at least 00:00:01, not {text!r}")
+    return float(total)
 
 
 def _one_line(message: str) -> str:

@@ -35,6 +35,16 @@ ONLY_PASS = (
     "Base;InProgress;White[7];wA1;bS1 wA1-;wQ -wA1;bQ bS1/;wQ \\wA1;bA1 bS1\\;wQ -wA1;"
     "bA2 bQ\\;wQ \\wA1;bA1 \\wQ;wG1 /wQ;bA2 /wG1"
 )
+DEFAULT_OPTIONS = [
+    "RepetitionDraw;bool;False;False",
+    "Level;enum;expert;expert;beginner;easy;medium;hard;expert",
+    "Quotient;int;0;0;0;100",
+    "Randomness;bool;True;True",
+    "Branching;int;0;0;0;1000",
+    "Seed;int;-1;-1;-1;2147483647",
+    "Book;bool;True;True",
+]
+DEFAULT_VALUES = {o.name: o.default for o in OPTIONS}
 BANNER = [f"id HiveArena v{engine_version()}", "Mosquito;Ladybug;Pillbug"]
 PERFT_LINE = re.compile(r"perft\((\d+)\) = (\d+) in \d+\.\d{3} s \((\d+|inf) leaves/s\)")
 TIMEOUT = 20.0  # seconds: a guard against a hung engine, never a way to wait for one
@@ -191,11 +201,14 @@ def test_undo_reopens_a_finished_game():
 
 def test_options_list_get_and_set():
     engine = Engine()
-    assert answer(engine, "options") == ["RepetitionDraw;bool;False;False"]
+    assert answer(engine, "options") == DEFAULT_OPTIONS
     assert answer(engine, "options get RepetitionDraw") == ["RepetitionDraw;bool;False;False"]
     assert answer(engine, "options set repetitiondraw TRUE") == ["RepetitionDraw;bool;True;False"]
-    assert engine.option_values == {"RepetitionDraw": True}
-    assert answer(engine, "options") == ["RepetitionDraw;bool;True;False"]
+    assert engine.option_values == {**DEFAULT_VALUES, "RepetitionDraw": True}
+    assert answer(engine, "options")[0] == "RepetitionDraw;bool;True;False"
+    assert answer(engine, "options set level MEDIUM") == [
+        "Level;enum;medium;expert;beginner;easy;medium;hard;expert"
+    ]
     assert answer(engine, "options set RepetitionDraw false") == ["RepetitionDraw;bool;False;False"]
 
 
@@ -209,13 +222,16 @@ def test_options_list_get_and_set():
         ("options set RepetitionDraw", "usage: options"),
         ("options set RepetitionDraw True extra", "usage: options"),
         ("options frobnicate", "usage: options"),
+        ("options set Level grandmaster", "Level is one of beginner, easy, medium, hard, expert"),
+        ("options set Seed -2", "Seed must lie in [-1, 2147483647]"),
+        ("options set Quotient 101", "Quotient must lie in [0, 100]"),
     ],
 )
 def test_bad_options_commands_are_err_and_change_nothing(line: str, message: str):
     engine = Engine()
     (answered,) = answer(engine, line)
     assert answered.startswith("err ") and message in answered
-    assert engine.option_values == {"RepetitionDraw": False}
+    assert engine.option_values == DEFAULT_VALUES
 
 
 def test_repetition_draw_applies_from_the_next_newgame():
@@ -236,21 +252,16 @@ def test_repetition_draw_applies_from_the_next_newgame():
 
 def test_the_options_table_takes_numbers_with_bounds():
     options = (
-        *OPTIONS,
-        Option("Level", "int", 3, 1, 6, help="strength"),
-        Option("Quotient", "double", 0.5, 0.0, 1.0, help="randomness"),
+        Option("Depth", "int", 3, 1, 6, help="strength"),
+        Option("Ratio", "double", 0.5, 0.0, 1.0, help="randomness"),
     )
     engine = Engine(options)
-    assert answer(engine, "options") == [
-        "RepetitionDraw;bool;False;False",
-        "Level;int;3;3;1;6",
-        "Quotient;double;0.5;0.5;0.0;1.0",
-    ]
-    assert answer(engine, "options set Level 6") == ["Level;int;6;3;1;6"]
-    assert answer(engine, "options set Quotient 0.25") == ["Quotient;double;0.25;0.5;0.0;1.0"]
-    for bad in ("Level 7", "Level 0", "Level 2.5", "Quotient nan", "Quotient 1.5", "Quotient x"):
+    assert answer(engine, "options") == ["Depth;int;3;3;1;6", "Ratio;double;0.5;0.5;0.0;1.0"]
+    assert answer(engine, "options set Depth 6") == ["Depth;int;6;3;1;6"]
+    assert answer(engine, "options set Ratio 0.25") == ["Ratio;double;0.25;0.5;0.0;1.0"]
+    for bad in ("Depth 7", "Depth 0", "Depth 2.5", "Ratio nan", "Ratio 1.5", "Ratio x"):
         assert answer(engine, f"options set {bad}")[0].startswith("err option ")
-    assert engine.option_values == {"RepetitionDraw": False, "Level": 6, "Quotient": 0.25}
+    assert engine.option_values == {"Depth": 6, "Ratio": 0.25}
 
 
 def test_perft_counts_the_start_position_with_timings():
@@ -302,9 +313,93 @@ def test_validmoves_and_bestmove_of_a_finished_game_are_err():
     assert answer(engine, "bestmove")[0].startswith("err ")
 
 
-def test_bestmove_is_an_err_until_the_bots_arrive():
-    assert answer(started(), "bestmove depth 2") == [
-        "err bestmove arrives with the bots: this engine does not search yet"
+def bestmove(engine: Engine, command: str = "bestmove") -> str:
+    """The move ``engine`` answers, checked to be legal and to leave the game as it was."""
+    assert engine.game is not None
+    before = engine.game.game_string()
+    (move,) = answer(engine, command)
+    assert engine.game.game_string() == before
+    assert engine.game.parse_move(move) in engine.game.legal_moves()
+    return move
+
+
+MIDGAME = real_game_rows()[60][0]
+
+
+@pytest.mark.parametrize("command", ["bestmove", "bestmove depth 1", "bestmove depth 2"])
+def test_bestmove_answers_a_legal_move(command: str):
+    engine = started(MIDGAME)
+    answer(engine, "options set Level beginner")
+    bestmove(engine, command)
+
+
+def test_bestmove_time_deepens_within_the_budget():
+    engine = started(MIDGAME)
+    answer(engine, "options set Level medium")
+    bestmove(engine, "bestmove time 00:00:01")
+
+
+PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))[:3]
+
+
+@pytest.mark.parametrize(("game_string", "depth", "expected"), PUZZLES)
+def test_bestmove_without_randomness_solves_puzzles(game_string: str, depth: str, expected: str):
+    engine = started(game_string)
+    answer(engine, "options set Randomness False")
+    move = bestmove(engine, f"bestmove depth {depth}")
+    assert engine.game is not None
+    assert move_set(engine.game, [move]) == move_set(engine.game, [expected])
+
+
+def test_a_seed_makes_bestmove_reproducible_and_seeds_vary_it():
+    def first_moves(seed: int) -> list[str]:
+        engine = started("Base+MLP")
+        answer(engine, f"options set Seed {seed}")
+        answer(engine, "options set Level beginner")
+        moves = []
+        for _ in range(6):
+            moves.append(bestmove(engine))
+            answer(engine, f"play {moves[-1]}")
+        return moves
+
+    assert first_moves(11) == first_moves(11)
+    assert len({tuple(first_moves(seed)) for seed in range(8)}) > 1
+
+
+def test_the_book_option_switches_the_opening_book():
+    def opening(seed: int, book: bool) -> str:
+        engine = started("Base")
+        answer(engine, f"options set Seed {seed}")
+        answer(engine, f"options set Book {book}")
+        answer(engine, "options set Randomness False")
+        return bestmove(engine, "bestmove depth 1")
+
+    assert len({opening(seed, book=True) for seed in range(12)}) > 1  # the book varies
+    assert len({opening(seed, book=False) for seed in range(12)}) == 1  # the search does not
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("bestmove depth 0", "err bestmove depth 0 is not in 1..12"),
+        ("bestmove depth 13", "err bestmove depth 13 is not in 1..12"),
+        ("bestmove depth two", "err bestmove depth takes a whole number, not 'two'"),
+        ("bestmove time 5", "err bestmove time takes hh:mm:ss, not '5'"),
+        ("bestmove time 00:00:00", "err bestmove time must be at least 00:00:01, not '00:00:00'"),
+        ("bestmove fast", "err usage: bestmove | bestmove depth N | bestmove time hh:mm:ss"),
+        ("bestmove depth", "err usage: bestmove | bestmove depth N | bestmove time hh:mm:ss"),
+    ],
+)
+def test_bad_bestmove_commands_are_err(line: str, message: str):
+    engine = started(MIDGAME)
+    assert answer(engine, line) == [message]
+
+
+def test_a_quotient_of_one_is_refused_by_bestmove():
+    engine = started(MIDGAME)
+    answer(engine, "options set Quotient 1")
+    assert answer(engine, "bestmove depth 1") == [
+        "err level 'expert': the quotient must be at least 2"
     ]
 
 
@@ -586,7 +681,7 @@ def test_undo_options_and_perft(hive_engine: EngineProcess):
     assert hive_engine.ask("undo") == ["Base;InProgress;Black[1];wG1"]
     assert hive_engine.ask("undo 2") == ["err cannot undo 2 moves: 1 played"]
     assert hive_engine.ask("undo 1") == ["Base;NotStarted;White[1]"]
-    assert hive_engine.ask("options") == ["RepetitionDraw;bool;False;False"]
+    assert hive_engine.ask("options") == DEFAULT_OPTIONS
     assert hive_engine.ask("options set RepetitionDraw True") == ["RepetitionDraw;bool;True;False"]
     assert hive_engine.ask("options get RepetitionDraw") == ["RepetitionDraw;bool;True;False"]
     hive_engine.ask("newgame")
