@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench arenas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,14 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-## bench: print the engine's speed figures
+## bench: print the engine's and the bots' speed figures
 bench: $(STAMP)
 	$(BIN)/python -m bench.perft
+	$(BIN)/python -m bench.ai
+
+## arenas: the bots' strength and variety figures (slow: about 1.5 hours on two cores)
+arenas: $(STAMP)
+	bench/arenas.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -26,8 +26,10 @@ from scipy.special import logit
 from scipy.stats import norm
 
 from ai.book import classify
-from ai.bots import LEVELS, Bot
+from ai.bots import BASELINES, LEVELS, Bot
 from hive import Game, GameState, GameType, HiveError, Move
+from hive.hexes import axial
+from hive.pieces import BUG_OF, COLOR_OF
 
 DEFAULT_MAX_PLIES: Final = 300
 """Games still going after this many plies are adjudicated draws."""
@@ -53,8 +55,9 @@ class Player:
 
     @classmethod
     def bot(cls, level: str) -> Player:
-        if level not in LEVELS:
-            raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+        if level not in LEVELS and level not in BASELINES:
+            names = ", ".join([*LEVELS, *BASELINES])
+            raise ValueError(f"unknown level {level!r}; levels: {names}")
         return cls(level, level=level)
 
     @classmethod
@@ -305,6 +308,8 @@ class Summary:
     b_seconds: tuple[float, float]
     distinct_openings: int
     distinct_games: int
+    distinct_positions: int  # at VARIETY_PLY, up to symmetry
+    games_reaching: int  # games at least VARIETY_PLY long
     shapes: dict[str, int] = field(default_factory=dict)
     ends: dict[str, int] = field(default_factory=dict)
 
@@ -332,6 +337,7 @@ def _elo(score: float) -> float:
 
 def summarize(records: Sequence[GameRecord]) -> Summary:
     scores = [r.score for r in records]
+    positions = [position_at(r.game_string, VARIETY_PLY) for r in records]
     elo, low, high = elo_difference(scores)
     return Summary(
         games=len(records),
@@ -346,9 +352,53 @@ def summarize(records: Sequence[GameRecord]) -> Summary:
         b_seconds=_spread([t for r in records for t in r.b_seconds]),
         distinct_openings=len({r.opening for r in records}),
         distinct_games=len({r.game_string for r in records}),
+        distinct_positions=len({p for p in positions if p is not None}),
+        games_reaching=sum(p is not None for p in positions),
         shapes=dict(Counter(r.shape or "-" for r in records).most_common()),
         ends=dict(Counter(r.end.split(":")[0] for r in records).most_common()),
     )
+
+
+VARIETY_PLY: Final = 12
+"""The ply at which arenas count distinct positions."""
+
+# The twelve symmetries of the hex grid, on axial coordinates: six rotations, each mirrored.
+_SYMMETRIES: Final = tuple(
+    (rotations, mirrored) for rotations in range(6) for mirrored in (False, True)
+)
+
+Position = tuple[tuple[int, int, int, int, int], ...]
+
+
+def position_at(game_string: str, ply: int) -> Position | None:
+    """The position after ``ply`` moves of a game, as a value equal for positions that differ
+    only by translation, rotation, reflection or which piece of a bug stands where; None for a
+    shorter game."""
+    game = Game.from_game_string(game_string, repetition_draw=True)
+    if game.ply < ply:
+        return None
+    game.undo(game.ply - ply)
+    board = game.board
+    pieces = []
+    for h in board.occupied():
+        q, r = axial(h)
+        for level, piece in enumerate(board.stack(h)):
+            pieces.append((COLOR_OF[piece], BUG_OF[piece], q, r, level))
+    return min(_canonical(pieces, rotations, mirrored) for rotations, mirrored in _SYMMETRIES)
+
+
+def _canonical(
+    pieces: list[tuple[int, int, int, int, int]], rotations: int, mirrored: bool
+) -> Position:
+    moved = []
+    for color, bug, q, r, level in pieces:
+        if mirrored:
+            q, r = r, q
+        for _ in range(rotations):
+            q, r = -r, q + r
+        moved.append((q, r, color, bug, level))
+    q0, r0 = min((q, r) for q, r, *_ in moved)
+    return tuple(sorted((q - q0, r - r0, c, b, lv) for q, r, c, b, lv in moved))
 
 
 def _spread(seconds: Sequence[float]) -> tuple[float, float]:

@@ -87,6 +87,12 @@ LEVELS: Final[dict[str, Level]] = {
 }
 """The levels, weakest first."""
 
+BASELINES: Final[dict[str, Level]] = {
+    "greedy": Level("greedy", depth=1, seconds=None, branching=None, quotient=None, table=False),
+}
+"""Players for arenas only, to measure the levels against: ``greedy`` plays the move whose
+position evaluates best, one ply deep, without randomness."""
+
 
 def choose_index(n: int, quotient: int | None, rng: random.Random) -> int:
     """Index of the chosen move among ``n`` ranked best first.
@@ -169,7 +175,7 @@ class Bot:
     ) -> None:
         if isinstance(level, str):
             try:
-                level = LEVELS[level]
+                level = LEVELS[level] if level in LEVELS else BASELINES[level]
             except KeyError:
                 raise ValueError(f"unknown level {level!r}: one of {', '.join(LEVELS)}") from None
         self.level = level

@@ -17,8 +17,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ai.arena import DEFAULT_MAX_PLIES, GameRecord, Player, Summary, run_arena, summarize
-from ai.bots import LEVELS, Bot
+from ai.arena import (
+    DEFAULT_MAX_PLIES,
+    VARIETY_PLY,
+    GameRecord,
+    Player,
+    Summary,
+    run_arena,
+    summarize,
+)
+from ai.bots import BASELINES, LEVELS, Bot
 from ai.trace import TraceRecorder
 from hive import Game, GameType, HiveError
 
@@ -94,7 +102,8 @@ def format_summary(a: str, b: str, s: Summary) -> str:
             f"  seconds per move: {a} median {s.a_seconds[0]:.3f} p95 {s.a_seconds[1]:.3f}; "
             f"{b} median {s.b_seconds[0]:.3f} p95 {s.b_seconds[1]:.3f}",
             f"  distinct openings {s.distinct_openings} (shapes: {shapes}); "
-            f"distinct games {s.distinct_games}",
+            f"distinct games {s.distinct_games}; distinct positions at ply {VARIETY_PLY} "
+            f"{s.distinct_positions} of {s.games_reaching} games (up to symmetry)",
             f"  endings: {ends}",
         ]
     )
@@ -103,6 +112,8 @@ def format_summary(a: str, b: str, s: Summary) -> str:
 def _levels(args: argparse.Namespace) -> int:
     for level in LEVELS.values():
         print(level)
+    for level in BASELINES.values():
+        print(f"{level}  (arena baseline)")
     return 0
 
 

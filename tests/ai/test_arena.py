@@ -11,6 +11,7 @@ from ai.arena import (
     UhpClient,
     elo_difference,
     play_game,
+    position_at,
     run_arena,
     summarize,
 )
@@ -147,3 +148,28 @@ def test_uhp_client_talks_to_our_engine() -> None:
     finally:
         client.close()
     assert client.process.returncode == 0
+
+
+I_EAST = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
+I_NORTHEAST = "Base;InProgress;White[3];wS1;bS1 wS1/;wQ /wS1;bQ bS1/"
+C_LEFT = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ \\wS1;bQ bS1/"
+C_RIGHT = "Base;InProgress;White[3];wS1;bS1 wS1-;wQ /wS1;bQ bS1\\"
+I_GRASSHOPPER = "Base;InProgress;White[3];wG1;bS1 wG1-;wQ -wG1;bQ bS1-"
+
+
+def test_positions_are_equal_up_to_rotation_and_reflection() -> None:
+    assert position_at(I_EAST, 4) == position_at(I_NORTHEAST, 4)  # rotated
+    assert position_at(C_LEFT, 4) == position_at(C_RIGHT, 4)  # mirrored
+    assert position_at(I_EAST, 4) != position_at(C_LEFT, 4)  # another shape
+    assert position_at(I_EAST, 4) != position_at(I_GRASSHOPPER, 4)  # another bug
+    assert position_at(I_EAST, 3) != position_at(I_EAST, 4)
+    assert position_at(I_EAST, 5) is None
+
+
+def test_greedy_baseline_plays_without_randomness() -> None:
+    def game() -> str:
+        return play_game(
+            Player.bot("greedy"), Player.bot("greedy"), 0, game_type=BASE, seed=1, max_plies=12
+        ).game_string
+
+    assert game() == game()

@@ -73,7 +73,8 @@ def test_levels_are_listed() -> None:
     done = run("levels")
     assert done.returncode == 0
     names = [line.split("'")[1] for line in done.stdout.splitlines()]
-    assert names == ["beginner", "easy", "medium", "hard", "expert"]
+    assert names == ["beginner", "easy", "medium", "hard", "expert", "greedy"]
+    assert done.stdout.splitlines()[-1].endswith("(arena baseline)")
 
 
 def test_arena_between_levels_reports_saves_and_shows_progress(tmp_path: Path) -> None:
