@@ -677,26 +677,38 @@ def search(
         exact=exact or aggressive,
     )
     started = searcher.now()
-    ranked = searcher.root(1)
-    if trace is not None:
-        trace.complete()  # the 1-ply tree stands in if the deeper search times out
+    ranked = _deepen(searcher, None, 1)
+    assert ranked is not None  # depth 1 always completes
     reached, completed = 1, True
     if depth > 1:
-        try:
-            ranked = searcher.root(depth, [move for move, _ in ranked])
-            reached = depth
-        except _Timeout:
-            searcher.restore()
+        deeper = _deepen(searcher, ranked, depth)
+        if deeper is None:
             completed = False
-            if trace is not None:
-                trace.abandon()
         else:
-            if trace is not None:
-                trace.complete()
+            ranked, reached = deeper, depth
     replies: dict[Move, int] = {}
     if aggressive and completed:
         ranked, replies = _tie_break(searcher, ranked, reached)
     return _finish(searcher, ranked, reached, started, completed, replies)
+
+
+def _deepen(
+    searcher: _Searcher, previous: list[tuple[Move, int]] | None, depth: int
+) -> list[tuple[Move, int]] | None:
+    """The root ranking at ``depth``, searching the moves in ``previous``'s order; None when the
+    deadline passed (the game restored, the half-built trace dropped; the last complete tree
+    stands in)."""
+    trace = searcher.trace
+    try:
+        ranked = searcher.root(depth, None if previous is None else [m for m, _ in previous])
+    except _Timeout:
+        searcher.restore()
+        if trace is not None:
+            trace.abandon()
+        return None
+    if trace is not None:
+        trace.complete()
+    return ranked
 
 
 def iterative_search(
@@ -731,9 +743,8 @@ def iterative_search(
         exact=exact or aggressive,
     )
     started = searcher.now()
-    ranked = searcher.root(1)
-    if trace is not None:
-        trace.complete()
+    ranked = _deepen(searcher, None, 1)
+    assert ranked is not None  # depth 1 always completes
     depth = 1
     completed = True
     last_time = searcher.now() - started
@@ -743,16 +754,10 @@ def iterative_search(
         begun = searcher.now()
         if begun + last_time * GROWTH > deadline:
             break
-        try:
-            deeper = searcher.root(depth + 1, [move for move, _ in ranked])
-        except _Timeout:
-            searcher.restore()
-            if trace is not None:
-                trace.abandon()
+        deeper = _deepen(searcher, ranked, depth + 1)
+        if deeper is None:
             completed = False
             break
-        if trace is not None:
-            trace.complete()
         last_time = searcher.now() - begun
         ranked = deeper
         depth += 1
