@@ -42,19 +42,7 @@ class TraceRecorder:
     def begin(self, position: str, player: str, depth: int) -> Node:
         """Start the tree of a new search to ``depth`` plies; returns its root node."""
         self.position = position
-        self._building = {
-            "kind": "root",
-            "ply": 0,
-            "move": None,
-            "player": player,
-            "maximizing": True,
-            "depth": depth,
-            "score": None,
-            "bound": "exact",
-            "prescore": None,
-            "terms": {},
-            "children": [],
-        }
+        self._building = {**move_node(0, None, player, True, depth), "kind": "root"}
         return self._building
 
     def complete(self) -> None:
@@ -94,7 +82,7 @@ class TraceRecorder:
         return json.dumps(self.to_dict(), indent=indent)
 
 
-def move_node(ply: int, move: str, player: str, maximizing: bool, depth: int) -> Node:
+def move_node(ply: int, move: str | None, player: str, maximizing: bool, depth: int) -> Node:
     """A node for the position after ``move``, played by ``player``; its scores come later."""
     return {
         "kind": "move",
