@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import IntEnum
@@ -134,7 +135,7 @@ class GameType:
         letters = "M" * self.mosquito + "L" * self.ladybug + "P" * self.pillbug
         return f"Base+{letters}" if letters else "Base"
 
-    @property
+    @functools.cached_property
     def bugs(self) -> tuple[Bug, ...]:
         """The bugs in play, in UHP order."""
         extra = (self.mosquito, self.ladybug, self.pillbug)
