@@ -71,7 +71,7 @@ LEVELS: Final[dict[str, Level]] = {
     level.name: level
     for level in (
         Level("beginner", depth=1, seconds=None, branching=None, quotient=2, table=False),
-        Level("easy", depth=2, seconds=None, branching=None, quotient=4, table=False),
+        Level("easy", depth=2, seconds=None, branching=None, quotient=5, table=False),
         Level("medium", depth=3, seconds=None, branching=8, quotient=6, table=False),
         Level("hard", depth=None, seconds=1.0, branching=15, quotient=7, table=True),
         Level(
