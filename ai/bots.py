@@ -41,7 +41,8 @@ class Level:
             (None: as deep as time allows).
         seconds: Time budget per move: search iteratively deeper until it runs out
             (None: a fixed-depth search to ``depth``).
-        branching: K, the children searched per node below the root (None: all). It
+        branching: K, the children searched per node below the root (None: all).
+        min_depth: With ``seconds``, the plies always searched, however long they take. It
             matters from 3 plies on: the root's children are all searched, and a frontier
             node's children are all scored.
         quotient: Q, the randomness quotient (None: always the best move).
@@ -57,12 +58,16 @@ class Level:
     quotient: int | None
     table: bool
     aggressive: bool = False
+    min_depth: int = 1
 
     def __post_init__(self) -> None:
         if self.depth is None and self.seconds is None:
             raise ValueError(f"level {self.name!r} needs a depth or a time budget")
         if self.depth is not None and self.depth < 1:
             raise ValueError(f"level {self.name!r}: depth must be at least 1")
+        timed_depth = self.depth if self.seconds is not None else None
+        if self.min_depth < 1 or (timed_depth is not None and self.min_depth > timed_depth):
+            raise ValueError(f"level {self.name!r}: min_depth must lie in 1..depth")
         if self.quotient is not None and self.quotient < 2:
             raise ValueError(f"level {self.name!r}: the quotient must be at least 2")
 
@@ -73,7 +78,7 @@ LEVELS: Final[dict[str, Level]] = {
         Level("beginner", depth=1, seconds=None, branching=None, quotient=2, table=False),
         Level("easy", depth=2, seconds=None, branching=None, quotient=5, table=False),
         Level("medium", depth=3, seconds=None, branching=8, quotient=6, table=False),
-        Level("hard", depth=None, seconds=1.0, branching=15, quotient=7, table=True),
+        Level("hard", depth=None, seconds=1.0, branching=15, quotient=7, table=True, min_depth=3),
         Level(
             "expert",
             depth=None,
@@ -82,6 +87,7 @@ LEVELS: Final[dict[str, Level]] = {
             quotient=9,
             table=True,
             aggressive=True,
+            min_depth=3,
         ),
     )
 }
@@ -232,6 +238,7 @@ class Bot:
             return iterative_search(
                 game,
                 max_depth=level.depth,
+                min_depth=level.min_depth,
                 branching=level.branching,
                 deadline=self.clock() + level.seconds,
                 clock=self.clock,

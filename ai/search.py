@@ -715,6 +715,7 @@ def iterative_search(
     game: Game,
     *,
     max_depth: int | None = None,
+    min_depth: int = 1,
     branching: int | None = None,
     deadline: float,
     clock: Callable[[], float],
@@ -731,7 +732,11 @@ def iterative_search(
     Each depth searches the root moves in the previous depth's order, and the table carries
     best moves from one depth to the next.
 
-    Args: as ``search``, with ``max_depth`` (None: no limit but time) instead of ``depth``.
+    Depths up to ``min_depth`` are always completed, whatever the clock says: a level that
+    searches by time never plays shallower than its floor on a slow or busy machine.
+
+    Args: as ``search``, with ``max_depth`` (None: no limit but time) instead of ``depth``,
+    and ``min_depth``, the floor.
     """
     searcher = _Searcher(
         game,
@@ -752,8 +757,10 @@ def iterative_search(
         if abs(ranked[0][1]) >= MATE_BOUND:  # forced: deeper finds no quicker win or escape
             break
         begun = searcher.now()
-        if begun + last_time * GROWTH > deadline:
+        floor = depth < min_depth
+        if not floor and begun + last_time * GROWTH > deadline:
             break
+        searcher.deadline = None if floor else deadline
         deeper = _deepen(searcher, ranked, depth + 1)
         if deeper is None:
             completed = False

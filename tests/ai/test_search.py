@@ -8,7 +8,7 @@ from itertools import count
 
 import pytest
 
-from ai.bots import LEVELS
+from ai.bots import LEVELS, Level
 from ai.evaluation import MATE_BOUND, WEIGHTS, WIN, evaluate, terminal_score, terms
 from ai.search import (
     INFINITY,
@@ -271,6 +271,22 @@ def test_iterative_search_stops_at_max_depth_and_depth_one_always_completes() ->
     assert done.depth == 2 and done.completed
     late = iterative_search(game, max_depth=4, branching=5, deadline=-1.0, clock=fake_clock())
     assert late.depth == 1 and len(late.ranked) == len(game.legal_moves())
+
+
+def test_iterative_search_completes_its_floor_however_late() -> None:
+    game = next(mid_games(1))
+    floor = iterative_search(
+        game, max_depth=4, min_depth=3, branching=5, deadline=-1.0, clock=fake_clock()
+    )
+    assert floor.depth == 3 and floor.completed
+    fixed = search(game, depth=3, branching=5)
+    assert ranked_scores(floor) == ranked_scores(fixed)
+
+
+def test_a_level_floor_lies_within_its_depth() -> None:
+    for depth, floor in ((2, 3), (None, 0)):
+        with pytest.raises(ValueError, match="min_depth"):
+            Level("odd", depth, 1.0, branching=None, quotient=None, table=False, min_depth=floor)
 
 
 def test_a_deadline_needs_a_clock() -> None:
