@@ -272,24 +272,38 @@ def run_arena(
     on_game: Callable[[GameRecord], None] | None = None,
 ) -> list[GameRecord]:
     """Play ``games`` games, ``parallel`` at a time in worker processes (in this process when
-    ``parallel`` is 1); ``on_game`` is called as each game ends. Returns them by index."""
-    records = []
+    ``parallel`` is 1); ``on_game`` is called as each game ends. Returns them by index.
+
+    Ctrl-C (KeyboardInterrupt) stops the arena early: games not yet begun are dropped, and the
+    games that finish are returned, fewer than ``games``. A terminal's Ctrl-C reaches the
+    worker processes too, which drop the games they were playing; an interrupt sent to this
+    process alone lets those games finish first.
+    """
+    records: dict[int, GameRecord] = {}
+
+    def keep(record: GameRecord) -> None:
+        if record.index not in records:
+            records[record.index] = record
+            if on_game:
+                on_game(record)
+
     options = {"game_type": game_type, "seed": seed, "max_plies": max_plies}
     if parallel <= 1:
-        for index in range(games):
-            record = play_game(a, b, index, **options)  # type: ignore[arg-type]
-            records.append(record)
-            if on_game:
-                on_game(record)
-        return records
+        with contextlib.suppress(KeyboardInterrupt):
+            for index in range(games):
+                keep(play_game(a, b, index, **options))  # type: ignore[arg-type]
+        return [records[i] for i in sorted(records)]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         futures = [pool.submit(play_game, a, b, i, **options) for i in range(games)]  # type: ignore[arg-type]
-        for future in as_completed(futures):
-            record = future.result()
-            records.append(record)
-            if on_game:
-                on_game(record)
-    return sorted(records, key=lambda r: r.index)
+        try:
+            for future in as_completed(futures):
+                keep(future.result())
+        except KeyboardInterrupt:
+            pool.shutdown(wait=True, cancel_futures=True)
+            for future in futures:
+                if not future.cancelled() and future.exception() is None:
+                    keep(future.result())
+    return [records[i] for i in sorted(records)]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,9 @@ from ai.bots import BASELINES, LEVELS, Bot
 from ai.trace import TraceRecorder
 from hive import Game, GameType, HiveError
 
+INTERRUPTED = 130
+"""``arena``'s exit status when Ctrl-C stopped it early (after reporting the finished games)."""
+
 
 def _bestmove(args: argparse.Namespace) -> int:
     try:
@@ -84,10 +87,14 @@ def _arena(args: argparse.Namespace) -> int:
             max_plies=args.max_plies,
             on_game=progress,
         )
+    interrupted = len(records) < args.games
+    if interrupted:
+        print(f"interrupted: {len(records)} of {args.games} games finished", file=sys.stderr)
     if args.save:
         Path(args.save).write_text("".join(r.game_string + "\n" for r in records))
-    print(format_summary(a.name, b.name, summarize(records)))
-    return 0
+    if records:
+        print(format_summary(a.name, b.name, summarize(records)))
+    return INTERRUPTED if interrupted else 0
 
 
 def format_summary(a: str, b: str, s: Summary) -> str:

@@ -103,6 +103,28 @@ def test_parallel_arena_alternates_colours_and_keeps_order() -> None:
     assert summary.distinct_games == len({r.game_string for r in records})
 
 
+def test_an_interrupted_arena_returns_the_games_that_finished() -> None:
+    seen: list[int] = []
+
+    def stop_after_two(record: GameRecord) -> None:
+        seen.append(record.index)
+        if len(seen) == 2:
+            raise KeyboardInterrupt  # as Ctrl-C would, while the arena runs
+
+    records = run_arena(
+        Player.bot("beginner"),
+        Player.bot("beginner"),
+        50,
+        game_type=BASE,
+        seed=4,
+        max_plies=20,
+        on_game=stop_after_two,
+    )
+    assert [r.index for r in records] == [0, 1] == seen
+    for record in records:
+        _check_record(record)
+
+
 def test_seeded_arena_is_reproducible() -> None:
     def play() -> list[str]:
         records = run_arena(

@@ -1,6 +1,9 @@
 """``hive-ai``: the real console script, as a person or a script would run it."""
 
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +104,27 @@ def test_arena_against_an_external_uhp_engine() -> None:
     assert done.returncode == 0, done.stderr
     assert f"beginner vs {sys.executable} -m ai.uhp: 2 games" in done.stdout
     assert "forfeit" not in done.stdout
+
+
+def test_ctrl_c_stops_an_arena_and_reports_the_finished_games(tmp_path: Path) -> None:
+    saved = tmp_path / "games.txt"
+    process = subprocess.Popen(
+        [HIVE_AI, "arena", "beginner", "--games", "10000", "--parallel", "2",
+         "--game-type", "Base", "--max-plies", "40", "--save", str(saved)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stderr is not None
+    progress = b""
+    while b"A scored" not in progress:  # the bar's note after a game ends
+        chunk = os.read(process.stderr.fileno(), 4096)
+        assert chunk, "the arena ended before any game did"
+        progress += chunk
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    match = re.search(rb"interrupted: (\d+) of 10000 games finished", progress + err)
+    assert match is not None, err
+    finished = int(match.group(1))
+    assert 1 <= finished < 10000
+    assert f"beginner vs beginner: {finished} games".encode() in out
+    assert len(saved.read_text().splitlines()) == finished
