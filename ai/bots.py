@@ -1,10 +1,12 @@
 """Bot levels and how a bot chooses its move.
 
-A bot plays its first two placements from the opening book (when it has one), then searches:
-the search scores every root move exactly, and the level's randomness quotient Q picks one
-of them, the best with probability ``(Q-1)/Q``, the second with ``(Q-1)/Q**2``, and so on
-(``choose_index``). Weaker levels search shallower and narrower, and have a lower Q. The
-third turn always uses Q = 2 so that games do not all open alike.
+A bot plays its first two placements from the opening book (when it has one), then searches,
+and the level's randomness quotient Q picks one of the ranked moves: the best with probability
+``(Q-1)/Q``, the second with ``(Q-1)/Q**2``, and so on (``choose_index``). The bot draws the
+index first and asks the search for exact scores down to it: most of the time that is only the
+best move, which is several times cheaper than scoring every move exactly. Weaker levels
+search shallower and narrower, and have a lower Q. The third turn always uses Q = 2 so that
+games do not all open alike.
 
 A bot never throws away a forced win (when the best move wins, it picks among the winning
 moves) and never picks a move that loses by force when another does not.
@@ -78,7 +80,7 @@ LEVELS: Final[dict[str, Level]] = {
         Level("beginner", depth=1, seconds=None, branching=None, quotient=2, table=False),
         Level("easy", depth=2, seconds=None, branching=None, quotient=5, table=False),
         Level("medium", depth=3, seconds=None, branching=8, quotient=6, table=False),
-        Level("hard", depth=None, seconds=1.0, branching=15, quotient=7, table=True, min_depth=3),
+        Level("hard", depth=4, seconds=None, branching=8, quotient=7, table=True),
         Level(
             "expert",
             depth=None,
@@ -87,7 +89,7 @@ LEVELS: Final[dict[str, Level]] = {
             quotient=9,
             table=True,
             aggressive=True,
-            min_depth=3,
+            min_depth=4,
         ),
     )
 }
@@ -136,12 +138,14 @@ class Choice:
     source: str
 
 
-def candidates(ranked: list[tuple[Move, int]]) -> int:
-    """How many of the best-first ``ranked`` moves the randomness may choose among: only the
-    winning ones when the best wins by force, else all but those that lose by force (unless
-    every move loses)."""
+def candidates(ranked: list[tuple[Move, int]], exact: int | None = None) -> int:
+    """How many of the best-first ``ranked`` moves the randomness may choose among: the first
+    ``exact`` ones, whose scores are exact (None: all); of those, only the winning ones when
+    the best wins by force, else all but those that lose by force (unless every move loses)."""
     if not ranked:
         return 0
+    if exact is not None:
+        ranked = ranked[:exact]
     best = ranked[0][1]
     if best >= MATE_BOUND:
         return sum(1 for _, value in ranked if value >= MATE_BOUND)
@@ -216,8 +220,10 @@ class Bot:
         quotient = level.quotient
         if quotient is not None and game.turn_number <= OPENING_TURNS:
             quotient = min(quotient, OPENING_QUOTIENT)
-        result = self._search(game, trace, exact=quotient is not None)
-        index = choose_index(candidates(result.ranked), quotient, self.rng)
+        # Drawn over every move, then cut to the candidates: the same law as drawing over them.
+        walk = choose_index(len(moves), quotient, self.rng)
+        result = self._search(game, trace, exact_top=walk + 1)
+        index = min(walk, candidates(result.ranked, result.exact) - 1)
         move, score = result.ranked[index]
         if trace is not None:
             trace.note(
@@ -230,7 +236,7 @@ class Bot:
             )
         return Choice(move, index, result, "search")
 
-    def _search(self, game: Game, trace: TraceRecorder | None, *, exact: bool) -> SearchResult:
+    def _search(self, game: Game, trace: TraceRecorder | None, *, exact_top: int) -> SearchResult:
         level = self.level
         if trace is not None:
             trace.note(level=level.name)
@@ -245,7 +251,7 @@ class Bot:
                 table=self.table,
                 aggressive=level.aggressive,
                 trace=trace,
-                exact=exact,
+                exact_top=exact_top,
             )
         assert level.depth is not None  # a level has one or the other
         return search(
@@ -255,6 +261,6 @@ class Bot:
             table=self.table,
             aggressive=level.aggressive,
             trace=trace,
-            exact=exact,
+            exact_top=exact_top,
             clock=self.clock,
         )

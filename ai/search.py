@@ -6,8 +6,11 @@ pop), sorted best first, and only the best ``branching`` (K) of them are searche
 frontier node (one ply left) every child is a leaf whose score is its pre-score, so all are
 scored (until a cutoff) and the limit does not apply.
 
-At the root every move is searched with a full window, so ``SearchResult.ranked`` holds the
-exact score of every move and the bots can pick a good move other than the best.
+At the root the best ``exact_top`` moves (and every move tied with them) get exact scores, so
+the bots can pick a good move other than the best and know how much worse it is. The other
+root moves are searched with a null window just below the ``exact_top``-th best score so far:
+they fail low quickly and keep upper bounds. The randomness of a level rarely looks beyond
+its best few moves, and this is what makes a 4- or 5-ply search affordable.
 
 Scores are from the side to move's point of view. A win ``p`` plies into the game scores
 ``WIN - p`` (``ai.evaluation``), so quicker wins and slower losses score better.
@@ -18,6 +21,7 @@ a ``deadline``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -99,7 +103,8 @@ class SearchResult:
     """What a search found.
 
     Attributes:
-        ranked: Every root move with its exact score (side to move's view), best first.
+        ranked: Every root move with its score (side to move's view), best first: exact for the
+            first ``exact`` moves, upper bounds for the rest.
         depth: Plies searched (of the last completed depth for an iterative search).
         nodes: Positions visited (every push, pre-scoring included).
         seconds: Time spent, by the clock given (0.0 without one).
@@ -110,8 +115,9 @@ class SearchResult:
         branching: The branching limit K (None: unlimited).
         replies: For the aggressive tie-break, the number of the opponent's replies that hold
             their score, per root move that tied for best.
-        exact: Whether every score in ``ranked`` is exact. A search with ``exact=False`` scores
-            only the best move exactly; the others hold upper bounds (still best first).
+        exact: How many moves at the head of ``ranked`` have exact scores: at least the
+            search's ``exact_top`` (all when there are fewer moves), and every move scoring as
+            much as the last of them. The others score less, and hold upper bounds.
     """
 
     ranked: list[tuple[Move, int]]
@@ -124,7 +130,7 @@ class SearchResult:
     table_hits: int = 0
     branching: int | None = None
     replies: dict[Move, int] = field(default_factory=dict)
-    exact: bool = True
+    exact: int = 0
 
     @property
     def best(self) -> Move | None:
@@ -148,14 +154,16 @@ class _Searcher:
         clock: Callable[[], float] | None,
         table: TranspositionTable | None,
         trace: TraceRecorder | None,
-        exact: bool = True,
+        exact_top: int | None = None,
     ) -> None:
+        if exact_top is not None and exact_top < 1:
+            raise ValueError(f"exact_top must be at least 1 or None, not {exact_top!r}")
         if branching is not None and branching < 1:
             raise ValueError(f"branching must be at least 1 or None, not {branching!r}")
         if deadline is not None and clock is None:
             raise ValueError("a deadline needs a clock")
         self.game = game
-        self.exact = exact
+        self.exact_top = exact_top
         self.branching = branching
         self.deadline = deadline
         self.clock = clock
@@ -461,7 +469,8 @@ class _Searcher:
     # -- root ----------------------------------------------------------------------------------
 
     def root(self, depth: int, order: list[Move] | None = None) -> list[tuple[Move, int]]:
-        """Every root move with its exact ``depth``-ply score, best first.
+        """Every root move with its ``depth``-ply score, best first: exact for the best
+        ``exact_top`` (and any that tie with them), upper bounds for the others.
 
         ``order`` (e.g. the previous iteration's ranking) sets the search order; ties keep it.
         Raises _Timeout (the game restored by the caller) when the deadline passes, except at
@@ -495,7 +504,8 @@ class _Searcher:
             if order is None:
                 order = [move for _, move in scored]
             ranked = []
-            alpha = -INFINITY
+            top = self.exact_top
+            best_exact: list[int] = []  # a min-heap of the best ``top`` exact scores so far
             for move in order:
                 child = None
                 if tnode is not None and tnode["ply"] < self.cap:
@@ -504,19 +514,25 @@ class _Searcher:
                 self.nodes += 1
                 if child is not None:
                     self._trace_prescore(child)
-                if self.exact or not ranked:
+                if top is None or len(best_exact) < top:
                     value = -self.negamax(depth - 1, -INFINITY, INFINITY, child)
-                else:  # only the best needs an exact score: a null window first
-                    value = -self.negamax(depth - 1, -alpha - 1, -alpha, child)
-                    if value > alpha:
+                    exact = True
+                else:  # a null window first: does it reach the ``top``-th best score?
+                    floor = best_exact[0]
+                    value = -self.negamax(depth - 1, -floor, -floor + 1, child)
+                    exact = value >= floor
+                    if exact:
                         if child is not None:
                             child["children"].clear()
                             child.pop("table", None)
                             child.pop("hidden", None)
-                        value = -self.negamax(depth - 1, -INFINITY, -alpha, child)
+                        value = -self.negamax(depth - 1, -INFINITY, -floor + 1, child)
                 game.pop()
-                if value > alpha:
-                    alpha = value
+                if exact and top is not None:
+                    if len(best_exact) < top:
+                        heapq.heappush(best_exact, value)
+                    else:
+                        heapq.heappushpop(best_exact, value)
                 ranked.append((move, value))
             ranked.sort(key=itemgetter(1), reverse=True)
         if tnode is not None:
@@ -585,6 +601,16 @@ def _from_table(value: int, ply: int) -> int:
     return value
 
 
+def _exact_count(ranked: list[tuple[Move, int]], top: int | None, depth: int) -> int:
+    """How many moves at the head of ``ranked`` have exact scores: all at depth 1 or without a
+    ``top``, else every move scoring at least the ``top``-th best (the others failed low
+    against a window below it)."""
+    if top is None or depth <= 1 or len(ranked) <= top:
+        return len(ranked)
+    floor = ranked[top - 1][1]
+    return sum(1 for _, value in ranked if value >= floor)
+
+
 def _finish(
     searcher: _Searcher,
     ranked: list[tuple[Move, int]],
@@ -604,7 +630,7 @@ def _finish(
         table_hits=searcher.hits,
         branching=searcher.branching,
         replies=replies or {},
-        exact=searcher.exact or depth == 1,
+        exact=_exact_count(ranked, searcher.exact_top, depth),
     )
     if searcher.trace is not None:
         searcher.trace.note(
@@ -641,9 +667,9 @@ def search(
     table: TranspositionTable | None = None,
     aggressive: bool = False,
     trace: TraceRecorder | None = None,
-    exact: bool = True,
+    exact_top: int | None = None,
 ) -> SearchResult:
-    """Search ``game`` to ``depth`` plies and score every root move exactly.
+    """Search ``game`` to ``depth`` plies and score the root moves.
 
     The game is searched in place with push/pop and left as it was.
 
@@ -658,9 +684,9 @@ def search(
         table: A transposition table to read and fill (kept between searches by the caller).
         aggressive: Break ties among the best moves by the opponent's holding replies.
         trace: A recorder to fill with the searched tree.
-        exact: Score every root move exactly (full windows at the root); False scores only the
-            best exactly (null windows for the others, much faster: for randomness off).
-            The aggressive tie-break needs exact scores and implies it.
+        exact_top: How many of the best root moves get exact scores, and every move that ties
+            with them (None: every move; 1: only the best, for randomness off). The others get
+            upper bounds from null windows, which is much faster from 3 plies on.
 
     Returns:
         The ranking of every root move; empty when the game is over.
@@ -674,7 +700,7 @@ def search(
         clock=clock,
         table=table,
         trace=trace,
-        exact=exact or aggressive,
+        exact_top=exact_top,
     )
     started = searcher.now()
     ranked = _deepen(searcher, None, 1)
@@ -722,7 +748,7 @@ def iterative_search(
     table: TranspositionTable | None = None,
     aggressive: bool = False,
     trace: TraceRecorder | None = None,
-    exact: bool = True,
+    exact_top: int | None = None,
 ) -> SearchResult:
     """Search 1, 2, 3... plies until ``max_depth`` or the deadline; the last completed depth.
 
@@ -745,7 +771,7 @@ def iterative_search(
         clock=clock,
         table=table,
         trace=trace,
-        exact=exact or aggressive,
+        exact_top=exact_top,
     )
     started = searcher.now()
     ranked = _deepen(searcher, None, 1)

@@ -12,6 +12,7 @@ from scipy.stats import chisquare
 from ai.book import OpeningBook
 from ai.bots import LEVELS, OPENING_QUOTIENT, Bot, Level, candidates, choose_index
 from ai.evaluation import WIN
+from ai.search import search
 from ai.trace import TraceRecorder
 from hive import Game, GameType, Move
 from hive.game import PASS
@@ -19,6 +20,7 @@ from tests.vectors import tsv_rows
 
 MID_GAME = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")][100]
 PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
+FOURTH_TURN = "Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 -wQ;bG1 bQ-"
 
 
 def fast(name: str) -> Level:
@@ -56,21 +58,29 @@ def test_level_checks_its_fields() -> None:
 # -- the randomness quotient ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "quotient"), [(6, 2), (6, 3), (5, 9)])
+def follows_the_quotient(observed: list[int], quotient: int) -> bool:
+    """Whether counts of indices 0..n-1 fit ``(Q-1)/Q**(i+1)``, the last index taking the
+    remainder (chi-squared, the rare tail pooled so that every expected count is at least 5)."""
+    n, draws = len(observed), sum(observed)
+    probabilities = [(quotient - 1) / quotient ** (i + 1) for i in range(n - 1)]
+    probabilities.append(1 - sum(probabilities))
+    expected = [p * draws for p in probabilities]
+    observed = list(observed)
+    while len(expected) > 1 and expected[-1] < 5:
+        tail_expected, tail_observed = expected.pop(), observed.pop()
+        expected[-1] += tail_expected
+        observed[-1] += tail_observed
+    return bool(chisquare(observed, expected).pvalue > 0.001)
+
+
+@pytest.mark.parametrize(("n", "quotient"), [(6, 2), (6, 3), (5, 9), (30, 2)])
 def test_choose_index_follows_the_quotient(n: int, quotient: int) -> None:
     rng = random.Random(20240611)
     draws = 40_000
     observed = [0] * n
     for _ in range(draws):
         observed[choose_index(n, quotient, rng)] += 1
-    probabilities = [(quotient - 1) / quotient ** (i + 1) for i in range(n - 1)]
-    probabilities.append(1 - sum(probabilities))  # the last index takes the remainder
-    expected = [p * draws for p in probabilities]
-    # pool the rare tail so that every expected count is at least 5
-    while expected[-1] < 5:
-        expected[-2] += expected.pop()
-        observed[-2] += observed.pop()
-    assert chisquare(observed, expected).pvalue > 0.001
+    assert follows_the_quotient(observed, quotient)
     # and the quotient matters: the best is chosen with probability about (Q-1)/Q
     assert abs(observed[0] / draws - (quotient - 1) / quotient) < 0.01
 
@@ -91,6 +101,26 @@ def test_candidates_keep_wins_and_avoid_forced_losses() -> None:
     assert candidates([(a, 10), (b, 3), (c, -(WIN - 4))]) == 2
     assert candidates([(a, -(WIN - 9)), (b, -(WIN - 4))]) == 2
     assert candidates([]) == 0
+
+
+@pytest.mark.parametrize("quotient", [2, 4])
+def test_a_bots_choices_follow_the_quotient(quotient: int) -> None:
+    """The bot draws the index before searching, then asks only for the scores it needs: the
+    chosen index still follows the law of ``choose_index`` over the candidates."""
+    game = Game.from_game_string(FOURTH_TURN)
+    level = Level("q", depth=2, seconds=None, branching=None, quotient=quotient, table=False)
+    full = search(game, depth=2)
+    n = candidates(full.ranked)
+    draws = 600
+    observed = [0] * n
+    bot = Bot(level, seed=5, use_book=False)
+    for _ in range(draws):
+        choice = bot.choose(game)
+        assert choice.result is not None
+        # the chosen move's score is its exact score
+        assert dict(full.ranked)[choice.move] == choice.result.ranked[choice.index][1]
+        observed[choice.index] += 1
+    assert follows_the_quotient(observed, quotient)
 
 
 # -- choosing ------------------------------------------------------------------------------------
@@ -123,7 +153,7 @@ def test_choose_leaves_the_game_unchanged(name: str) -> None:
     assert choice.source == "search" and choice.result is not None
     assert choice.move in game.legal_moves()
     assert choice.result.ranked[choice.index][0] == choice.move
-    assert choice.result.exact
+    assert choice.result.exact > choice.index
 
 
 def test_a_time_budget_cut_short_still_restores_the_game() -> None:
@@ -142,7 +172,9 @@ def test_randomness_off_plays_the_best_and_finds_the_puzzle_win() -> None:
         "sharp", depth=int(depth), seconds=None, branching=None, quotient=None, table=True
     )
     choice = Bot(level, use_book=False).choose(game)
-    assert choice.index == 0 and choice.result is not None and not choice.result.exact
+    assert choice.index == 0 and choice.result is not None
+    # randomness off: only the best move needs an exact score
+    assert 1 <= choice.result.exact < len(choice.result.ranked)
     assert game.move_string(choice.move) == game.move_string(game.parse_move(expected))
 
 

@@ -147,7 +147,7 @@ def test_terminal_scores_prefer_quick_wins() -> None:
 def test_solves_puzzle_at_its_depth(text: str, depth: str, expected: str) -> None:
     game = Game.from_game_string(text)
     before = game.game_string(), game.hash
-    result = search(game, depth=int(depth), branching=None, exact=False)
+    result = search(game, depth=int(depth), branching=None, exact_top=1)
     assert (game.game_string(), game.hash) == before
     assert result.completed and result.depth == int(depth)
     best = result.ranked[0][0]
@@ -162,7 +162,7 @@ def test_the_experts_branching_limit_solves_them_too() -> None:
     missed = []
     for text, depth, expected in PUZZLES:
         game = Game.from_game_string(text)
-        best = search(game, depth=int(depth), branching=branching, exact=False).ranked[0][0]
+        best = search(game, depth=int(depth), branching=branching, exact_top=1).ranked[0][0]
         if key(best) != destination(game.board, expected):
             missed.append(f"{text} (depth {depth}): {game.move_string(best)}, not {expected}")
     assert not missed, "\n".join(missed)
@@ -199,17 +199,30 @@ def test_alpha_beta_mate_scores_equal_minimax(row: list[str]) -> None:
     assert ranked_scores(search(game, depth=depth)) == root_scores(game, depth, None)
 
 
-def test_inexact_search_finds_the_same_best_score() -> None:
+@pytest.mark.parametrize("top", [1, 2, 4])
+def test_exact_top_scores_the_best_moves_exactly_and_bounds_the_rest(top: int) -> None:
     for game in mid_games(3):
-        exact = search(game, depth=3, branching=6)
-        quick = search(game, depth=3, branching=6, exact=False)
-        assert quick.ranked[0][1] == exact.ranked[0][1]
-        assert ranked_scores(exact)[key(quick.ranked[0][0])] == exact.ranked[0][1]
-        assert not quick.exact and exact.exact
-        assert quick.nodes < exact.nodes
-        # the others are upper bounds of their exact scores
-        exact_scores = ranked_scores(exact)
-        assert all(score >= exact_scores[key(move)] for move, score in quick.ranked[1:])
+        full = search(game, depth=3, branching=6)
+        quick = search(game, depth=3, branching=6, exact_top=top)
+        assert full.exact == len(full.ranked)
+        assert top <= quick.exact < len(quick.ranked)
+        exact_scores = ranked_scores(full)
+        head = quick.ranked[: quick.exact]
+        # the head holds the best scores, each exact, and every move tied with the last
+        assert [score for _, score in head] == [score for _, score in full.ranked[: quick.exact]]
+        assert all(exact_scores[key(move)] == score for move, score in head)
+        assert full.ranked[quick.exact][1] < head[-1][1]
+        # the others are upper bounds of their exact scores, and below the head
+        assert all(score >= exact_scores[key(move)] for move, score in quick.ranked[quick.exact :])
+        assert all(score < head[-1][1] for _, score in quick.ranked[quick.exact :])
+        if top == 1:
+            assert quick.nodes < full.nodes
+
+
+def test_exact_top_must_be_positive() -> None:
+    game = Game.from_game_string(EARLY[0])
+    with pytest.raises(ValueError, match="exact_top"):
+        search(game, depth=2, exact_top=0)
 
 
 # -- transposition table -------------------------------------------------------------------------
