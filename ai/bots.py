@@ -79,7 +79,7 @@ LEVELS: Final[dict[str, Level]] = {
     for level in (
         Level("beginner", depth=1, seconds=None, branching=None, quotient=2, table=False),
         Level("easy", depth=2, seconds=None, branching=None, quotient=5, table=False),
-        Level("medium", depth=3, seconds=None, branching=8, quotient=6, table=False),
+        Level("medium", depth=3, seconds=None, branching=5, quotient=5, table=False),
         Level("hard", depth=4, seconds=None, branching=8, quotient=7, table=True),
         Level(
             "expert",
