@@ -35,7 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.perft
 	$(BIN)/python -m bench.ai
 
-## arenas: the bots' strength and variety figures (slow: about 1.5 hours on two cores)
+## arenas: the bots' strength and variety figures (slow: about 2.5 hours on two cores)
 arenas: $(STAMP)
 	bench/arenas.sh
 

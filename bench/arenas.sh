@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The arena figures of the bots issue: each level against the one below, the top level against a
-# one-ply greedy bot, and the top level against itself for variety. Slow (about 1.5 hours on
+# one-ply greedy bot, and the top level against itself for variety. Slow (about 2.5 hours on
 # two cores): run it by hand or with `make arenas`; results go to $OUT (default arenas/).
 #
 #   bench/arenas.sh [GAMES] [PARALLEL]
