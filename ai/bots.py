@@ -43,10 +43,10 @@ class Level:
             (None: as deep as time allows).
         seconds: Time budget per move: search iteratively deeper until it runs out
             (None: a fixed-depth search to ``depth``).
-        branching: K, the children searched per node below the root (None: all).
-        min_depth: With ``seconds``, the plies always searched, however long they take. It
+        branching: K, the children searched per node below the root (None: all). It
             matters from 3 plies on: the root's children are all searched, and a frontier
             node's children are all scored.
+        min_depth: With ``seconds``, the plies always searched, however long they take.
         quotient: Q, the randomness quotient (None: always the best move).
         table: Whether the bot keeps a transposition table between moves.
         aggressive: Among equally scored moves, prefer the one leaving the opponent the fewest
