@@ -3,6 +3,9 @@
 The board keeps, per hex, the top piece (``EMPTY`` when none) and the stack height in flat lists
 indexed by hex, and the covered pieces of the few stacks higher than one in a side table. Every
 piece's hex is in ``hex_of`` (``HAND`` while it is off the board).
+
+Hexes and pieces are plain integers here (``hive.hexes``, ``hive.pieces.Piece``), so that a
+search reads the board at list-indexing speed.
 """
 
 from __future__ import annotations
@@ -13,10 +16,31 @@ from hive.hexes import CELLS, NEIGHBORS
 from hive.pieces import NUM_PIECES
 
 EMPTY: Final = -1
+"""``Board.top[h]`` of a hex with no piece."""
 HAND: Final = -1
+"""``Board.hex_of[piece]`` of a piece not on the board; also a placement's ``Move.source``."""
 
 
 class Board:
+    """The stacks of pieces on a wrapping grid of hexes.
+
+    The four attributes are the board's fast, read-only interface: callers (evaluation, search,
+    tests) index them directly and never change them; ``Game.push``/``pop`` and move generation
+    change them through ``place`` and ``lift`` only. Hexes are the integers of ``hive.hexes``
+    (``0 .. CELLS - 1``), pieces the integers of ``Piece`` (``0 .. 27``).
+
+    Attributes:
+        top: ``top[h]`` is the top piece of the stack at hex ``h``, or ``EMPTY`` (-1). A list
+            of ``CELLS`` integers indexed by hex.
+        height: ``height[h]`` is the number of pieces at ``h`` (0 for an empty hex). A list of
+            ``CELLS`` integers indexed by hex.
+        hex_of: ``hex_of[piece]`` is the hex of ``piece``, or ``HAND`` (-1) while it is off the
+            board. A list of 28 integers indexed by piece.
+        under: ``under[h]`` lists the covered pieces of the stack at ``h``, bottom first (the
+            top piece is ``top[h]``); only hexes with two or more pieces are keys. A dict, since
+            stacks are few.
+    """
+
     __slots__ = ("height", "hex_of", "top", "under")
 
     def __init__(self) -> None:
@@ -24,6 +48,15 @@ class Board:
         self.height: list[int] = [0] * CELLS
         self.under: dict[int, list[int]] = {}
         self.hex_of: list[int] = [HAND] * NUM_PIECES
+
+    def copy(self) -> Board:
+        """An independent board with the same stacks."""
+        board = Board.__new__(Board)
+        board.top = self.top.copy()
+        board.height = self.height.copy()
+        board.under = {h: covered.copy() for h, covered in self.under.items()}
+        board.hex_of = self.hex_of.copy()
+        return board
 
     def place(self, piece: int, h: int) -> None:
         """Put ``piece`` on top of the stack at ``h``."""
@@ -109,3 +142,6 @@ class Board:
                     seen.add(n)
                     todo.append(n)
         return len(seen) == len(cells)
+
+
+__all__ = ["EMPTY", "HAND", "Board"]

@@ -9,14 +9,15 @@ from typing import Final, NamedTuple
 from hive import movegen, notation
 from hive.board import EMPTY, HAND, Board
 from hive.errors import HiveError, IllegalMoveError, InvalidGameStringError, InvalidMoveError
-from hive.hexes import CELLS, NEIGHBORS
+from hive.hashing import BLACK_KEY, game_type_key, piece_key
+from hive.hexes import NEIGHBORS, axial
+from hive.layout import Layout
 from hive.pieces import (
     BASE,
     BUG_COUNTS,
     BUG_OF,
     COLOR_OF,
     FIRST_OF,
-    NUM_PIECES,
     Bug,
     Color,
     GameType,
@@ -42,8 +43,11 @@ class GameState(Enum):
 class Move(NamedTuple):
     """A move: ``piece`` goes from hex ``source`` (``HAND`` for a placement) to ``destination``.
 
-    Two moves of one position are the same move exactly when piece and destination agree.
-    The pass is ``Move.PASS``-like: ``piece == -1``.
+    Hexes are the board's integer-coded hexes of a wrapping grid (``hive.hexes``). A move alone
+    has no history, so its ``repr`` shows them as wrapped axial coordinates, which need not be
+    where the pieces are in the game's plain coordinates: ``Game.layout().endpoints(move)`` gives
+    those. Two moves of one position are the same move exactly when piece and destination
+    agree. The pass is ``PASS``, the move with ``piece == -1``.
     """
 
     piece: int
@@ -58,26 +62,28 @@ class Move(NamedTuple):
     def is_placement(self) -> bool:
         return self.source == HAND and self.piece >= 0
 
+    def __repr__(self) -> str:
+        """The constructor form with named pieces and hexes, e.g.
+        ``Move(Piece.wA1, hex_at(0, 1), hex_at(2, -1))`` or ``Move(Piece.wQ, HAND, hex_at(1, 0))``;
+        ``PASS`` for the pass."""
+        if self.is_pass:
+            return "PASS"
+        try:
+            piece = f"Piece.{Piece(self.piece).name}"
+        except ValueError:  # not one of the 28 pieces: a move built by hand
+            piece = repr(self.piece)
+        return f"Move({piece}, {_hex_repr(self.source)}, {_hex_repr(self.destination)})"
+
+
+def _hex_repr(h: int) -> str:
+    if h == HAND:
+        return "HAND"
+    q, r = axial(h)
+    return f"hex_at({q}, {r})"
+
 
 PASS: Final = Move(-1, HAND, HAND)
-
-
-def _splitmix64(n: int) -> int:
-    z = (n + 1) * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF
-    z = (z ^ z >> 30) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
-    z = (z ^ z >> 27) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
-    return z ^ z >> 31
-
-
-# Zobrist keys: a piece on a hex, XOR a key per level above the ground; and the side to move.
-_HEX_KEYS: Final = tuple(_splitmix64(i) for i in range(NUM_PIECES * CELLS))
-_LEVEL_KEYS: Final = tuple(_splitmix64(NUM_PIECES * CELLS + i) for i in range(NUM_PIECES * 8))
-_BLACK_KEY: Final = _splitmix64(NUM_PIECES * CELLS + NUM_PIECES * 8)
-
-
-def _key(piece: int, h: int, level: int) -> int:
-    key = _HEX_KEYS[piece * CELLS + h]
-    return key ^ _LEVEL_KEYS[piece * 8 + level] if level else key
+"""The pass: legal only when the side to move has no other move."""
 
 
 _TURN_RE: Final = re.compile(r"(White|Black)\[(\d+)\]")
@@ -87,10 +93,30 @@ class Game:
     """A game of Hive: the position, how it was reached, and the rules.
 
     ``push``/``pop`` are trusted and fast, for search; ``play`` reads a MoveString, checks it
-    and raises ``InvalidMoveError`` or ``IllegalMoveError`` with the reason.
+    and raises ``InvalidMoveError`` or ``IllegalMoveError`` with the reason. ``game_string``,
+    ``layout`` and ``positions`` only read the game: they replay its moves on a scratch board.
+
+    Args:
+        game_type: Which expansion pieces are in play: a ``GameType`` or its name
+            (``"Base+MLP"``); a bad name raises ``InvalidGameStringError``.
+        repetition_draw: Whether a position occurring for the third time draws (nokamute's
+            rule; off by default, as in Mzinga and UHP).
+
+    Attributes:
+        game_type: The ``GameType``.
+        board: The position (see ``Board``); read it, but change it only through the game.
+        ply: Moves played so far (passes included).
+        moves: The moves played, first first.
+        last_moved: The piece moved last (it may not move, nor be thrown, this turn); -1 when
+            none or after a pass.
+        state: The ``GameState``.
+        hash: The Zobrist hash of the position: the stacks, the side to move and the game type
+            (``hive.hashing``). Equal positions of one game type hash alike.
     """
 
-    def __init__(self, game_type: GameType = BASE, *, repetition_draw: bool = False) -> None:
+    def __init__(self, game_type: GameType | str = BASE, *, repetition_draw: bool = False) -> None:
+        if isinstance(game_type, str):
+            game_type = GameType.parse(game_type)
         self.game_type = game_type
         self.repetition_draw = repetition_draw
         self.board = Board()
@@ -98,9 +124,10 @@ class Game:
         self.moves: list[Move] = []
         self.last_moved = -1
         self.state = GameState.NOT_STARTED
-        self.hash = 0
+        self.hash = game_type_key(game_type)
         self._undo: list[tuple[int, GameState, int]] = []
-        self._seen: dict[int, int] = {0: 1}
+        self._legal: list[Move] | None = None  # this position's legal moves, once generated
+        self._seen: dict[int, int] = {self.hash: 1}
         bugs = game_type.bugs
         self._bug_pieces = tuple(
             tuple(
@@ -126,8 +153,37 @@ class Game:
     def is_over(self) -> bool:
         return self.state.is_over
 
-    def next_in_hand(self, color: int) -> list[int]:
-        """The lowest-numbered piece of each bug the player still has in hand."""
+    def copy(self) -> Game:
+        """An independent game with the same moves, options and position: the board's lists
+        are copied, not replayed. ``copy.copy`` and ``copy.deepcopy`` do the same."""
+        game = type(self).__new__(type(self))
+        game.game_type = self.game_type
+        game.repetition_draw = self.repetition_draw
+        game.board = self.board.copy()
+        game.ply = self.ply
+        game.moves = self.moves.copy()
+        game.last_moved = self.last_moved
+        game.state = self.state
+        game.hash = self.hash
+        game._undo = self._undo.copy()
+        game._legal = self._legal
+        game._seen = self._seen.copy()
+        game._bug_pieces = self._bug_pieces
+        return game
+
+    def __copy__(self) -> Game:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        return self.copy()
+
+    def next_in_hand(self, color: int) -> list[Piece]:
+        """The lowest-numbered piece of each bug the player still has in hand (``wS1`` before
+        ``wS2``), in bug order: the pieces that player may place, rules of the turn aside."""
+        return [Piece(p) for p in self._next_in_hand(color)]
+
+    def _next_in_hand(self, color: int) -> list[int]:
+        """``next_in_hand`` as plain integers, for move generation."""
         hex_of = self.board.hex_of
         return [
             next(p for p in pieces if hex_of[p] == HAND)
@@ -136,7 +192,7 @@ class Game:
         ]
 
     def hand(self, color: int) -> list[Piece]:
-        """Every piece the player still has in hand."""
+        """Every piece the player still has in hand, in bug then number order."""
         hex_of = self.board.hex_of
         return [Piece(p) for ps in self._bug_pieces[color] for p in ps if hex_of[p] == HAND]
 
@@ -147,12 +203,18 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Every legal move, each (piece, destination) once; ``[PASS]`` when nothing else is
-        legal; empty when the game is over."""
-        groups = movegen.generate(self)
-        moves = [Move(p, src, d) for p, src, dests in groups for d in dests]
-        if not moves and not self.is_over():
-            return [PASS]
-        return moves
+        legal; empty when the game is over.
+
+        The list is kept until the next ``push`` or ``pop``, so asking again (a server sends the
+        moves, then checks the one played) generates nothing; each call returns a new list."""
+        moves = self._legal
+        if moves is None:
+            groups = movegen.generate(self)
+            moves = [Move(p, src, d) for p, src, dests in groups for d in dests]
+            if not moves and not self.is_over():
+                moves = [PASS]
+            self._legal = moves
+        return moves.copy()
 
     def count_legal_moves(self) -> int:
         """``len(self.legal_moves())``, without building the moves."""
@@ -178,12 +240,13 @@ class Game:
         if piece >= 0:
             height = board.height
             if src != HAND:
-                h ^= _key(piece, src, height[src] - 1)
+                h ^= piece_key(piece, src, height[src] - 1)
                 board.lift(src)
-            h ^= _key(piece, dst, height[dst])
+            h ^= piece_key(piece, dst, height[dst])
             board.place(piece, dst)
         self._undo.append((self.last_moved, self.state, self.hash))
-        self.hash = h ^ _BLACK_KEY
+        self._legal = None
+        self.hash = h ^ BLACK_KEY
         self.last_moved = piece
         self.ply += 1
         self.moves.append(move)
@@ -199,6 +262,7 @@ class Game:
         else:
             del self._seen[self.hash]
         self.last_moved, self.state, self.hash = self._undo.pop()
+        self._legal = None
         self.ply -= 1
         piece, src, dst = move
         if piece >= 0:
@@ -258,9 +322,26 @@ class Game:
         self.push(move)
         return move
 
+    def play_unchecked(self, text: str) -> Move:
+        """Play a MoveString known to be legal here, such as a stored game's (read, not
+        checked: no legal moves are generated); returns the move."""
+        if text.strip().lower() == notation.PASS_STRING:
+            move = PASS
+        else:
+            piece, dst = notation.destination(self.board, text)
+            move = Move(piece, self.board.hex_of[piece], dst)
+        self.push(move)
+        return move
+
     def undo(self, count: int = 1) -> None:
-        """Take back ``count`` moves (as many as there are, at most)."""
-        for _ in range(min(count, len(self.moves))):
+        """Take back the last ``count`` moves.
+
+        Raises:
+            HiveError: ``count`` is negative or more than the moves played; nothing is undone.
+        """
+        if not 0 <= count <= len(self.moves):
+            raise HiveError(f"cannot undo {count!r} moves: {len(self.moves)} played")
+        for _ in range(count):
             self.pop()
 
     def _can_be_thrown(self, piece: int) -> bool:
@@ -282,7 +363,7 @@ class Game:
                 return "the Queen may not be placed on a player's first turn"
             if self.turn_number == 4 and not self.queen_placed(color) and piece != queen:
                 return "the Queen must be placed by a player's fourth turn"
-            if piece not in self.next_in_hand(color):
+            if piece not in self._next_in_hand(color):
                 first = next(p for p in self.hand(color) if BUG_OF[p] == BUG_OF[piece])
                 return f"pieces of a bug enter in order: {first} comes before {name}"
             if board.top[dst] != EMPTY:
@@ -305,15 +386,49 @@ class Game:
     # -- GameStrings ---------------------------------------------------------------------------
 
     def game_string(self) -> str:
-        """``GameTypeString;GameStateString;TurnString;moves...`` with canonical MoveStrings."""
+        """``GameTypeString;GameStateString;TurnString;moves...`` with canonical MoveStrings.
+
+        Each move is spelled on a scratch board that replays the game; the game itself is only
+        read, so this is safe while iterating over its moves or in the middle of a search.
+        """
+        board = Board()
         spelled = []
-        played = list(self.moves)
-        self.undo(len(played))
-        for move in played:
-            spelled.append(self.move_string(move))
-            self.push(move)
-        head = f"{self.game_type};{self.state};{self.turn}[{self.turn_number}]"
-        return ";".join([head, *spelled])
+        for piece, src, dst in self.moves:
+            if piece < 0:
+                spelled.append(notation.PASS_STRING)
+                continue
+            spelled.append(notation.spell(piece, board, dst))
+            if src != HAND:
+                board.lift(src)
+            board.place(piece, dst)
+        return ";".join([self.game_string_head(), *spelled])
+
+    def game_string_head(self) -> str:
+        """The GameString before its moves: ``GameTypeString;GameStateString;TurnString`` (a
+        caller holding the game's canonical MoveStrings joins them to it without a replay)."""
+        return f"{self.game_type};{self.state};{self.turn}[{self.turn_number}]"
+
+    # -- plain coordinates -----------------------------------------------------------------------
+
+    def layout(self) -> Layout:
+        """Plain axial coordinates of this position: of every piece, and of the hexes a legal
+        move starts from or goes to. See ``hive.layout.Layout``; it replays the moves on a
+        scratch board (linear in the moves played), so build it once per position."""
+        return Layout(self.moves)
+
+    def positions(self) -> dict[Piece, tuple[int, int, int]]:
+        """``(q, r, level)`` of every piece on the board, ``level`` 0 on the ground.
+
+        Coordinates are plain axial ones, not wrapped, and stable: the first piece placed is at
+        (0, 0) and a piece keeps its coordinates until it moves. Shorthand for
+        ``self.layout().positions``.
+        """
+        return self.layout().positions
+
+    def axial(self, h: int) -> tuple[int, int]:
+        """Plain axial ``(q, r)`` of hex ``h`` (a stack, or an empty hex touching one).
+        Shorthand for ``self.layout().axial(h)``; for many hexes build the layout once."""
+        return self.layout().axial(h)
 
     @classmethod
     def from_game_string(cls, text: str, *, repetition_draw: bool = False) -> Game:

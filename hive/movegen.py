@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS, ORIGIN, SLIDES
-from hive.pieces import BUG_OF, COLOR_OF, FIRST_OF, PIECES_PER_COLOR, Bug
+from hive.pieces import BUG_AT, BUG_OF, FIRST_OF, OWNER, PIECES_PER_COLOR, Bug
 
 if TYPE_CHECKING:
     from hive.game import Game
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
 Group = tuple[int, int, Collection[int]]
 
 QUEEN, SPIDER, BEETLE, GRASSHOPPER, ANT, MOSQUITO, LADYBUG, PILLBUG = Bug
-
-# OWNER[top] is the colour of a top piece, and 2 for EMPTY (-1 indexes the last entry).
-OWNER: Final = (*COLOR_OF, 2)
-BUG_AT: Final = (*BUG_OF, -1)
 
 
 def generate(game: Game) -> list[Group]:
@@ -44,7 +40,7 @@ def generate(game: Game) -> list[Group]:
     queen_in_hand = hex_of[queen] == HAND
 
     groups: list[Group] = []
-    in_hand = game.next_in_hand(color)
+    in_hand = game._next_in_hand(color)
     if turn == 1:
         in_hand = [p for p in in_hand if p != queen]
     elif turn == 4 and queen_in_hand:

@@ -14,7 +14,7 @@ from typing import Final
 from hive.board import EMPTY, HAND, Board
 from hive.errors import IllegalMoveError, InvalidMoveError
 from hive.hexes import NEIGHBORS
-from hive.pieces import Piece
+from hive.pieces import NAMES, Piece
 
 PASS_STRING: Final = "pass"
 
@@ -74,17 +74,17 @@ def spell(piece: int, board: Board, to: int) -> str:
     On top of a stack: the stack's top piece. Otherwise the first neighbour of ``to`` in
     direction order, naming the top of its stack, or the piece below when that is the mover.
     """
-    name = Piece(piece).name
+    name = NAMES[piece]
     top = board.top
     if top[to] != EMPTY:
-        return f"{name} {Piece(top[to]).name}"
+        return f"{name} {NAMES[top[to]]}"
     for d, n in enumerate(NEIGHBORS[to]):
         ref = top[n]
         if ref == piece:
             below = board.under.get(n)
             ref = below[-1] if below else EMPTY
         if ref != EMPTY:
-            return _relative(name, Piece(ref).name, (d + 3) % 6)
+            return _relative(name, NAMES[ref], (d + 3) % 6)
     if not board.occupied():
         return name
     raise InvalidMoveError(f"{name} to an isolated hex has no MoveString")

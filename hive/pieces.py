@@ -113,6 +113,20 @@ FIRST_OF: Final = tuple(
 )
 """``FIRST_OF[color][bug]`` is the piece id of that player's first piece of that bug."""
 
+QUEENS: Final = (FIRST_OF[0][Bug.QUEEN], FIRST_OF[1][Bug.QUEEN])
+"""``QUEENS[color]`` is the piece id of that player's Queen."""
+
+OWNER: Final = (*COLOR_OF, 2)
+"""``OWNER[board.top[h]]`` is the colour of the top piece at ``h``, and 2 for an empty hex
+(``EMPTY`` is -1, which indexes the last entry)."""
+
+BUG_AT: Final = (*BUG_OF, -1)
+"""``BUG_AT[board.top[h]]`` is the bug of the top piece at ``h``, and -1 for an empty hex."""
+
+NAMES: Final = tuple(Piece(p).name for p in range(NUM_PIECES))
+"""``NAMES[piece]`` is the UHP name of a piece id (``Piece(piece).name`` without building the
+enum member: the notation spells many moves)."""
+
 
 @dataclass(frozen=True, order=True)
 class GameType:

@@ -17,6 +17,15 @@ from hive.game import PASS
 from hive.hexes import NEIGHBORS, axial, hex_at
 from hive.notation import destination
 
+# Positions with stacks, as canonical GameStrings (spelled as ``Game.game_string`` spells them).
+# A Base+MLP game where wB2 climbs wQ and bB1 climbs bQ:
+MIDGAME = "Base+MLP;InProgress;White[5];wB1;bB1 -wB1;wQ wB1-;bQ /bB1;wB2 wQ-;bQ /wB1;wB2 wQ;bB1 bQ"
+# nokamute's Pillbug gate: Beetles on both Queens, and White's only moves are wP's throws of bA1.
+STACKED_AND_THROWN = (
+    "Base+P;InProgress;White[9];wP;bB1 wP-;wQ /wP;bQ bB1/;wQ /bB1;bQ wP/;wQ /wP;bA1 bQ/;"
+    "wQ /bB1;bA1 -bQ;wQ /wP;bB2 bA1/;wQ /bB1;bB2 bQ;bA1 -wP;bB1 wQ"
+)
+
 MoveKey = tuple[int, int]
 """A move as ``(piece, destination hex)``; the pass is ``PASS_KEY``."""
 
@@ -90,6 +99,22 @@ def assert_same_moves(game: Game, actual: set[MoveKey], expected: set[MoveKey]) 
         missing = sorted(describe(game, k) for k in expected - actual)
         extra = sorted(describe(game, k) for k in actual - expected)
         pytest.fail(f"{game.game_string()}\n  missing: {missing}\n  extra: {extra}")
+
+
+def raw_state(game: Game) -> tuple[object, ...]:
+    """Everything push and pop touch, read straight from the game and its board."""
+    board = game.board
+    return (
+        game.hash,
+        game.state,
+        game.ply,
+        game.last_moved,
+        tuple(game.moves),
+        tuple(board.top),
+        tuple(board.height),
+        tuple(board.hex_of),
+        {h: tuple(pieces) for h, pieces in board.under.items()},
+    )
 
 
 def slug(text: str) -> str:

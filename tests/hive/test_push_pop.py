@@ -10,6 +10,7 @@ from hive import Game, GameType, Move, Piece
 from hive.board import HAND
 from hive.hexes import NEIGHBORS, ORIGIN
 from hive.pieces import ALL_GAME_TYPES
+from tests.hive.support import raw_state
 
 GAMES_PER_TYPE = 25  # 200 games in all
 PLIES = 60
@@ -21,22 +22,6 @@ def board_snapshot(game: Game) -> tuple[tuple[int, tuple[int, ...]], ...]:
     board = game.board
     stacks = tuple(sorted((h, tuple(board.stack(h))) for h in board.occupied()))
     return (*stacks, (-1, (int(game.turn),)))
-
-
-def raw_state(game: Game) -> tuple[object, ...]:
-    """Everything push and pop touch, read straight from the game and its board."""
-    board = game.board
-    return (
-        game.hash,
-        game.state,
-        game.ply,
-        game.last_moved,
-        tuple(game.moves),
-        tuple(board.top),
-        tuple(board.height),
-        tuple(board.hex_of),
-        {h: tuple(pieces) for h, pieces in board.under.items()},
-    )
 
 
 def full_state(game: Game) -> tuple[object, ...]:
@@ -76,7 +61,7 @@ def test_push_pop_restores_everything(game_type: GameType) -> None:
         while history:  # then unwind the whole game
             game.pop()
             assert full_state(game) == history.pop()
-        assert game.hash == 0
+        assert game.hash == Game(game_type).hash
         assert game.ply == 0
     assert plies > GAMES_PER_TYPE * PLIES // 2
 
@@ -196,3 +181,16 @@ def test_hash_tells_the_order_of_a_stack() -> None:
     assert first.board.hex_of == second.board.hex_of
     assert first.turn == second.turn
     assert first.hash != second.hash
+
+
+@pytest.mark.parametrize("game_type", ALL_GAME_TYPES, ids=game_type_id)
+def test_play_unchecked_reaches_the_positions_play_reaches(game_type: GameType) -> None:
+    """A stored game replayed without checks (the server's cache) is the game played with
+    them: the same moves, hash and state at every ply, passes included."""
+    rng = random.Random(f"{SEED}-unchecked-{game_type}")
+    for _ in range(5):
+        checked, unchecked = Game(game_type), Game(game_type)
+        while not checked.is_over() and checked.ply < PLIES:
+            text = checked.move_string(rng.choice(checked.legal_moves()))
+            assert unchecked.play_unchecked(text) == checked.play(text)
+            assert full_state(unchecked) == full_state(checked)

@@ -1,0 +1,77 @@
+"""Zobrist hashing: the splitmix64 mixer and the keys of ``Game.hash``.
+
+A position's hash is the XOR of one key per piece on the board (its hex, and its level when it
+is not on the ground), the side-to-move key when Black is to move, and the key of the game type,
+so that the same moves in ``Base`` and ``Base+MLP`` hash differently. Keys are
+``splitmix64(i)`` for ``i`` below ``ZOBRIST_KEY_COUNT``; other users of the mixer (a search's
+own keys, say) take indices from ``ZOBRIST_KEY_COUNT`` on, so their keys are never one of these.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from hive.hexes import CELLS
+from hive.pieces import ALL_GAME_TYPES, NUM_PIECES, GameType
+
+_MASK64: Final = 0xFFFFFFFFFFFFFFFF
+
+
+def splitmix64(n: int) -> int:
+    """A well-mixed 64-bit value for the integer ``n`` (splitmix64's output for state ``n``).
+
+    Distinct ``n`` below ``2**64`` give distinct values, so ``splitmix64(i)`` for consecutive
+    ``i`` makes a table of Zobrist keys.
+    """
+    z = (n + 1) * 0x9E3779B97F4A7C15 & _MASK64
+    z = (z ^ z >> 30) * 0xBF58476D1CE4E5B9 & _MASK64
+    z = (z ^ z >> 27) * 0x94D049BB133111EB & _MASK64
+    return z ^ z >> 31
+
+
+LEVELS: Final = 8
+"""Levels with a key of their own: more than a stack can hold (a piece with four Beetles and two
+Mosquitoes on it is seven)."""
+
+_LEVEL_BASE: Final = NUM_PIECES * CELLS
+_BLACK_INDEX: Final = _LEVEL_BASE + NUM_PIECES * LEVELS
+_GAME_TYPE_BASE: Final = _BLACK_INDEX + 1
+
+ZOBRIST_KEY_COUNT: Final = _GAME_TYPE_BASE + len(ALL_GAME_TYPES)
+"""The indices ``0 .. ZOBRIST_KEY_COUNT - 1`` of ``splitmix64`` make the keys below."""
+
+HEX_KEYS: Final = tuple(splitmix64(i) for i in range(_LEVEL_BASE))
+"""``HEX_KEYS[piece * CELLS + h]``: ``piece`` is on hex ``h`` (at any level)."""
+
+LEVEL_KEYS: Final = tuple(splitmix64(_LEVEL_BASE + i) for i in range(NUM_PIECES * LEVELS))
+"""``LEVEL_KEYS[piece * LEVELS + level]``: ``piece`` is ``level`` pieces above the ground."""
+
+BLACK_KEY: Final = splitmix64(_BLACK_INDEX)
+"""Black is to move."""
+
+_GAME_TYPE_KEYS: Final = {
+    game_type: splitmix64(_GAME_TYPE_BASE + i) for i, game_type in enumerate(ALL_GAME_TYPES)
+}
+
+
+def piece_key(piece: int, h: int, level: int) -> int:
+    """The key of ``piece`` on hex ``h``, ``level`` pieces above the ground (0 on the ground)."""
+    key = HEX_KEYS[piece * CELLS + h]
+    return key ^ LEVEL_KEYS[piece * LEVELS + level] if level else key
+
+
+def game_type_key(game_type: GameType) -> int:
+    """The key of ``game_type``, part of every hash of a game of that type."""
+    return _GAME_TYPE_KEYS[game_type]
+
+
+__all__ = [
+    "BLACK_KEY",
+    "HEX_KEYS",
+    "LEVELS",
+    "LEVEL_KEYS",
+    "ZOBRIST_KEY_COUNT",
+    "game_type_key",
+    "piece_key",
+    "splitmix64",
+]

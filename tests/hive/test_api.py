@@ -1,0 +1,420 @@
+"""The Game API as callers meet it: read-only GameStrings, copies, readable moves, hands, undo,
+game types by name, the hash per game type, and the exported tables and Board interface."""
+
+from __future__ import annotations
+
+import copy
+import random
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+import hive
+from hive import (
+    EMPTY,
+    HAND,
+    PASS,
+    Board,
+    Game,
+    GameState,
+    GameType,
+    HiveError,
+    InvalidGameStringError,
+    Move,
+    Piece,
+    movegen,
+)
+from hive.hashing import (
+    BLACK_KEY,
+    HEX_KEYS,
+    LEVEL_KEYS,
+    ZOBRIST_KEY_COUNT,
+    game_type_key,
+    piece_key,
+    splitmix64,
+)
+from hive.hexes import CELLS, hex_at
+from hive.pieces import (
+    ALL_GAME_TYPES,
+    BUG_AT,
+    BUG_OF,
+    COLOR_OF,
+    NAMES,
+    OWNER,
+    QUEENS,
+    Bug,
+    Color,
+)
+from tests.hive.support import MIDGAME, STACKED_AND_THROWN, raw_state
+
+# nokamute's "Draw by threefold repetition" moves: the queens step back and forth.
+REPEATING = (
+    "wS1",
+    "bB1 wS1-",
+    "wQ \\wS1",
+    "bQ bB1\\",
+    "wQ -wS1",
+    "bQ bB1-",
+    "wQ \\wS1",
+    "bQ bB1\\",
+    "wQ -wS1",
+    "bQ bB1-",
+    "wQ \\wS1",
+    "bQ bB1\\",
+)
+
+
+def freeze(game: Game) -> None:
+    """Make the game's move list and board immutable, so that any change raises."""
+    board: Any = game.board
+    board.top, board.height = tuple(board.top), tuple(board.height)
+    board.hex_of = tuple(board.hex_of)
+    board.under = MappingProxyType({h: tuple(c) for h, c in board.under.items()})
+    frozen: Any = game
+    frozen.moves = tuple(game.moves)
+
+
+def random_game(game_type: GameType, plies: int, seed: str) -> Game:
+    rng = random.Random(seed)
+    game = Game(game_type)
+    for _ in range(plies):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game.push(rng.choice(moves))
+    return game
+
+
+# -- game_string is read-only ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [MIDGAME, STACKED_AND_THROWN])
+def test_game_string_only_reads_the_game(text: str) -> None:
+    """A frozen game (tuples for lists) still spells itself: no push, pop or lift happens."""
+    game = Game.from_game_string(text)
+    before = raw_state(game)
+    freeze(game)
+    assert game.game_string() == text
+    assert str(game) == text
+    assert repr(game) == f"Game.from_game_string({text!r})"
+    assert raw_state(game) == before
+
+
+def test_game_string_while_iterating_over_the_moves_and_in_a_search() -> None:
+    game = Game.from_game_string(STACKED_AND_THROWN)
+    seen = []
+    for move in game.moves:  # reading the game inside a loop over its own move list
+        seen.append((move, game.game_string()))
+    assert seen == [(move, STACKED_AND_THROWN) for move in game.moves]
+    played = STACKED_AND_THROWN.split(";")[3:]
+    for move in game.legal_moves():  # and inside a search's push / pop
+        spelled = game.move_string(move)
+        game.push(move)
+        text = game.game_string()
+        assert text.split(";")[3:] == [*played, spelled]
+        assert Game.from_game_string(text).hash == game.hash
+        game.pop()
+
+
+@pytest.mark.parametrize("game_type", ALL_GAME_TYPES, ids=str)
+def test_game_string_of_pushed_moves_replays_to_the_same_game(game_type: GameType) -> None:
+    game = random_game(game_type, 60, f"pushed-{game_type}")
+    again = Game.from_game_string(game.game_string())
+    assert raw_state(again) == raw_state(game)
+
+
+# -- copy --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make_copy", [Game.copy, copy.copy, copy.deepcopy])
+def test_copy_is_an_independent_game(make_copy: Any) -> None:
+    game = Game.from_game_string(STACKED_AND_THROWN)
+    before = raw_state(game)
+    other: Game = make_copy(game)
+    assert other is not game
+    assert raw_state(other) == before
+    assert other.game_type == game.game_type
+    assert other.game_string() == game.game_string()
+    # Moves on the copy, its whole history taken back included, leave the game alone.
+    for move in other.legal_moves():
+        other.push(move)
+        assert raw_state(game) == before
+        other.pop()
+    other.push(other.legal_moves()[0])
+    other.undo(len(other.moves))
+    assert other.hash == Game("Base+P").hash
+    assert other.board.occupied() == set()
+    assert raw_state(game) == before
+    # The game still takes back its own history...
+    game.undo(len(game.moves))
+    assert raw_state(game) == raw_state(Game("Base+P"))
+    # ... and moves on the game leave a copy alone.
+    game = Game.from_game_string(STACKED_AND_THROWN)
+    other = make_copy(game)
+    game.push(game.legal_moves()[-1])
+    game.undo(5)
+    assert raw_state(other) == before
+
+
+def test_copy_keeps_the_options_and_the_positions_seen() -> None:
+    game = Game("Base", repetition_draw=True)
+    for move in REPEATING[:-1]:
+        game.play(move)
+    other = game.copy()
+    assert other.repetition_draw
+    other.play(REPEATING[-1])  # the third occurrence of the position
+    assert other.state == GameState.DRAW
+    assert game.state == GameState.IN_PROGRESS
+    assert Game("Base").copy().repetition_draw is False
+
+
+# -- readable moves ----------------------------------------------------------------------------
+
+
+def test_move_repr_names_the_piece_and_the_hexes() -> None:
+    assert repr(Move(Piece.wA1, hex_at(0, 1), hex_at(2, -1))) == (
+        "Move(Piece.wA1, hex_at(0, 1), hex_at(2, -1))"
+    )
+    assert repr(Move(Piece.bQ, HAND, hex_at(-16, 15))) == "Move(Piece.bQ, HAND, hex_at(-16, 15))"
+    assert repr(Move(3, HAND, 0)) == "Move(Piece.wB1, HAND, hex_at(0, 0))"  # from plain ints
+    assert repr(PASS) == "PASS"
+    assert repr(Move(99, 1, 2)) == "Move(99, hex_at(1, 0), hex_at(2, 0))"  # not a piece
+
+
+@pytest.mark.parametrize("game_type", ALL_GAME_TYPES, ids=str)
+def test_move_repr_evaluates_to_the_move(game_type: GameType) -> None:
+    names = {"Move": Move, "Piece": Piece, "HAND": HAND, "PASS": PASS, "hex_at": hex_at}
+    game = random_game(game_type, 40, f"repr-{game_type}")
+    moves = [*game.moves, *game.legal_moves(), PASS]
+    assert len(moves) > 20
+    for move in moves:
+        assert eval(repr(move), names) == move
+
+
+def test_pass_is_exported() -> None:
+    assert hive.PASS is hive.game.PASS
+    assert PASS.is_pass
+    assert not PASS.is_placement
+
+
+# -- hands -------------------------------------------------------------------------------------
+
+
+def test_hand_and_next_in_hand_are_pieces() -> None:
+    game = Game.from_game_string(MIDGAME)
+    for color in (Color.WHITE, Color.BLACK):
+        hand, next_ = game.hand(color), game.next_in_hand(color)
+        assert hand and next_
+        assert all(type(p) is Piece for p in hand + next_)
+        assert set(next_) <= set(hand)
+        assert [p.bug for p in next_] == sorted({p.bug for p in hand})
+        assert all(p.number == min(q.number for q in hand if q.bug == p.bug) for p in next_)
+    assert game.next_in_hand(Color.WHITE) == [
+        Piece.wS1,
+        Piece.wG1,
+        Piece.wA1,
+        Piece.wM,
+        Piece.wL,
+        Piece.wP,
+    ]
+    placed = {Piece(m.piece) for m in game.legal_moves() if m.is_placement}
+    assert placed == set(game.next_in_hand(Color.WHITE))
+
+
+# -- undo --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [-1, 9, 100])
+def test_undo_refuses_more_moves_than_were_played(count: int) -> None:
+    game = Game.from_game_string(MIDGAME)
+    before = raw_state(game)
+    with pytest.raises(HiveError) as info:
+        game.undo(count)
+    assert str(info.value) == f"cannot undo {count} moves: 8 played"
+    assert isinstance(info.value, ValueError)
+    assert raw_state(game) == before
+
+
+def test_undo_takes_back_that_many_moves() -> None:
+    game = Game.from_game_string(MIDGAME)
+    game.undo(0)
+    assert len(game.moves) == 8
+    game.undo()
+    assert len(game.moves) == 7
+    game.undo(7)
+    assert game.moves == []
+    assert raw_state(game) == raw_state(Game("Base+MLP"))
+
+
+# -- game types by name ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_type", ALL_GAME_TYPES, ids=str)
+def test_game_takes_the_game_type_or_its_name(game_type: GameType) -> None:
+    by_name = Game(str(game_type), repetition_draw=True)
+    assert by_name.game_type == game_type
+    assert by_name.repetition_draw
+    assert raw_state(by_name) == raw_state(Game(game_type))
+    assert Game().game_type == GameType()
+
+
+@pytest.mark.parametrize("name", ["Base+X", "base", "", "Base+MM"])
+def test_game_refuses_a_bad_game_type_name(name: str) -> None:
+    with pytest.raises(InvalidGameStringError) as info:
+        Game(name)
+    assert repr(name) in str(info.value)
+
+
+# -- the hash and the game type ----------------------------------------------------------------
+
+
+def test_the_same_moves_hash_differently_in_each_game_type() -> None:
+    """A transposition table kept across games never mixes up Base and Base+MLP positions."""
+    moves = ("wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-", "wG1 -wQ", "bB1 bQ-", "wB1 \\wQ", "bB1 bQ")
+    games = [Game(game_type) for game_type in ALL_GAME_TYPES]
+    for move in (None, *moves):
+        for game in games:
+            if move:
+                game.play(move)
+            assert Game.from_game_string(game.game_string()).hash == game.hash
+        assert len({game.hash for game in games}) == len(ALL_GAME_TYPES), move
+    base, base_mlp = Game("Base"), Game("Base+MLP")
+    for move in moves:
+        base.play(move)
+        base_mlp.play(move)
+    assert base.board.top == base_mlp.board.top
+    assert base.hash != base_mlp.hash
+
+
+def expected_hash(game: Game) -> int:
+    """The hash of ``game``'s position, recomputed from its stacks as hive.hashing says."""
+    board = game.board
+    h = game_type_key(game.game_type)
+    for cell in board.occupied():
+        for level, piece in enumerate(board.stack(cell)):
+            h ^= piece_key(piece, cell, level)
+    return h ^ BLACK_KEY if game.turn == Color.BLACK else h
+
+
+@pytest.mark.parametrize("game_type", ALL_GAME_TYPES, ids=str)
+def test_hash_is_made_of_the_documented_keys(game_type: GameType) -> None:
+    rng = random.Random(f"keys-{game_type}")
+    game = Game(game_type)
+    assert game.hash == game_type_key(game_type) != 0
+    for _ in range(80):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game.push(rng.choice(moves))
+        assert game.hash == expected_hash(game)
+    assert game.ply > 40
+
+
+@pytest.mark.parametrize("text", [MIDGAME, STACKED_AND_THROWN])
+def test_hash_of_stacks_is_made_of_the_documented_keys(text: str) -> None:
+    game = Game.from_game_string(text)
+    assert any(game.board.height[h] > 1 for h in game.board.occupied())
+    assert game.hash == expected_hash(game)
+
+
+def test_splitmix64_is_the_reference_generator() -> None:
+    """splitmix64 seeded with 0 gives these first outputs (Vigna's splitmix64.c)."""
+    assert [splitmix64(i) for i in range(3)] == [
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
+    ]
+
+
+def test_zobrist_keys_are_distinct_and_leave_the_later_indices_free() -> None:
+    keys = [
+        *HEX_KEYS,
+        *LEVEL_KEYS,
+        BLACK_KEY,
+        *(game_type_key(game_type) for game_type in ALL_GAME_TYPES),
+    ]
+    assert len(keys) == ZOBRIST_KEY_COUNT
+    assert sorted(keys) == sorted(splitmix64(i) for i in range(ZOBRIST_KEY_COUNT))
+    assert len(set(keys)) == len(keys)
+    assert splitmix64(ZOBRIST_KEY_COUNT) not in set(keys)
+
+
+# -- tables and the Board interface ------------------------------------------------------------
+
+
+def test_legal_moves_are_generated_once_per_position_and_each_call_owns_its_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = Game.from_game_string(STACKED_AND_THROWN)
+    calls = 0
+    generate = movegen.generate
+
+    def counted(g: Game) -> Any:
+        nonlocal calls
+        calls += 1
+        return generate(g)
+
+    monkeypatch.setattr(movegen, "generate", counted)
+    first = game.legal_moves()
+    first.clear()  # a caller's list is its own
+    second = game.legal_moves()
+    assert second and second == game.legal_moves() and calls == 1
+    assert game.is_legal(second[0]) and game.parse_move(game.move_string(second[0]))
+    assert calls == 1
+    game.push(second[0])  # a new position: generated anew
+    after = game.legal_moves()
+    assert calls == 2 and after != second
+    game.pop()
+    assert game.legal_moves() == second and calls == 3
+    other = game.copy()
+    other.push(second[-1])
+    assert game.legal_moves() == second and calls == 3
+
+
+def test_piece_names_are_the_enum_names() -> None:
+    assert tuple(piece.name for piece in Piece) == NAMES
+
+
+def test_piece_tables_have_one_home() -> None:
+    assert (Piece.wQ, Piece.bQ) == QUEENS
+    assert OWNER[EMPTY] == 2
+    assert BUG_AT[EMPTY] == -1
+    for piece in Piece:
+        assert OWNER[piece] == piece.color == COLOR_OF[piece]
+        assert BUG_AT[piece] == piece.bug == BUG_OF[piece]
+        assert (piece in QUEENS) == (piece.bug == Bug.QUEEN)
+    # Move generation uses these very tables (the names are not re-exported from there).
+    assert vars(movegen)["OWNER"] is OWNER
+    assert vars(movegen)["BUG_AT"] is BUG_AT
+
+
+def test_board_interface_is_exported_and_describes_the_position() -> None:
+    assert (hive.Board, hive.EMPTY, hive.HAND) == (hive.board.Board, -1, -1)
+    game = Game.from_game_string(STACKED_AND_THROWN)
+    board = game.board
+    assert isinstance(board, Board)
+    assert len(board.top) == len(board.height) == CELLS
+    assert len(board.hex_of) == len(Piece)
+    assert board.under  # this position has a stack
+    for h in range(CELLS):
+        stack = board.stack(h)
+        assert board.height[h] == len(stack)
+        assert board.top[h] == (stack[-1] if stack else EMPTY)
+        assert board.under.get(h, []) == stack[:-1]
+    for piece in Piece:
+        h = board.hex_of[piece]
+        in_play = game.game_type.has_piece(piece)
+        assert (h == HAND and in_play) == (piece in game.hand(piece.color))
+        assert h == HAND or piece in board.stack(h)
+
+
+def test_board_copy_is_independent() -> None:
+    board = Game.from_game_string(STACKED_AND_THROWN).board
+    other = board.copy()
+    covered = next(iter(board.under))
+    assert other.stack(covered) == board.stack(covered)
+    other.lift(covered)
+    other.lift(covered)
+    assert len(board.stack(covered)) == 2
+    assert other.stack(covered) == []
