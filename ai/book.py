@@ -11,8 +11,9 @@ placement rule forbids), and the two turns name the opening:
     X   either player's second placement is not its Queen, whatever the geometry
 
 The book (``ai/book.toml``, documented in ``docs/book.md``) gives, per bot level, weights for
-the first bug, the second bug and the shape. Everything here is pure: ``OpeningBook.load``
-reading the data file is the only IO.
+the first bug, the second bug and the shape. Its levels are the tables of the file, named like
+the levels of ``ai.bots.LEVELS``; a bot level the book lacks opens by search. Everything here
+is pure: ``OpeningBook.load`` reading the data file is the only IO.
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ from typing import Final, TypeVar
 from hive import Bug, Game, Move
 from hive.hexes import direction_between
 from hive.pieces import BUG_OF
-
-LEVELS: Final = ("beginner", "easy", "medium", "hard", "expert")
-"""The book's levels, weakest first; a data file must define exactly these."""
 
 _TABLES: Final = ("first", "second", "shapes")
 _BUG_LETTERS: Final = {bug.letter: bug for bug in Bug}
@@ -135,7 +133,12 @@ class BookLevel:
 
 @dataclass(frozen=True)
 class OpeningBook:
-    """Weighted openings per level; ``choose`` plays a level's first two placements."""
+    """Weighted openings per level; ``choose`` plays a level's first two placements.
+
+    Attributes:
+        levels: The weights of each level the book knows, by the level's name (in the order
+            of the data file).
+    """
 
     levels: Mapping[str, BookLevel]
 
@@ -190,9 +193,7 @@ class OpeningBook:
         if not placements:
             return None
         first_turn = game.ply < 2
-        bugs = sorted({Bug(BUG_OF[move.piece]) for move in placements})
-        if first_turn and len(bugs) > 1:
-            bugs = [bug for bug in bugs if bug != Bug.QUEEN]
+        bugs = sorted({Bug(BUG_OF[move.piece]) for move in placements})  # no Queen on turn 1
         bug = _draw(bugs, book.first if first_turn else book.second, rng)
         moves = [move for move in placements if BUG_OF[move.piece] == bug]
         reach = None if first_turn else _reachable_shapes(game, moves)
@@ -249,14 +250,8 @@ _K = TypeVar("_K")
 
 
 def _parse_levels(document: Mapping[str, object], source: str) -> dict[str, BookLevel]:
-    for key in document:
-        if key not in LEVELS:
-            raise BookError(f"{source}: unknown level [{key}] (the levels are {', '.join(LEVELS)})")
     levels = {}
-    for name in LEVELS:
-        if name not in document:
-            raise BookError(f"{source}: missing level [{name}]")
-        table = document[name]
+    for name, table in document.items():
         if not isinstance(table, dict):
             raise BookError(f"{source}: {name} must be a table, not {table!r}")
         for key in table:
@@ -311,7 +306,6 @@ def _parse_weights(
 
 __all__ = [
     "CHAIN_SHAPES",
-    "LEVELS",
     "BookError",
     "BookLevel",
     "OpeningBook",

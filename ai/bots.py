@@ -8,8 +8,8 @@ best move, which is several times cheaper than scoring every move exactly. Weake
 search shallower and narrower, and have a lower Q. The third turn always uses Q = 2 so that
 games do not all open alike.
 
-A bot never throws away a forced win (when the best move wins, it picks among the winning
-moves) and never picks a move that loses by force when another does not.
+A bot never throws away a forced win (when the best move wins, it picks among the quickest
+winning moves) and never picks a move that loses by force when another does not.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ai.book import OpeningBook
 from ai.evaluation import MATE_BOUND
 from ai.search import SearchResult, TranspositionTable, iterative_search, search
 from ai.trace import TraceRecorder
-from hive import Game, Move
+from hive import Game, GameType, Move
 
 OPENING_QUOTIENT: Final = 2
 """Q for the bot's first turns out of the book (the third turn, or any before it)."""
@@ -140,15 +140,16 @@ class Choice:
 
 def candidates(ranked: list[tuple[Move, int]], exact: int | None = None) -> int:
     """How many of the best-first ``ranked`` moves the randomness may choose among: the first
-    ``exact`` ones, whose scores are exact (None: all); of those, only the winning ones when
-    the best wins by force, else all but those that lose by force (unless every move loses)."""
+    ``exact`` ones, whose scores are exact (None: all); of those, only the quickest wins (the
+    moves scoring as much as the best) when the best wins by force, so a bot that can win in
+    two does; else all but those that lose by force (unless every move loses)."""
     if not ranked:
         return 0
     if exact is not None:
         ranked = ranked[:exact]
     best = ranked[0][1]
     if best >= MATE_BOUND:
-        return sum(1 for _, value in ranked if value >= MATE_BOUND)
+        return sum(1 for _, value in ranked if value == best)
     if best <= -MATE_BOUND:
         return len(ranked)
     return sum(1 for _, value in ranked if value > -MATE_BOUND)
@@ -161,13 +162,17 @@ def default_book() -> OpeningBook:
 
 
 class Bot:
-    """A player of one level.
+    """A player of one level, for a whole game (or many).
+
+    Its random stream and its transposition table (for a level with ``table``) carry over from
+    move to move: use one bot per player and game, not one per move. The table is cleared
+    when the bot is asked about a game of another type.
 
     Args:
         level: A ``Level`` or the name of one in ``LEVELS``.
         seed: Seeds the bot's randomness (None: from the system); the same seed and the same
-            positions give the same moves (for fixed-depth levels; a time budget may reach
-            different depths on a busy machine).
+            sequence of positions give the same moves (for fixed-depth levels; a time budget
+            may reach different depths on a busy machine).
         book: The opening book for the first two placements (None: the shipped one). A level
             the book does not know plays its openings by search.
         use_book: False to play the openings by search too.
@@ -193,20 +198,34 @@ class Bot:
         self.book = (book or default_book()) if use_book else None
         self.clock = clock
         self.table = TranspositionTable() if level.table else None
+        self._table_game_type: GameType | None = None  # the game type of the table's entries
 
     def __repr__(self) -> str:
         return f"Bot({self.level.name!r})"
 
-    def choose(self, game: Game, *, trace: TraceRecorder | None = None) -> Choice:
+    def choose(
+        self, game: Game, *, level: Level | None = None, trace: TraceRecorder | None = None
+    ) -> Choice:
         """The bot's move in ``game`` (searched in place with push/pop, left unchanged).
+
+        Args:
+            game: The position.
+            level: Search this move as ``level`` rather than the bot's own (the UHP engine's
+                ``bestmove depth N`` and ``bestmove time T``); the random stream and the table
+                are the bot's all the same. A time budget counts from this call.
+            trace: A recorder to fill with the search tree.
 
         Raises:
             ValueError: The game is over.
         """
+        started = self.clock()
         moves = game.legal_moves()
         if not moves:
             raise ValueError(f"the game is over ({game.state}): there is no move to choose")
-        level = self.level
+        level = level or self.level
+        if trace is not None:  # a book or forced move is traced as a root without a tree
+            trace.position = game.game_string()
+            trace.note(level=level.name)
         if len(moves) == 1:
             if trace is not None:
                 trace.note(source="forced", chosen=game.move_string(moves[0]), chosen_index=0)
@@ -222,13 +241,12 @@ class Bot:
             quotient = min(quotient, OPENING_QUOTIENT)
         # Drawn over every move, then cut to the candidates: the same law as drawing over them.
         walk = choose_index(len(moves), quotient, self.rng)
-        result = self._search(game, trace, exact_top=walk + 1)
+        result = self._search(game, level, trace, exact_top=walk + 1, started=started)
         index = min(walk, candidates(result.ranked, result.exact) - 1)
         move, score = result.ranked[index]
         if trace is not None:
             trace.note(
                 source="search",
-                level=level.name,
                 quotient=quotient,
                 chosen=game.move_string(move),
                 chosen_index=index,
@@ -236,19 +254,39 @@ class Bot:
             )
         return Choice(move, index, result, "search")
 
-    def _search(self, game: Game, trace: TraceRecorder | None, *, exact_top: int) -> SearchResult:
-        level = self.level
+    def _table(self, game: Game, level: Level) -> TranspositionTable | None:
+        """The table for a search of ``game`` at ``level``: emptied if it holds entries of
+        another game type (whose positions may hash alike)."""
+        if not level.table:
+            return None
+        if self.table is None:
+            self.table = TranspositionTable()
+        if self._table_game_type != game.game_type:
+            self.table.clear()
+            self._table_game_type = game.game_type
+        return self.table
+
+    def _search(
+        self,
+        game: Game,
+        level: Level,
+        trace: TraceRecorder | None,
+        *,
+        exact_top: int,
+        started: float,
+    ) -> SearchResult:
         if trace is not None:
             trace.note(level=level.name)
+        table = self._table(game, level)
         if level.seconds is not None:
             return iterative_search(
                 game,
                 max_depth=level.depth,
                 min_depth=level.min_depth,
                 branching=level.branching,
-                deadline=self.clock() + level.seconds,
+                deadline=started + level.seconds,
                 clock=self.clock,
-                table=self.table,
+                table=table,
                 aggressive=level.aggressive,
                 trace=trace,
                 exact_top=exact_top,
@@ -258,7 +296,7 @@ class Bot:
             game,
             depth=level.depth,
             branching=level.branching,
-            table=self.table,
+            table=table,
             aggressive=level.aggressive,
             trace=trace,
             exact_top=exact_top,

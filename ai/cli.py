@@ -17,17 +17,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ai.arena import (
-    DEFAULT_MAX_PLIES,
-    VARIETY_PLY,
-    GameRecord,
-    Player,
-    Summary,
-    run_arena,
-    summarize,
-)
+from ai.arena import DEFAULT_MAX_PLIES, GameRecord, Player, run_arena
 from ai.bots import BASELINES, LEVELS, Bot
+from ai.stats import VARIETY_PLY, Summary, summarize
 from ai.trace import TraceRecorder
+from ai.uhpclient import EngineStartError, UhpClient
 from hive import Game, GameType, HiveError
 
 INTERRUPTED = 130
@@ -66,6 +60,11 @@ def _arena(args: argparse.Namespace) -> int:
         return _fail(str(error))
     if args.games < 1 or args.parallel < 1:
         return _fail("--games and --parallel must be at least 1")
+    if b.uhp is not None:
+        try:  # fail now, with one line, rather than in the first game
+            UhpClient(b.uhp, b.uhp_search).close()
+        except EngineStartError as error:
+            return _fail(str(error))
     print(
         f"{a.name} (A) vs {b.name} (B): {args.games} games of {game_type}, "
         f"{args.parallel} process(es), seed {args.seed}",
@@ -77,16 +76,20 @@ def _arena(args: argparse.Namespace) -> int:
             bar.update()
             bar.set_postfix_str(f"A scored {record.score:g} in game {record.index}")
 
-        records = run_arena(
-            a,
-            b,
-            args.games,
-            parallel=args.parallel,
-            game_type=game_type,
-            seed=args.seed,
-            max_plies=args.max_plies,
-            on_game=progress,
-        )
+        try:
+            records = run_arena(
+                a,
+                b,
+                args.games,
+                parallel=args.parallel,
+                game_type=game_type,
+                seed=args.seed,
+                max_plies=args.max_plies,
+                on_game=progress,
+            )
+        except EngineStartError as error:
+            bar.close()
+            return _fail(str(error))
     interrupted = len(records) < args.games
     if interrupted:
         print(f"interrupted: {len(records)} of {args.games} games finished", file=sys.stderr)

@@ -2,8 +2,8 @@
 
 Every term is a difference, the side to move's count minus the opponent's, so a position and
 its colour-swapped twin score opposite. ``terms(game)`` returns each term already multiplied
-by its weight (the search trace shows them); ``evaluate(game)`` is their sum, computed without
-building the dictionary. The weights live in one place, ``WEIGHTS``.
+by its weight (the search trace shows them); ``evaluate(game)`` is their sum. Both come from
+one pass over the position, ``_white_terms``. The weights live in one place, ``WEIGHTS``.
 
 The evaluation is cheap on purpose: one pass over the 28 pieces and one articulation-point
 search (``board.articulation_points()``), never a legal-move generation.
@@ -19,7 +19,17 @@ from typing import Final
 from hive import Game, GameState, GameType
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
-from hive.pieces import BUG_OF, COLOR_OF, FIRST_OF, NUM_PIECES, PIECES_PER_COLOR, Bug
+from hive.pieces import (
+    BUG_AT,
+    BUG_OF,
+    COLOR_OF,
+    FIRST_OF,
+    NUM_PIECES,
+    OWNER,
+    PIECES_PER_COLOR,
+    QUEENS,
+    Bug,
+)
 
 WIN: Final = 1_000_000
 """The score of a win at ply 0; a win at ply ``p`` scores ``WIN - p``."""
@@ -58,9 +68,6 @@ BUG_VALUE: Final = (6, 3, 5, 4, 8, 0, 5, 4)
 DANGER: Final = (0, 0, 4, 14, 34, 80, 0)
 
 _IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
-_QUEENS: Final = (FIRST_OF[0][Bug.QUEEN], FIRST_OF[1][Bug.QUEEN])
-_OWNER: Final = (*COLOR_OF, 2)
-_BUG_AT: Final = (*BUG_OF, -1)
 _VALUE_AT: Final = (*(BUG_VALUE[b] for b in BUG_OF), 0)
 _BEETLE, _MOSQUITO, _PILLBUG = Bug.BEETLE, Bug.MOSQUITO, Bug.PILLBUG
 Shapes = dict[frozenset[int], set[int]]
@@ -88,89 +95,14 @@ def terminal_score(game: Game) -> int:
     return score if winner == game.ply & 1 else -score
 
 
-def _counts(game: Game) -> list[list[int]]:
-    """Raw per-side counts, ``counts[term][color]``, in ``WEIGHTS`` order (tempo excluded)."""
-    board = game.board
-    top, height, hex_of = board.top, board.height, board.hex_of
-    pinned = board.articulation_points()
-    liberties = [0, 0]
-    danger = [0, 0]
-    mobility = [0, 0]
-    pinned_count = [0, 0]
-    covered = [0, 0]
-    attackers = [0, 0]
-    beetles = [0, 0]
-    in_hand = [0, 0]
-    guard = [0, 0]
-    near_queen: list[tuple[int, ...]] = [(), ()]
-    queen_placed = [False, False]
-    for color in (0, 1):
-        queen = _QUEENS[color]
-        h = hex_of[queen]
-        if h == HAND:
-            continue
-        queen_placed[color] = True
-        ring = NEIGHBORS[h]
-        near_queen[color] = ring
-        free = sum(1 for n in ring if top[n] == EMPTY)
-        liberties[color] = free
-        danger[color] = DANGER[6 - free]
-        if top[h] != queen:
-            beetles[1 - color] += sum(
-                1 for p in (*board.under[h][1:], top[h]) if COLOR_OF[p] != color
-            )
-        if game.game_type.pillbug:
-            for n in ring:
-                t = top[n]
-                if _OWNER[t] == color and height[n] == 1 and _BUG_AT[t] in (_PILLBUG, _MOSQUITO):
-                    guard[color] = 1
-    for p in _in_play(game.game_type):
-        h = hex_of[p]
-        color = p // PIECES_PER_COLOR
-        if h == HAND:
-            in_hand[color] += 1
-            continue
-        if h in near_queen[1 - color]:
-            attackers[color] += 1
-        if top[h] != p:
-            covered[color] += 1
-            continue
-        up = height[h] > 1
-        if not up and h in pinned:
-            pinned_count[color] += 1
-            continue
-        if not queen_placed[color]:
-            continue
-        bug = BUG_OF[p]
-        if bug == _MOSQUITO:
-            value = BUG_VALUE[_BEETLE] if up else max(_VALUE_AT[top[n]] for n in NEIGHBORS[h])
-        else:
-            value = BUG_VALUE[bug]
-        mobility[color] += value
-    return [
-        liberties,
-        [-d for d in danger],
-        mobility,
-        pinned_count,
-        covered,
-        attackers,
-        beetles,
-        in_hand,
-        guard,
-    ]
-
-
 def terms(game: Game) -> dict[str, int]:
     """Each term's weighted contribution to ``evaluate(game)`` (side to move minus opponent);
     empty for a finished game, whose score is ``terminal_score``."""
     if game.state not in _IN_PROGRESS:
         return {}
-    me = game.ply & 1
-    them = 1 - me
-    values = [c[me] - c[them] for c in _counts(game)]
-    names = list(WEIGHTS)
-    result = {name: WEIGHTS[name] * v for name, v in zip(names, values, strict=False)}
-    result["tempo"] = WEIGHTS["tempo"]
+    sign = 1 if game.ply & 1 == 0 else -1
+    result = {name: sign * v for name, v in zip(_COUNTED, _white_terms(game, None), strict=True)}
+    result["tempo"] = _TEMPO
     return result
 
 
@@ -184,7 +116,8 @@ def evaluate(game: Game, *, shapes: Shapes | None = None) -> int:
     """
     if game.state not in _IN_PROGRESS:
         return terminal_score(game)
-    return _fast(game, shapes)
+    score = sum(_white_terms(game, shapes))
+    return (score if game.ply & 1 == 0 else -score) + _TEMPO
 
 
 def _signed(value: int) -> tuple[int, ...]:
@@ -216,18 +149,25 @@ _MOBILE_UP_W: Final = tuple(
 )
 
 
-def _fast(game: Game, shapes: Shapes | None = None) -> int:
-    """``sum(terms(game).values())`` in one pass, without dictionaries."""
+# By free hexes around a Queen (the others are occupied).
+_LIBERTIES_W: Final = tuple(WEIGHTS["queen_liberties"] * free for free in range(7))
+_DANGER_W: Final = tuple(-WEIGHTS["queen_danger"] * DANGER[6 - free] for free in range(7))
+_TEMPO: Final = WEIGHTS["tempo"]
+_COUNTED: Final = tuple(name for name in WEIGHTS if name != "tempo")
+
+
+def _white_terms(game: Game, shapes: Shapes | None) -> tuple[int, ...]:
+    """Every term but tempo (``_COUNTED``), weighted, from White's point of view: the Queens'
+    rings, then one pass over the pieces, each weight looked up in the tables above."""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
-    # score is accumulated for White, then flipped for Black to move.
-    score = 0
+    w = WEIGHTS
+    liberties = danger = mobility = pinned = covered = attackers = beetles = in_hand = guard = 0
     ring0: tuple[int, ...] = ()
     ring1: tuple[int, ...] = ()
     placed0 = placed1 = False
-    w = WEIGHTS
     for color in (0, 1):
-        queen = _QUEENS[color]
+        queen = QUEENS[color]
         h = hex_of[queen]
         if h == HAND:
             continue
@@ -239,46 +179,47 @@ def _fast(game: Game, shapes: Shapes | None = None) -> int:
             ring1, placed1 = ring, True
         free = (top[ring[0]] == EMPTY) + (top[ring[1]] == EMPTY) + (top[ring[2]] == EMPTY)
         free += (top[ring[3]] == EMPTY) + (top[ring[4]] == EMPTY) + (top[ring[5]] == EMPTY)
-        score += sign * (w["queen_liberties"] * free - w["queen_danger"] * DANGER[6 - free])
-        if top[h] != queen:
+        liberties += sign * _LIBERTIES_W[free]
+        danger += sign * _DANGER_W[free]
+        if top[h] != queen:  # enemy Beetles or Mosquitoes on it count for the enemy
             stack = (*board.under[h][1:], top[h])
-            score -= sign * w["queen_beetles"] * sum(1 for p in stack if COLOR_OF[p] != color)
+            beetles -= sign * w["queen_beetles"] * sum(1 for p in stack if COLOR_OF[p] != color)
         if game.game_type.pillbug:
             for n in ring:
                 t = top[n]
-                if _OWNER[t] == color and height[n] == 1 and _BUG_AT[t] in (_PILLBUG, _MOSQUITO):
-                    score += sign * w["queen_guard"]
+                if OWNER[t] == color and height[n] == 1 and BUG_AT[t] in (_PILLBUG, _MOSQUITO):
+                    guard += sign * w["queen_guard"]
                     break
     if shapes is None:
-        pinned = board.articulation_points()
+        cut_points = board.articulation_points()
     else:
         shape = frozenset(hex_of)
         cached = shapes.get(shape)
         if cached is None:
             cached = shapes[shape] = board.articulation_points()
-        pinned = cached
+        cut_points = cached
     for p in _in_play(game.game_type):
         h = hex_of[p]
         if h == HAND:
-            score += _HAND_W[p]
+            in_hand += _HAND_W[p]
             continue
         white = p < PIECES_PER_COLOR
         if h in (ring1 if white else ring0):
-            score += _ATTACK_W[p]
+            attackers += _ATTACK_W[p]
         if top[h] != p:
-            score += _COVERED_W[p]
+            covered += _COVERED_W[p]
             continue
         if height[h] == 1:
-            if h in pinned:
-                score += _PINNED_W[p]
+            if h in cut_points:
+                pinned += _PINNED_W[p]
                 continue
             if not (placed0 if white else placed1):
                 continue
             if _IS_MOSQUITO[p]:
                 value = max(_VALUE_AT[top[n]] for n in NEIGHBORS[h])
-                score += w["mobility"] * value if white else -w["mobility"] * value
+                mobility += w["mobility"] * value if white else -w["mobility"] * value
             else:
-                score += _MOBILE_W[p]
+                mobility += _MOBILE_W[p]
         elif placed0 if white else placed1:
-            score += _MOBILE_UP_W[p]
-    return (score if game.ply & 1 == 0 else -score) + w["tempo"]
+            mobility += _MOBILE_UP_W[p]
+    return liberties, danger, mobility, pinned, covered, attackers, beetles, in_hand, guard

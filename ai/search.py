@@ -6,6 +6,10 @@ pop), sorted best first, and only the best ``branching`` (K) of them are searche
 frontier node (one ply left) every child is a leaf whose score is its pre-score, so all are
 scored (until a cutoff) and the limit does not apply.
 
+A forced result is proved, never guessed from the K: when every searched child of a node wins
+for the opponent, its cut children are searched too before the node is scored as lost (a cut
+defence is still a defence). So every win or loss score the search gives is a forced result.
+
 At the root the best ``exact_top`` moves (and every move tied with them) get exact scores, so
 the bots can pick a good move other than the best and know how much worse it is. The other
 root moves are searched with a null window just below the ``exact_top``-th best score so far:
@@ -22,80 +26,26 @@ a ``deadline``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import count
 from operator import itemgetter
-from typing import Final
+from typing import Final, NamedTuple
 
-from ai.evaluation import MATE_BOUND, WIN, Shapes, evaluate, terminal_score, terms
-from ai.trace import Node, TraceRecorder, group_node, move_node
+from ai.evaluation import MATE_BOUND, WIN, Shapes, evaluate, terminal_score
+from ai.table import EXACT, LOWER, UPPER, TranspositionTable, from_table, position_key, to_table
+from ai.trace import NO_TRACER, UNTRACED, NodeTrace, TraceRecorder
 from hive import Game, GameState, Move
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
-from hive.pieces import FIRST_OF, Bug
+from hive.pieces import QUEENS
 
 INFINITY: Final = WIN + 1
-EXACT, LOWER, UPPER = 0, 1, 2
-_BOUND_NAMES: Final = ("exact", "lower", "upper")
-_FLIP: Final = (0, 2, 1)  # a bound seen from the other side
 _CHECK_EVERY: Final = 1024  # nodes between two looks at the clock
 GROWTH: Final = 4.0
 """An iterative search starts a depth only if the last one's time, times this, still fits."""
 _IN_PROGRESS: Final = GameState.IN_PROGRESS
-_QUEENS: Final = (FIRST_OF[0][Bug.QUEEN], FIRST_OF[1][Bug.QUEEN])
-
-
-def _mix(n: int) -> int:
-    z = (n + 0x5EED) * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF
-    z = (z ^ z >> 30) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
-    return z ^ z >> 31
-
-
-# The piece moved last is stunned (a Pillbug may not throw it, it may not move): with Pillbugs
-# in play it is part of the position, so table keys mix it in. Index -1 (no piece) is the last.
-_STUN_KEYS: Final = tuple(_mix(i) for i in range(29))
-
-
-class TranspositionTable:
-    """Search results by position: ``key -> (depth, value, bound, best move)``.
-
-    Keys are ``game.hash`` (mixed with the stunned piece when Pillbugs are in play). Mate scores
-    are stored relative to the position, so they stay right wherever it recurs. A table serves
-    searches of one branching limit: a search with another limit clears it first. It also
-    caches static evaluations. When full it is cleared (cheap, and good enough between moves).
-
-    Args:
-        capacity: Most entries kept in the table and in the evaluation cache (a few hundred
-            bytes each); the articulation-point cache keeps a quarter as many.
-    """
-
-    def __init__(self, capacity: int = 1 << 18) -> None:
-        self.capacity = capacity
-        self.entries: dict[int, tuple[int, int, int, Move | None]] = {}
-        self.evals: dict[int, int] = {}
-        self.shapes: Shapes = {}
-        self.branching: int | None = None
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def clear(self) -> None:
-        """Forget everything."""
-        self.entries.clear()
-        self.evals.clear()
-        self.shapes.clear()
-
-    def prepare(self, branching: int | None) -> None:
-        """Get ready for a search with branching limit ``branching`` (clears on a change)."""
-        if branching != self.branching:
-            self.clear()
-            self.branching = branching
-        if len(self.entries) > self.capacity:
-            self.entries.clear()
-        if len(self.evals) > self.capacity:
-            self.evals.clear()
-        if len(self.shapes) > self.capacity // 4:
-            self.shapes.clear()
+_WON: Final = (GameState.WHITE_WINS, GameState.BLACK_WINS)
 
 
 @dataclass(frozen=True)
@@ -172,17 +122,13 @@ class _Searcher:
             table.prepare(branching)
         self.evals: dict[int, int] = table.evals if table is not None else {}
         self.shapes: Shapes = table.shapes if table is not None else {}
-        self.stun = game.game_type.pillbug
-        self.trace = trace
-        self.cap = trace.max_depth if trace is not None else -1
-        self.root_color = game.ply & 1
+        self.tracer = trace if trace is not None else NO_TRACER
         self.root_length = len(game.moves)
         self.nodes = 0
         self.prunes = 0
         self.cut = 0
         self.hits = 0
         self.next_check = _CHECK_EVERY
-        self.timed_out = False
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -192,7 +138,6 @@ class _Searcher:
     def _check_time(self) -> None:
         self.next_check = self.nodes + _CHECK_EVERY
         if self.deadline is not None and self.clock is not None and self.clock() >= self.deadline:
-            self.timed_out = True
             raise _Timeout
 
     def restore(self) -> None:
@@ -213,10 +158,6 @@ class _Searcher:
             value = evals[key] = evaluate(game, shapes=self.shapes)
         return value
 
-    def key(self) -> int:
-        game = self.game
-        return game.hash ^ _STUN_KEYS[game.last_moved] if self.stun else game.hash
-
     def prescore(self, moves: list[Move]) -> list[tuple[int, Move]]:
         """Each move with the static score after it (mover's view), best first (stable)."""
         game = self.game
@@ -230,59 +171,51 @@ class _Searcher:
         scored.sort(key=itemgetter(0), reverse=True)
         return scored
 
-    # -- trace ---------------------------------------------------------------------------------
-
-    def _trace_child(self, parent: Node, move: Move, depth: int) -> Node:
-        """A trace node for ``move`` (not yet played) below ``parent``."""
-        game = self.game
-        text = game.move_string(move)
-        player = str(game.turn)
-        maximizing = (game.ply + 1) & 1 == self.root_color
-        node = move_node(parent["ply"] + 1, text, player, maximizing, depth)
-        parent["children"].append(node)
-        return node
-
-    def _trace_scores(self, node: Node, value: int, bound: int) -> None:
-        """Fill ``node``'s score from ``value`` (its side to move's view)."""
-        maximizing = node["maximizing"]
-        node["score"] = value if maximizing else -value
-        node["bound"] = _BOUND_NAMES[bound if maximizing else _FLIP[bound]]
-
-    def _trace_prescore(self, node: Node) -> None:
-        """Fill ``node``'s pre-score and its terms; the node's move is on the board."""
-        game = self.game
-        sign = 1 if node["maximizing"] else -1
-        node["prescore"] = sign * self.leaf()
-        node["terms"] = {name: sign * v for name, v in terms(game).items()}
-        if game.state is not _IN_PROGRESS:
-            node["terminal"] = str(game.state)
-
     def _one_gap(self) -> bool:
         """Whether the side to move's Queen has a single empty neighbour (its own move could
         then surround it)."""
         board = self.game.board
-        queen = board.hex_of[_QUEENS[self.game.ply & 1]]
+        queen = board.hex_of[QUEENS[self.game.ply & 1]]
         if queen == HAND:
             return False
         top = board.top
         return sum(1 for n in NEIGHBORS[queen] if top[n] == EMPTY) == 1
 
+    def _win_at_once(self, moves: list[Move]) -> Move | None:
+        """The first of ``moves`` that surrounds the enemy Queen (and not one's own), if any:
+        only a move onto the Queen's ring, or of the Queen itself (a Pillbug's throw), can."""
+        game = self.game
+        me = game.ply & 1
+        queen = QUEENS[1 - me]
+        where = game.board.hex_of[queen]
+        if where == HAND:
+            return None
+        ring = NEIGHBORS[where]
+        won = _WON[me]
+        for move in moves:
+            if move.destination in ring or move.piece == queen:
+                game.push(move)
+                self.nodes += 1
+                state = game.state
+                game.pop()
+                if state is won:
+                    return move
+        return None
+
     # -- alpha-beta ----------------------------------------------------------------------------
 
-    def negamax(self, depth: int, alpha: int, beta: int, tnode: Node | None) -> int:
+    def negamax(self, depth: int, alpha: int, beta: int, trace: NodeTrace) -> int:
         """The position's value for its side to move, searched ``depth`` plies (fail-soft)."""
         if self.nodes >= self.next_check:
             self._check_time()
         game = self.game
         if game.state is not _IN_PROGRESS:
             value = terminal_score(game)
-            if tnode is not None:
-                self._trace_scores(tnode, value, EXACT)
+            trace.score(value, EXACT)
             return value
         if depth <= 0:
             value = self.leaf()
-            if tnode is not None:
-                self._trace_scores(tnode, value, EXACT)
+            trace.score(value, EXACT)
             return value
         ply = game.ply
         # Mate-distance bounds: nothing beats a win by this move, and nothing loses sooner
@@ -294,42 +227,36 @@ class _Searcher:
         if beta > ceiling:
             beta = ceiling
         if alpha >= beta:
-            if tnode is not None:
-                self._trace_scores(tnode, alpha, LOWER if alpha == floor else UPPER)
+            trace.score(alpha, LOWER if alpha == floor else UPPER)
             return alpha
 
         table = self.table
         best_known: Move | None = None
         key = 0
         if table is not None:
-            key = self.key()
+            key = position_key(game)
             entry = table.entries.get(key)
             if entry is not None:
                 e_depth, e_value, e_bound, best_known = entry
                 if e_depth >= depth:
-                    value = _from_table(e_value, ply)
+                    value = from_table(e_value, ply)
                     if (
                         e_bound == EXACT
                         or (e_bound == LOWER and value >= beta)
                         or (e_bound == UPPER and value <= alpha)
                     ):
                         self.hits += 1
-                        if tnode is not None:
-                            tnode["table"] = True
-                            self._trace_scores(tnode, value, e_bound)
+                        trace.table_hit(value, e_bound)
                         return value
 
-        expand = tnode is not None and tnode["ply"] < self.cap
         start_nodes = self.nodes
         moves = game.legal_moves()
         alpha0 = alpha
         if depth == 1:
             moves = self._frontier_order(moves, best_known)
-            best, best_move = self._frontier(moves, alpha, beta, tnode if expand else None)
+            best, best_move = self._frontier(moves, alpha, beta, trace)
         else:
-            best, best_move = self._interior(
-                moves, depth, alpha, beta, best_known, tnode if expand else None
-            )
+            best, best_move = self._interior(moves, depth, alpha, beta, best_known, trace)
         # The value is exact inside the window, and also at a mate-distance bound.
         if best <= alpha0:
             bound = EXACT if best <= floor else UPPER
@@ -338,11 +265,8 @@ class _Searcher:
         else:
             bound = EXACT
         if table is not None:
-            table.entries[key] = (depth, _to_table(best, ply), bound, best_move)
-        if tnode is not None:
-            self._trace_scores(tnode, best, bound)
-            if not expand:
-                tnode["hidden"] = self.nodes - start_nodes
+            table.entries[key] = (depth, to_table(best, ply), bound, best_move)
+        trace.close(best, bound, self.nodes - start_nodes)
         return best
 
     def _frontier_order(self, moves: list[Move], best_known: Move | None) -> list[Move]:
@@ -351,8 +275,8 @@ class _Searcher:
         game = self.game
         hex_of = game.board.hex_of
         me = game.ply & 1
-        theirs = hex_of[_QUEENS[1 - me]]
-        mine = hex_of[_QUEENS[me]]
+        theirs = hex_of[QUEENS[1 - me]]
+        mine = hex_of[QUEENS[me]]
         attack = NEIGHBORS[theirs] if theirs != HAND else ()
         guard = NEIGHBORS[mine] if mine != HAND else ()
         first = []
@@ -372,7 +296,7 @@ class _Searcher:
         return moves
 
     def _frontier(
-        self, moves: list[Move], alpha: int, beta: int, tnode: Node | None
+        self, moves: list[Move], alpha: int, beta: int, trace: NodeTrace
     ) -> tuple[int, Move]:
         """One ply left: every child is a leaf scored statically; stop at a cutoff."""
         game = self.game
@@ -381,25 +305,18 @@ class _Searcher:
         best_move = moves[0]
         count = 0
         for move in moves:
-            child = self._trace_child(tnode, move, 0) if tnode is not None else None
             push(move)
             count += 1
             value = -leaf()
-            if child is not None:
-                self._trace_prescore(child)
-                child["score"] = child["prescore"]
             pop()
             if value > best:
                 best = value
                 best_move = move
                 if value >= beta:
                     self.prunes += 1
-                    if tnode is not None and count < len(moves):
-                        tnode["children"].append(
-                            group_node("pruned", tnode["ply"] + 1, len(moves) - count)
-                        )
                     break
         self.nodes += count
+        trace.leaves(moves, count)
         return best, best_move
 
     def _interior(
@@ -409,19 +326,27 @@ class _Searcher:
         alpha: int,
         beta: int,
         best_known: Move | None,
-        tnode: Node | None,
+        trace: NodeTrace,
     ) -> tuple[int, Move]:
-        """Two or more plies left: pre-score, sort, keep the best K, search them (PVS)."""
+        """Two or more plies left: pre-score, sort, keep the best K, search them (PVS).
+
+        A forced loss is only believed once proved: when every searched child wins for the
+        opponent and nothing cut off, the cut children are searched too (a cut defence is not
+        no defence). A forced win needs one child whose loss is proved in turn, so every mate
+        score the search returns is proved. A move that wins at once is found without
+        pre-scoring (it scores best and cuts off), which keeps those proofs cheap.
+        """
         game = self.game
         order = moves
-        cut = 0
-        if len(moves) > 1:
+        rest: list[Move] = []  # the children cut by the branching limit
+        win = self._win_at_once(moves) if len(moves) > 1 else None
+        if win is not None:  # it scores best and cuts off: no need to pre-score the others
+            order = [win]
+        elif len(moves) > 1:
             order = [move for _, move in self.prescore(moves)]
             limit = self.branching
             if limit is not None and len(order) > limit:
-                cut = len(order) - limit
-                self.cut += cut
-                order = order[:limit]
+                order, rest = order[:limit], order[limit:]
             # The table's best move first, if it is one of the K (a best move found at a
             # frontier node, where every child is scored, may lie beyond them).
             if best_known is not None and order[0] != best_known and best_known in order:
@@ -430,40 +355,39 @@ class _Searcher:
         best = -INFINITY
         best_move = order[0]
         searched = 0
-        child: Node | None = None
-        for move in order:
-            if tnode is not None:
-                child = self._trace_child(tnode, move, depth - 1)
-            game.push(move)
-            self.nodes += 1
-            searched += 1
-            if child is not None:
-                self._trace_prescore(child)
-            if searched == 1:
-                value = -self.negamax(depth - 1, -beta, -alpha, child)
-            else:
-                value = -self.negamax(depth - 1, -alpha - 1, -alpha, child)
-                if alpha < value < beta:
-                    if child is not None:
-                        child["children"].clear()
-                        child.pop("table", None)
-                        child.pop("hidden", None)
+        considered = len(moves) if win is not None else len(order)
+        batch = order
+        while True:
+            cutoff = False
+            for move in batch:
+                child = trace.child(move, depth - 1)
+                game.push(move)
+                self.nodes += 1
+                searched += 1
+                if searched == 1:
                     value = -self.negamax(depth - 1, -beta, -alpha, child)
-            game.pop()
-            if value > best:
-                best = value
-                best_move = move
-                if value > alpha:
-                    alpha = value
-                    if value >= beta:
-                        self.prunes += 1
-                        break
-        if tnode is not None:
-            ply = tnode["ply"] + 1
-            if searched < len(order):
-                tnode["children"].append(group_node("pruned", ply, len(order) - searched))
-            if cut:
-                tnode["children"].append(group_node("cut", ply, cut))
+                else:
+                    value = -self.negamax(depth - 1, -alpha - 1, -alpha, child)
+                    if alpha < value < beta:
+                        child.reset()
+                        value = -self.negamax(depth - 1, -beta, -alpha, child)
+                game.pop()
+                if value > best:
+                    best = value
+                    best_move = move
+                    if value > alpha:
+                        alpha = value
+                        if value >= beta:
+                            self.prunes += 1
+                            cutoff = True
+                            break
+            if cutoff or not rest or best > -MATE_BOUND:
+                break
+            # Every child searched so far loses by force: search the cut ones before believing it.
+            batch, rest = rest, []
+            considered += len(batch)
+        self.cut += len(rest)
+        trace.unsearched(considered - searched, len(rest))
         return best, best_move
 
     # -- root ----------------------------------------------------------------------------------
@@ -477,29 +401,16 @@ class _Searcher:
         depth 1, which always completes.
         """
         game = self.game
-        trace = self.trace
         start_nodes = self.nodes
-        tnode: Node | None = None
-        if trace is not None:
-            tnode = trace.begin(game.game_string(), str(game.turn), depth)
-            tnode["prescore"] = self.leaf()
-            tnode["terms"] = dict(terms(game))
+        trace = self.tracer.begin(game, depth, self.leaf)
         moves = game.legal_moves()
         if not moves:
-            if tnode is not None:
-                tnode["score"] = terminal_score(game)
-                tnode["terminal"] = str(game.state)
+            trace.score(terminal_score(game), EXACT)
             return []
         scored = self.prescore(moves)
         if depth <= 1:
             ranked = [(move, value) for value, move in scored]
-            if tnode is not None and tnode["ply"] < self.cap:
-                for move, value in ranked:
-                    child = self._trace_child(tnode, move, 0)
-                    game.push(move)
-                    self._trace_prescore(child)
-                    child["score"] = value
-                    game.pop()
+            trace.leaves([move for _, move in scored], len(scored))
         else:
             if order is None:
                 order = [move for _, move in scored]
@@ -507,13 +418,9 @@ class _Searcher:
             top = self.exact_top
             best_exact: list[int] = []  # a min-heap of the best ``top`` exact scores so far
             for move in order:
-                child = None
-                if tnode is not None and tnode["ply"] < self.cap:
-                    child = self._trace_child(tnode, move, depth - 1)
+                child = trace.child(move, depth - 1)
                 game.push(move)
                 self.nodes += 1
-                if child is not None:
-                    self._trace_prescore(child)
                 if top is None or len(best_exact) < top:
                     value = -self.negamax(depth - 1, -INFINITY, INFINITY, child)
                     exact = True
@@ -522,10 +429,7 @@ class _Searcher:
                     value = -self.negamax(depth - 1, -floor, -floor + 1, child)
                     exact = value >= floor
                     if exact:
-                        if child is not None:
-                            child["children"].clear()
-                            child.pop("table", None)
-                            child.pop("hidden", None)
+                        child.reset()
                         value = -self.negamax(depth - 1, -INFINITY, -floor + 1, child)
                 game.pop()
                 if exact and top is not None:
@@ -535,18 +439,11 @@ class _Searcher:
                         heapq.heappushpop(best_exact, value)
                 ranked.append((move, value))
             ranked.sort(key=itemgetter(1), reverse=True)
-        if tnode is not None:
-            tnode["score"] = ranked[0][1]
-            if self.cap == 0:
-                tnode["hidden"] = self.nodes - start_nodes
-            if ranked and tnode["children"]:
-                index = {child["move"]: child for child in tnode["children"]}
-                names = [game.move_string(move) for move, _ in ranked]
-                tnode["children"] = [index[name] for name in names if name in index]
-        if self.table is not None and ranked:
-            self.table.entries[self.key()] = (
+        trace.rank(ranked, self.nodes - start_nodes)
+        if self.table is not None:
+            self.table.entries[position_key(game)] = (
                 depth,
-                _to_table(ranked[0][1], game.ply),
+                to_table(ranked[0][1], game.ply),
                 EXACT,
                 ranked[0][0],
             )
@@ -563,7 +460,7 @@ class _Searcher:
             for reply in game.legal_moves():
                 game.push(reply)
                 self.nodes += 1
-                value = -self.negamax(max(depth - 2, 0), -target, -target + 1, None)
+                value = -self.negamax(max(depth - 2, 0), -target, -target + 1, UNTRACED)
                 game.pop()
                 if value >= target:
                     count += 1
@@ -584,23 +481,6 @@ class _Searcher:
         return tied + ranked[len(tied) :], replies
 
 
-def _to_table(value: int, ply: int) -> int:
-    """A score as stored: wins and losses counted from the position, not the game's start."""
-    if value >= MATE_BOUND:
-        return value + ply
-    if value <= -MATE_BOUND:
-        return value - ply
-    return value
-
-
-def _from_table(value: int, ply: int) -> int:
-    if value >= MATE_BOUND:
-        return value - ply
-    if value <= -MATE_BOUND:
-        return value + ply
-    return value
-
-
 def _exact_count(ranked: list[tuple[Move, int]], top: int | None, depth: int) -> int:
     """How many moves at the head of ``ranked`` have exact scores: all at depth 1 or without a
     ``top``, else every move scoring at least the ``top``-th best (the others failed low
@@ -609,52 +489,6 @@ def _exact_count(ranked: list[tuple[Move, int]], top: int | None, depth: int) ->
         return len(ranked)
     floor = ranked[top - 1][1]
     return sum(1 for _, value in ranked if value >= floor)
-
-
-def _finish(
-    searcher: _Searcher,
-    ranked: list[tuple[Move, int]],
-    depth: int,
-    started: float,
-    completed: bool,
-    replies: dict[Move, int] | None = None,
-) -> SearchResult:
-    result = SearchResult(
-        ranked=ranked,
-        depth=depth,
-        nodes=searcher.nodes,
-        seconds=searcher.now() - started,
-        completed=completed,
-        prunes=searcher.prunes,
-        cut=searcher.cut,
-        table_hits=searcher.hits,
-        branching=searcher.branching,
-        replies=replies or {},
-        exact=_exact_count(ranked, searcher.exact_top, depth),
-    )
-    if searcher.trace is not None:
-        searcher.trace.note(
-            nodes=result.nodes,
-            depth=result.depth,
-            branching=result.branching,
-            seconds=round(result.seconds, 6),
-            completed=result.completed,
-            prunes=result.prunes,
-            cut=result.cut,
-            table_hits=result.table_hits,
-        )
-    return result
-
-
-def _tie_break(
-    searcher: _Searcher, ranked: list[tuple[Move, int]], depth: int
-) -> tuple[list[tuple[Move, int]], dict[Move, int]]:
-    """The aggressive reordering of ``ranked``, or ``ranked`` unchanged when time runs out."""
-    try:
-        return searcher.aggressive(ranked, depth)
-    except _Timeout:
-        searcher.restore()
-        return ranked, {}
 
 
 def search(
@@ -671,7 +505,8 @@ def search(
 ) -> SearchResult:
     """Search ``game`` to ``depth`` plies and score the root moves.
 
-    The game is searched in place with push/pop and left as it was.
+    The game is searched in place with push/pop and left as it was. This is the fixed-depth
+    case of ``iterative_search``: depth 1, then ``depth`` at once.
 
     Args:
         game: The position; not modified.
@@ -702,39 +537,7 @@ def search(
         trace=trace,
         exact_top=exact_top,
     )
-    started = searcher.now()
-    ranked = _deepen(searcher, None, 1)
-    assert ranked is not None  # depth 1 always completes
-    reached, completed = 1, True
-    if depth > 1:
-        deeper = _deepen(searcher, ranked, depth)
-        if deeper is None:
-            completed = False
-        else:
-            ranked, reached = deeper, depth
-    replies: dict[Move, int] = {}
-    if aggressive and completed:
-        ranked, replies = _tie_break(searcher, ranked, reached)
-    return _finish(searcher, ranked, reached, started, completed, replies)
-
-
-def _deepen(
-    searcher: _Searcher, previous: list[tuple[Move, int]] | None, depth: int
-) -> list[tuple[Move, int]] | None:
-    """The root ranking at ``depth``, searching the moves in ``previous``'s order; None when the
-    deadline passed (the game restored, the half-built trace dropped; the last complete tree
-    stands in)."""
-    trace = searcher.trace
-    try:
-        ranked = searcher.root(depth, None if previous is None else [m for m, _ in previous])
-    except _Timeout:
-        searcher.restore()
-        if trace is not None:
-            trace.abandon()
-        return None
-    if trace is not None:
-        trace.complete()
-    return ranked
+    return _deepening(searcher, [depth] if depth > 1 else [], aggressive=aggressive)
 
 
 def iterative_search(
@@ -773,31 +576,101 @@ def iterative_search(
         trace=trace,
         exact_top=exact_top,
     )
+    depths = count(2) if max_depth is None else range(2, max_depth + 1)
+    return _deepening(searcher, depths, aggressive=aggressive, pace=_Pace(deadline, min_depth))
+
+
+class _Pace(NamedTuple):
+    """How an iterative search spends its time."""
+
+    deadline: float
+    min_depth: int
+
+
+def _deepening(
+    searcher: _Searcher,
+    depths: Iterable[int],
+    *,
+    aggressive: bool,
+    pace: _Pace | None = None,
+) -> SearchResult:
+    """Both searches: depth 1, then each of ``depths`` in turn, searching the root moves in the
+    last ranking's order, until the deadline interrupts one (the last complete ranking stands);
+    then the aggressive tie-break.
+
+    With a ``pace`` (``iterative_search``), a depth is not started once the ranking is proved,
+    nor after ``min_depth`` when the last depth's time says it would not finish; depths up to
+    ``min_depth`` ignore the deadline; and a search cut short still breaks ties. Without one
+    (``search``), each of ``depths`` is searched under the deadline, and a search cut short
+    keeps its 1-ply ranking as it is.
+    """
     started = searcher.now()
     ranked = _deepen(searcher, None, 1)
     assert ranked is not None  # depth 1 always completes
-    depth = 1
-    completed = True
-    last_time = searcher.now() - started
-    while ranked and (max_depth is None or depth < max_depth):
-        if abs(ranked[0][1]) >= MATE_BOUND:  # forced: deeper finds no quicker win or escape
-            break
-        begun = searcher.now()
-        floor = depth < min_depth
-        if not floor and begun + last_time * GROWTH > deadline:
-            break
-        searcher.deadline = None if floor else deadline
-        deeper = _deepen(searcher, ranked, depth + 1)
+    depth, completed = 1, True
+    last_time = searcher.now() - started if pace is not None else 0.0
+    for next_depth in depths:
+        if pace is not None:
+            if not ranked or abs(ranked[0][1]) >= MATE_BOUND:  # no move, or proved
+                break
+            begun = searcher.now()
+            floor = depth < pace.min_depth
+            if not floor and begun + last_time * GROWTH > pace.deadline:
+                break
+            searcher.deadline = None if floor else pace.deadline
+        deeper = _deepen(searcher, ranked, next_depth)
         if deeper is None:
             completed = False
             break
-        last_time = searcher.now() - begun
-        ranked = deeper
-        depth += 1
+        if pace is not None:
+            last_time = searcher.now() - begun
+        ranked, depth = deeper, next_depth
     replies: dict[Move, int] = {}
-    if aggressive and ranked:
-        ranked, replies = _tie_break(searcher, ranked, depth)
-    return _finish(searcher, ranked, depth, started, completed, replies)
+    if aggressive and (completed or pace is not None):
+        try:
+            ranked, replies = searcher.aggressive(ranked, depth)
+        except _Timeout:
+            searcher.restore()
+    result = SearchResult(
+        ranked=ranked,
+        depth=depth,
+        nodes=searcher.nodes,
+        seconds=searcher.now() - started,
+        completed=completed,
+        prunes=searcher.prunes,
+        cut=searcher.cut,
+        table_hits=searcher.hits,
+        branching=searcher.branching,
+        replies=replies,
+        exact=_exact_count(ranked, searcher.exact_top, depth),
+    )
+    searcher.tracer.note(
+        nodes=result.nodes,
+        depth=result.depth,
+        branching=result.branching,
+        seconds=round(result.seconds, 6),
+        completed=result.completed,
+        prunes=result.prunes,
+        cut=result.cut,
+        table_hits=result.table_hits,
+    )
+    return result
+
+
+def _deepen(
+    searcher: _Searcher, previous: list[tuple[Move, int]] | None, depth: int
+) -> list[tuple[Move, int]] | None:
+    """The root ranking at ``depth``, searching the moves in ``previous``'s order; None when the
+    deadline passed (the game restored, the half-built trace dropped; the last complete tree
+    stands in)."""
+    try:
+        ranked = searcher.root(depth, None if previous is None else [m for m, _ in previous])
+    except _Timeout:
+        searcher.restore()
+        searcher.tracer.abandon()
+        return None
+    searcher.tracer.complete()
+    return ranked
 
 
 __all__ = [

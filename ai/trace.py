@@ -7,20 +7,202 @@ format is described in ``docs/search-trace.md``.
 
 Every score in a trace is from the root player's point of view (the side to move at the root):
 the root and the nodes where that player is to move maximise, the others minimise.
+
+The search fills the tree through hooks, and calls them whether it is traced or not: a
+``Tracer`` starts each depth's tree and gives the ``NodeTrace`` of its root, and each
+``NodeTrace`` gives its children's. The base classes do nothing: ``NO_TRACER`` stands for a
+search without a recorder, ``UNTRACED`` for a node that is not kept (tracing is off, or the
+node lies below the cap).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
+
+from ai.evaluation import terms
+from ai.table import EXACT, LOWER, UPPER
+from hive import Game, Move
 
 FORMAT: Final = "hive-arena-search-trace"
 VERSION: Final = 1
 
 Node = dict[str, Any]
 
+_BOUND_NAMES: Final = {EXACT: "exact", LOWER: "lower", UPPER: "upper"}
+_FLIP: Final = {EXACT: EXACT, LOWER: UPPER, UPPER: LOWER}  # a bound seen from the other side
 
-class TraceRecorder:
+
+class NodeTrace:
+    """A search's hooks at one node of its tree, called as the search goes.
+
+    Values are from the node's side to move's point of view, as the search has them; the trace
+    stores them from the root player's. These hooks do nothing: the node is not kept.
+    """
+
+    __slots__ = ()
+
+    def child(self, move: Move, depth: int) -> NodeTrace:
+        """The hooks of the child reached by ``move`` (not yet played), to search ``depth``
+        plies."""
+        return self
+
+    def leaves(self, moves: list[Move], searched: int) -> None:
+        """The first ``searched`` of ``moves`` were scored statically as leaves; alpha-beta
+        pruned the others."""
+
+    def unsearched(self, pruned: int, cut: int) -> None:
+        """``pruned`` children were left out by alpha-beta, ``cut`` by the branching limit."""
+
+    def score(self, value: int, bound: int) -> None:
+        """The node's value, found without searching its children."""
+
+    def table_hit(self, value: int, bound: int) -> None:
+        """The transposition table gave the node's value."""
+
+    def close(self, value: int, bound: int, visited: int) -> None:
+        """The node was searched: its value, and how many positions were visited below it."""
+
+    def reset(self) -> None:
+        """The node is searched again (a wider window): forget its subtree."""
+
+    def rank(self, ranked: list[tuple[Move, int]], visited: int) -> None:
+        """The root's moves were ranked (best first, exact and not); ``visited`` positions."""
+
+
+UNTRACED: Final = NodeTrace()
+"""The hooks of a node that is not kept."""
+
+
+@dataclass(frozen=True)
+class _Search:
+    """What the hooks of one search's kept nodes share."""
+
+    game: Game
+    leaf: Callable[[], int]
+    cap: int
+    root_color: int
+
+    def evaluate(self, node: Node) -> None:
+        """Fill ``node``'s pre-score and terms from the current position (its move played)."""
+        game = self.game
+        sign = 1 if node["maximizing"] else -1
+        node["prescore"] = sign * self.leaf()
+        node["terms"] = {name: sign * v for name, v in terms(game).items()}
+        if game.state.is_over:
+            node["terminal"] = str(game.state)
+
+
+class _KeptNode(NodeTrace):
+    """The hooks of a node the trace keeps: they fill its dictionary."""
+
+    __slots__ = ("node", "search")
+
+    def __init__(self, node: Node, search: _Search) -> None:
+        self.node = node
+        self.search = search
+
+    def _expanded(self) -> bool:
+        """Whether the node's children are kept (it is above the cap)."""
+        return bool(self.node["ply"] < self.search.cap)
+
+    def _add(self, move: Move, depth: int) -> Node:
+        """A kept child for ``move`` (not yet played) with its pre-score: the move is played
+        and taken back here."""
+        search = self.search
+        game = search.game
+        parent = self.node
+        maximizing = (game.ply + 1) & 1 == search.root_color
+        node = move_node(
+            parent["ply"] + 1, game.move_string(move), str(game.turn), maximizing, depth
+        )
+        parent["children"].append(node)
+        game.push(move)
+        search.evaluate(node)
+        game.pop()
+        return node
+
+    def child(self, move: Move, depth: int) -> NodeTrace:
+        if not self._expanded():
+            return UNTRACED
+        return _KeptNode(self._add(move, depth), self.search)
+
+    def leaves(self, moves: list[Move], searched: int) -> None:
+        if not self._expanded():
+            return
+        for move in moves[:searched]:
+            node = self._add(move, 0)
+            node["score"] = node["prescore"]
+        self.unsearched(len(moves) - searched, 0)
+
+    def unsearched(self, pruned: int, cut: int) -> None:
+        if not self._expanded():
+            return
+        children, ply = self.node["children"], self.node["ply"] + 1
+        if pruned:
+            children.append(group_node("pruned", ply, pruned))
+        if cut:
+            children.append(group_node("cut", ply, cut))
+
+    def score(self, value: int, bound: int) -> None:
+        node = self.node
+        maximizing = node["maximizing"]
+        node["score"] = value if maximizing else -value
+        node["bound"] = _BOUND_NAMES[bound if maximizing else _FLIP[bound]]
+
+    def table_hit(self, value: int, bound: int) -> None:
+        self.node["table"] = True
+        self.score(value, bound)
+
+    def close(self, value: int, bound: int, visited: int) -> None:
+        self.score(value, bound)
+        if not self._expanded():
+            self.node["hidden"] = visited
+
+    def reset(self) -> None:
+        node = self.node
+        node["children"].clear()
+        node.pop("table", None)
+        node.pop("hidden", None)
+
+    def rank(self, ranked: list[tuple[Move, int]], visited: int) -> None:
+        self.close(ranked[0][1], EXACT, visited)
+        node = self.node
+        if node["children"]:
+            game = self.search.game
+            index = {child["move"]: child for child in node["children"]}
+            names = [game.move_string(move) for move, _ in ranked]
+            node["children"] = [index[name] for name in names if name in index]
+
+
+class Tracer:
+    """A search's hooks for its whole tree. These do nothing: the search has no recorder."""
+
+    def begin(self, game: Game, depth: int, leaf: Callable[[], int]) -> NodeTrace:
+        """Start the tree of a search of ``game`` to ``depth`` plies; the root's hooks.
+
+        ``leaf`` gives the static score of the current position (side to move's view), as the
+        search has it.
+        """
+        return UNTRACED
+
+    def complete(self) -> None:
+        """The tree being built is finished: it becomes the trace."""
+
+    def abandon(self) -> None:
+        """Forget the tree being built (its search ran out of time)."""
+
+    def note(self, **figures: Any) -> None:
+        """Add figures of the run (nodes, depth, K, Q, chosen index...) to the root's ``run``."""
+
+
+NO_TRACER: Final = Tracer()
+"""The hooks of a search without a recorder."""
+
+
+class TraceRecorder(Tracer):
     """Collects the tree of one search (the last completed depth of an iterative search).
 
     Args:
@@ -39,24 +221,23 @@ class TraceRecorder:
 
     # -- filled by the search ------------------------------------------------------------------
 
-    def begin(self, position: str, player: str, depth: int) -> Node:
-        """Start the tree of a new search to ``depth`` plies; returns its root node."""
-        self.position = position
-        self._building = {**move_node(0, None, player, True, depth), "kind": "root"}
-        return self._building
+    def begin(self, game: Game, depth: int, leaf: Callable[[], int]) -> NodeTrace:
+        self.position = game.game_string()
+        root: Node = {**move_node(0, None, str(game.turn), True, depth), "kind": "root"}
+        self._building = root
+        search = _Search(game, leaf, self.max_depth, game.ply & 1)
+        search.evaluate(root)
+        return _KeptNode(root, search)
 
     def complete(self) -> None:
-        """The tree being built is finished: it becomes the trace."""
         if self._building is not None:
             self._root = self._building
             self._building = None
 
     def abandon(self) -> None:
-        """Forget the tree being built (its search ran out of time)."""
         self._building = None
 
     def note(self, **figures: Any) -> None:
-        """Add figures of the run (nodes, depth, K, Q, chosen index...) to the root's ``run``."""
         self.run.update(figures)
 
     # -- read by the caller --------------------------------------------------------------------

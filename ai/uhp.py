@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import BinaryIO, Final, Literal
 
-from ai.bots import LEVELS, Bot
+from ai.bots import LEVELS, Bot, Choice, Level
 from hive import Game, GameType, HiveError, IllegalMoveError, InvalidMoveError
 
 ENGINE_NAME: Final = "HiveArena"
@@ -154,9 +154,14 @@ OPTIONS: Final[tuple[Option, ...]] = (
 class Engine:
     """A UHP engine without IO: feed it command lines, print what it answers.
 
+    The engine keeps one bot per game (``bot``): built at the game's first ``bestmove``, kept
+    by ``play``, ``pass`` and ``undo``, and dropped by ``newgame`` and ``options set``; so its
+    random stream (seeded by the ``Seed`` option) and its transposition table carry from move
+    to move.
+
     Args:
         options: the options it offers (``OPTIONS`` by default).
-        clock: seconds as a float, for perft's timings.
+        clock: seconds as a float, for perft's timings and the bot's time limits.
     """
 
     def __init__(
@@ -171,6 +176,10 @@ class Engine:
         """Each option's current value, by its name."""
         self.exit_requested = False
         """Set by ``exit``: the IO loop stops."""
+        self.bot: Bot | None = None
+        """The bot of the game in progress, once it has been asked for a move."""
+        self.last_choice: Choice | None = None
+        """How the bot found the last ``bestmove`` answer."""
         self._options = {o.name.lower(): o for o in options}
         self._clock = clock
         self._commands: dict[str, Callable[[str], list[str]]] = {
@@ -230,6 +239,7 @@ class Engine:
             game_type = GameType.parse(args) if args else GameType()
             game = Game(game_type, repetition_draw=repetition_draw)
         self.game = game
+        self.bot = None  # a new game, a new bot
         return [game.game_string()]
 
     def _play(self, args: str) -> list[str]:
@@ -260,17 +270,34 @@ class Engine:
         game = self._require_game()
         if game.is_over():
             raise UhpError(f"the game is over ({game.state}); start a new one with newgame")
-        level = LEVELS[str(self.option_values["Level"])]
+        level = self._level()
         words = args.split()
         if len(words) == 2 and words[0].lower() == "depth":
             depth = _parse_int(words[1], "bestmove depth")
             if not 1 <= depth <= MAX_SEARCH_DEPTH:
                 raise UhpError(f"bestmove depth {depth} is not in 1..{MAX_SEARCH_DEPTH}")
-            level = replace(level, depth=depth, seconds=None)
+            search = replace(level, depth=depth, seconds=None)
         elif len(words) == 2 and words[0].lower() == "time":
-            level = replace(level, depth=None, seconds=_parse_duration(words[1]))
+            # A limit: one ply at least, then deeper only while the time lasts (not the
+            # level's floor of plies, which may take longer).
+            search = replace(level, depth=None, seconds=_parse_duration(words[1]), min_depth=1)
         elif words:
             raise UhpError("usage: bestmove | bestmove depth N | bestmove time hh:mm:ss")
+        else:
+            search = level
+        if self.bot is None:
+            seed = int(self.option_values["Seed"])
+            use_book = bool(self.option_values["Book"])
+            self.bot = Bot(
+                level, seed=None if seed < 0 else seed, use_book=use_book, clock=self._clock
+            )
+        self.last_choice = self.bot.choose(game, level=search)
+        return [game.move_string(self.last_choice.move)]
+
+    def _level(self) -> Level:
+        """The level the options set: ``Level`` changed by ``Quotient``, ``Randomness`` and
+        ``Branching``."""
+        level = LEVELS[str(self.option_values["Level"])]
         quotient, branching = self.option_values["Quotient"], self.option_values["Branching"]
         try:
             if quotient:
@@ -281,10 +308,7 @@ class Engine:
             raise UhpError(str(error)) from None
         if branching:
             level = replace(level, branching=int(branching))
-        seed = int(self.option_values["Seed"])
-        use_book = bool(self.option_values["Book"])
-        bot = Bot(level, seed=None if seed < 0 else seed, use_book=use_book)
-        return [game.move_string(bot.choose(game).move)]
+        return level
 
     def _undo(self, args: str) -> list[str]:
         game = self._require_game()
@@ -304,6 +328,7 @@ class Engine:
         elif action == "set" and len(words) == 3:
             option = self._option(words[1])
             self.option_values[option.name] = option.parse(words[2])
+            self.bot = None  # the next bestmove builds a bot with the new options
         else:
             raise UhpError("usage: options | options get Name | options set Name Value")
         return [option.describe(self.option_values[option.name])]

@@ -1,23 +1,45 @@
-"""Arenas: the statistics, real games between bots, and an external engine that misbehaves."""
+"""Arenas: the statistics, real games between bots, and external engines, good and bad."""
 
 import math
+import re
+import shlex
 import sys
+from pathlib import Path
 
 import pytest
 
-from ai.arena import (
-    GameRecord,
-    Player,
-    UhpClient,
-    elo_difference,
-    play_game,
-    position_at,
-    run_arena,
-    summarize,
-)
+from ai.arena import GameRecord, Player, play_game, run_arena
+from ai.stats import elo_difference, summarize
+from ai.symmetry import position_at
+from ai.uhpclient import EngineStartError, UhpClient
 from hive import Game, GameState, GameType
 
 BASE = GameType()
+
+
+@pytest.mark.parametrize(
+    ("scores", "confidence", "expected"),
+    [  # as computed with scipy's logit and norm.ppf, before the standard library took over
+        ([1.0, 0.0, 0.5, 0.5], 0.95, (0.0, -296.57529006388694, 296.575290063887)),
+        (
+            [1.0, 1.0, 1.0, 0.0] * 25,
+            0.95,
+            (190.84850188786496, 119.21295230875272, 281.51580162793283),
+        ),
+        ([1.0] * 9 + [0.0], 0.95, (381.6970037757299, 158.98518507251032, math.inf)),
+        ([0.5] * 3 + [1.0] * 2, 0.95, (147.19071411783773, -10.21984391773015, 412.1392005107824)),
+        ([0.0] * 3 + [0.5], 0.95, (-338.0392160057027, -math.inf, -117.41948490597021)),
+        (
+            [1.0, 1.0, 0.0, 0.5, 1.0, 0.5, 0.0, 1.0],
+            0.9,
+            (88.73949984654254, -82.1697355810745, 324.30784022493407),
+        ),
+    ],
+)
+def test_elo_interval_keeps_its_known_values(
+    scores: list[float], confidence: float, expected: tuple[float, float, float]
+) -> None:
+    assert elo_difference(scores, confidence) == pytest.approx(expected, rel=1e-9)
 
 
 def test_elo_of_an_even_match_is_zero() -> None:
@@ -160,6 +182,64 @@ def test_an_engine_that_dies_forfeits() -> None:
     assert record.score == 0.0
 
 
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("/nonexistent/engine", "cannot start the engine '/nonexistent/engine'"),
+        (
+            f"{sys.executable} -c pass",
+            "did not start as a UHP engine: the engine exited (status 0)",
+        ),
+        (
+            f"{sys.executable} -c 'import sys; sys.exit(3)'",
+            "did not start as a UHP engine: the engine exited (status 3)",
+        ),
+    ],
+)
+def test_an_engine_that_cannot_start_is_an_engine_start_error(command: str, message: str) -> None:
+    with pytest.raises(EngineStartError, match=re.escape(message)):
+        UhpClient(command, "depth 1")
+    with pytest.raises(EngineStartError, match=re.escape(message)):
+        play_game(Player.bot("beginner"), Player.engine(command), 0, game_type=BASE, seed=1)
+    with pytest.raises(EngineStartError, match=re.escape(message)):
+        run_arena(Player.bot("beginner"), Player.engine(command), 4, parallel=2, game_type=BASE)
+
+
+# Our engine, writing every command it is sent to the file named by its argument.
+LOGGING_ENGINE = (
+    "import sys\n"
+    "from ai.uhp import Engine, serve\n"
+    "class Logged(Engine):\n"
+    "    def handle(self, line):\n"
+    "        with open(sys.argv[1], 'a') as log:\n"
+    "            log.write(line.strip() + '\\n')\n"
+    "        return super().handle(line)\n"
+    "sys.exit(serve(sys.stdin.buffer, sys.stdout.buffer, Logged()))\n"
+)
+
+
+def test_the_engine_keeps_its_game_from_move_to_move(tmp_path: Path) -> None:
+    """One ``newgame`` per game, then ``play`` for the moves since the last ``bestmove``: the
+    engine keeps its game, and so its bot (random stream and table)."""
+    log = tmp_path / "commands.txt"
+    command = shlex.join([sys.executable, "-c", LOGGING_ENGINE, str(log)])
+    engine = Player.engine(command, "depth 1")
+    record = play_game(Player.bot("beginner"), engine, 1, game_type=BASE, seed=6, max_plies=14)
+    _check_record(record)
+    assert record.end == "adjudicated" and record.plies == 14
+    commands = [line.split()[0] for line in log.read_text().splitlines()]
+    assert commands[:2] == ["info", "newgame"]
+    assert commands.count("newgame") == 1
+    assert commands.count("bestmove") == len(record.b_seconds) == 7
+    assert commands.count("play") == 14 - 2  # all but the engine's last move and the reply
+    played = Game(BASE)
+    for line in log.read_text().splitlines():
+        if line.startswith("play "):
+            played.play(line.removeprefix("play "))
+    replay = Game.from_game_string(record.game_string, repetition_draw=True)
+    assert played.moves == replay.moves[:12]
+
+
 def test_uhp_client_talks_to_our_engine() -> None:
     client = UhpClient(f"{sys.executable} -m ai.uhp", "depth 1")
     try:
@@ -189,9 +269,12 @@ def test_positions_are_equal_up_to_rotation_and_reflection() -> None:
 
 
 def test_greedy_baseline_plays_without_randomness() -> None:
-    def game() -> str:
-        return play_game(
-            Player.bot("greedy"), Player.bot("greedy"), 0, game_type=BASE, seed=1, max_plies=12
-        ).game_string
+    def games(level: str) -> set[str]:
+        player = Player.bot(level)
+        return {
+            play_game(player, player, 0, game_type=BASE, seed=seed, max_plies=10).game_string
+            for seed in range(4)
+        }
 
-    assert game() == game()
+    assert len(games("greedy")) == 1  # whatever the seed
+    assert len(games("beginner")) > 1  # while a level with a quotient varies with it

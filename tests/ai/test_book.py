@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy.stats import chisquare
 
 from ai.book import (
-    LEVELS,
     BookError,
     BookLevel,
     OpeningBook,
@@ -23,13 +21,16 @@ from ai.book import (
     classify,
     turn_at,
 )
+from ai.bots import LEVELS as BOT_LEVELS
 from hive import Bug, Game, GameType, Move, Piece
 from hive.board import HAND
 from hive.hexes import NEIGHBORS, ORIGIN, hex_at
 from hive.pieces import ALL_GAME_TYPES, BASE, BASE_MLP, BUG_COUNTS, BUG_OF
+from tests.ai.chisquare import chi_squared_pvalue
 
 C, I, L, Z, X = Shape.C, Shape.I, Shape.L, Shape.Z, Shape.X  # noqa: E741 (shape names)
 GEOMETRIC = (C, I, L, Z)
+LEVELS = tuple(OpeningBook.load().levels)  # the shipped book's levels
 DRAWS = 4000
 P_MIN = 0.001
 
@@ -138,8 +139,8 @@ def assert_fits(observed: Counter[Any], expected: Mapping[Any, float]) -> None:
     f_obs = [observed[key] for key in keys]
     f_exp = [expected[key] / sum(expected.values()) * total for key in keys]
     assert min(f_exp) >= 5, "too few draws for a chi-squared test"
-    result = chisquare(f_obs, f_exp)
-    assert result.pvalue > P_MIN, (dict(zip(keys, f_obs, strict=True)), result)
+    pvalue = chi_squared_pvalue(f_obs, f_exp)
+    assert pvalue > P_MIN, (dict(zip(keys, f_obs, strict=True)), pvalue)
 
 
 def normalised(weights: Mapping[Any, float], keep: Any) -> dict[Any, float]:
@@ -265,6 +266,22 @@ def test_turn_at() -> None:
 
 
 # -- choose: legality ----------------------------------------------------------------------------
+
+
+def test_a_book_that_weighs_the_queen_first_still_opens_with_another_bug() -> None:
+    """The Queen may not be placed on the first turn: a book weighing it first has its
+    weight dropped (the other bugs, unweighted, are drawn uniformly)."""
+    book = custom_book(first={Bug.QUEEN: 1.0})
+    firsts = set()
+    for seed in range(100):
+        rng = random.Random(seed)
+        game = Game()
+        for _ in range(2):
+            move = book.choose(game, "custom", rng)
+            assert move is not None and BUG_OF[move.piece] != Bug.QUEEN
+            firsts.add(BUG_OF[move.piece])
+            game.push(move)
+    assert firsts == set(GameType().bugs) - {Bug.QUEEN}
 
 
 @pytest.mark.parametrize("game_type", ALL_GAME_TYPES, ids=str)
@@ -523,7 +540,9 @@ def toml_text(document: Mapping[str, Any]) -> str:
 
 
 def test_default_book_loads_from_a_path_too(tmp_path: Path) -> None:
-    assert tuple(default_book().levels) == LEVELS
+    # each names a bot level (a misspelt one would leave its bot opening by search)
+    assert set(LEVELS) <= set(BOT_LEVELS)
+    assert "expert" in LEVELS and "beginner" in LEVELS
     path = tmp_path / "book.toml"
     path.write_text(toml_text(default_document()))
     assert OpeningBook.load(path) == default_book()
@@ -559,8 +578,7 @@ def _zero(path: tuple[str, str]) -> Any:
 
 
 BAD_CHANGES = [
-    ("unknown level", _set(("grandmaster",), {"first": {"S": 1.0}}), "grandmaster"),
-    ("missing level", _delete(("medium",)), "medium"),
+    ("new level lacking tables", _set(("grandmaster",), {"first": {"S": 1.0}}), "grandmaster"),
     ("level not a table", _set(("medium",), 3), "medium"),
     ("unknown table", _set(("hard", "third"), {"S": 1.0}), "hard.third"),
     ("missing table", _delete(("easy", "shapes")), "easy.shapes"),
@@ -591,6 +609,31 @@ def test_bad_data_files_name_the_key(tmp_path: Path, change: Any, key: str) -> N
         OpeningBook.load(path)
     assert str(path) in str(info.value)
     assert re.search(rf"\b{re.escape(key)}\b", str(info.value)), str(info.value)
+
+
+def test_the_levels_are_the_files_tables(tmp_path: Path) -> None:
+    """A book has the levels its file has: a new one is read like the others, and one left out
+    is simply not in the book (its bot opens by search)."""
+    document = default_document()
+    del document["medium"]
+    document["master"] = {
+        "first": {"G": 1.0},
+        "second": {"Q": 1.0},
+        "shapes": {"C": 1.0},
+    }
+    path = tmp_path / "book.toml"
+    path.write_text(toml_text(document))
+    book = OpeningBook.load(path)
+    assert list(book.levels) == ["beginner", "easy", "hard", "expert", "master"]
+    assert book.level("hard") == default_book().level("hard")
+    game = Game(BASE)
+    moves = play_opening(book, game, "master", random.Random(3))
+    assert [BUG_OF[move.piece] for move in moves] == [Bug.GRASSHOPPER, Bug.GRASSHOPPER] + [
+        Bug.QUEEN
+    ] * 2
+    assert classify(game) == C
+    with pytest.raises(KeyError, match="'medium'"):
+        book.choose(Game(BASE), "medium", random.Random(0))
 
 
 def test_not_toml(tmp_path: Path) -> None:

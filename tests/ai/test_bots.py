@@ -5,21 +5,26 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from pathlib import Path
 
 import pytest
-from scipy.stats import chisquare
 
-from ai.book import OpeningBook
+from ai import bots, cli
+from ai.arena import Player, play_game
+from ai.book import OpeningBook, Shape, classify
 from ai.bots import LEVELS, OPENING_QUOTIENT, Bot, Level, candidates, choose_index
 from ai.evaluation import WIN
 from ai.search import search
 from ai.trace import TraceRecorder
-from hive import Game, GameType, Move
+from hive import Bug, Game, GameType, Move
 from hive.game import PASS
+from hive.pieces import BUG_OF
+from tests.ai.chisquare import chi_squared_pvalue
 from tests.vectors import tsv_rows
 
 MID_GAME = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")][100]
 PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
+BASE = GameType.parse("Base")
 FOURTH_TURN = "Base;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 -wQ;bG1 bQ-"
 
 
@@ -70,7 +75,7 @@ def follows_the_quotient(observed: list[int], quotient: int) -> bool:
         tail_expected, tail_observed = expected.pop(), observed.pop()
         expected[-1] += tail_expected
         observed[-1] += tail_observed
-    return bool(chisquare(observed, expected).pvalue > 0.001)
+    return chi_squared_pvalue(observed, expected) > 0.001
 
 
 @pytest.mark.parametrize(("n", "quotient"), [(6, 2), (6, 3), (5, 9), (30, 2)])
@@ -95,9 +100,11 @@ def test_choose_index_edges() -> None:
         choose_index(5, 1, rng)
 
 
-def test_candidates_keep_wins_and_avoid_forced_losses() -> None:
-    a, b, c = Move(0, -1, 1), Move(0, -1, 2), Move(0, -1, 3)
-    assert candidates([(a, WIN - 5), (b, WIN - 7), (c, 10)]) == 2
+def test_candidates_keep_the_quickest_wins_and_avoid_forced_losses() -> None:
+    a, b, c, d = Move(0, -1, 1), Move(0, -1, 2), Move(0, -1, 3), Move(0, -1, 4)
+    # a slower win is no candidate while a quicker one exists
+    assert candidates([(a, WIN - 5), (b, WIN - 5), (c, WIN - 7), (d, 10)]) == 2
+    assert candidates([(a, WIN - 5), (b, WIN - 7), (c, 10)]) == 1
     assert candidates([(a, 10), (b, 3), (c, -(WIN - 4))]) == 2
     assert candidates([(a, -(WIN - 9)), (b, -(WIN - 4))]) == 2
     assert candidates([]) == 0
@@ -194,7 +201,24 @@ def test_forced_moves_are_not_searched() -> None:
     trace = TraceRecorder()
     choice = Bot("expert").choose(game, trace=trace)
     assert choice == type(choice)(PASS, 0, None, "forced")
-    assert trace.to_dict()["run"]["source"] == "forced"
+    document = trace.to_dict()
+    assert document["root"] is None and document["position"] == game.game_string()
+    assert document["run"] == {
+        "level": "expert",
+        "source": "forced",
+        "chosen": "pass",
+        "chosen_index": 0,
+    }
+
+
+def test_a_book_move_is_traced_with_its_level_and_position() -> None:
+    game = Game()
+    trace = TraceRecorder()
+    choice = Bot("medium", seed=1).choose(game, trace=trace)
+    document = trace.to_dict()
+    assert choice.source == "book" and document["root"] is None
+    assert document["position"] == game.game_string()
+    assert document["run"]["level"] == "medium" and document["run"]["source"] == "book"
 
 
 def test_choosing_in_a_finished_game_raises() -> None:
@@ -203,6 +227,26 @@ def test_choosing_in_a_finished_game_raises() -> None:
     game.play(answer)
     with pytest.raises(ValueError, match="over"):
         Bot("easy").choose(game)
+
+
+def test_a_bot_keeps_its_table_within_a_game_type_only() -> None:
+    """The same moves in another game type are other positions: a bot's table must not answer
+    for them. (Base+M, not Base+MLP: with Pillbugs the table mixes the stunned piece into its
+    keys, which would hide a shared table.)"""
+    moves = FOURTH_TURN.split(";", 3)[3]
+    level = Level("tabled", depth=3, seconds=None, branching=5, quotient=None, table=True)
+    bot = Bot(level, use_book=False)
+    bot.choose(Game.from_game_string(FOURTH_TURN))
+    assert bot.table is not None and len(bot.table) > 0
+    mosquito = Game.from_game_string(f"Base+M;InProgress;White[4];{moves}")
+    first, again = bot.choose(mosquito).result, bot.choose(mosquito).result
+    assert first is not None and again is not None
+    assert first.table_hits == 0
+    assert again.table_hits > 0  # the table still serves the game type it now holds
+    fresh = Bot(level, use_book=False)
+    fresh.choose(mosquito)
+    assert bot.table is not None and fresh.table is not None
+    assert len(fresh.table) > 0 and len(bot.table) == len(fresh.table)  # nothing of Base is kept
 
 
 # -- the opening book ----------------------------------------------------------------------------
@@ -235,3 +279,44 @@ def test_without_the_book_openings_are_searched() -> None:
     assert choice.source == "search"
     custom = Level("custom", depth=1, seconds=None, branching=None, quotient=3, table=False)
     assert Bot(custom, seed=1).choose(game).source == "search"  # a level the book lacks
+
+
+MASTER_BOOK = """\
+[master.first]
+G = 1.0
+
+[master.second]
+Q = 1.0
+
+[master.shapes]
+Z = 1.0
+"""
+
+
+def test_a_new_level_plays_as_the_readme_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's "add a bot": a ``Level`` in ``LEVELS`` and a table of the same name in the book
+    (here a book of that table alone), then ``hive-ai arena``."""
+    master = Level("master", depth=2, seconds=None, branching=5, quotient=9, table=True)
+    monkeypatch.setitem(LEVELS, "master", master)
+    path = tmp_path / "book.toml"
+    path.write_text(MASTER_BOOK)
+    book = OpeningBook.load(path)
+    monkeypatch.setattr(bots, "default_book", lambda: book)  # as if in ai/book.toml
+    game = Game(BASE)
+    players = [Bot("master", seed=1), Bot("master", seed=2)]
+    for ply in range(4):
+        choice = players[ply % 2].choose(game)
+        assert choice.source == "book"
+        game.push(choice.move)
+    assert [BUG_OF[m.piece] for m in game.moves] == [Bug.GRASSHOPPER] * 2 + [Bug.QUEEN] * 2
+    assert classify(game) == Shape.Z
+    assert players[0].choose(game).source == "search"
+    assert Bot("easy", seed=1).choose(Game()).source == "search"  # a level this book lacks
+    # hive-ai knows it too: levels lists it, arena plays it
+    assert cli.main(["levels"]) == 0
+    assert "Level(name='master'" in capsys.readouterr().out
+    record = play_game(Player.bot("master"), Player.bot("beginner"), 0, game_type=BASE, seed=3)
+    played = Game.from_game_string(record.game_string, repetition_draw=True)
+    assert BUG_OF[played.moves[0].piece] == Bug.GRASSHOPPER  # master is White in game 0

@@ -72,6 +72,25 @@ def test_bad_input_is_a_clear_error(args: list[str], message: str) -> None:
     assert done.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("/nonexistent/engine", "cannot start the engine '/nonexistent/engine': No such file"),
+        (
+            f"{sys.executable} -c pass",
+            "did not start as a UHP engine: the engine exited (status 0)",
+        ),
+        ("'unclosed", "cannot read the --uhp command"),
+    ],
+)
+def test_an_engine_that_fails_at_start_is_a_one_line_error(command: str, message: str) -> None:
+    done = run("arena", "beginner", "--uhp", command, "--games", "2", "--game-type", "Base")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()  # no traceback, no progress bar
+    assert line.startswith("hive-ai: error: ") and message in line, line
+    assert done.stdout == ""
+
+
 def test_levels_are_listed() -> None:
     done = run("levels")
     assert done.returncode == 0

@@ -57,12 +57,14 @@ def mid_games(n: int) -> Iterator[Game]:
 
 def minimax(game: Game, depth: int, branching: int | None, root: bool = False) -> int:
     """Plain negamax without pruning, with the search's branching rule: below the root and
-    with two or more plies left, only the K best children by static pre-score are searched."""
+    with two or more plies left, only the K best children by static pre-score are searched,
+    unless they all lose by force: then the others are searched too."""
     if game.state not in (GameState.IN_PROGRESS, GameState.NOT_STARTED):
         return terminal_score(game)
     if depth == 0:
         return evaluate(game)
     moves = game.legal_moves()
+    rest: list[Move] = []
     if not root and depth >= 2 and len(moves) > 1:
         scored = []
         for move in moves:
@@ -72,12 +74,17 @@ def minimax(game: Game, depth: int, branching: int | None, root: bool = False) -
         scored.sort(key=lambda pair: pair[0], reverse=True)
         moves = [move for _, move in scored]
         if branching is not None:
-            moves = moves[:branching]
+            moves, rest = moves[:branching], moves[branching:]
     best = -INFINITY
     for move in moves:
         game.push(move)
         best = max(best, -minimax(game, depth - 1, branching))
         game.pop()
+    if best <= -MATE_BOUND:
+        for move in rest:
+            game.push(move)
+            best = max(best, -minimax(game, depth - 1, branching))
+            game.pop()
     return best
 
 
@@ -192,11 +199,13 @@ def test_alpha_beta_scores_equal_minimax(text: str, depth: int, branching: int |
     assert scores == sorted(scores, reverse=True)
 
 
+@pytest.mark.parametrize("branching", [None, 1])
 @pytest.mark.parametrize("row", MATES, ids=["block", "win-in-3"])
-def test_alpha_beta_mate_scores_equal_minimax(row: list[str]) -> None:
+def test_alpha_beta_mate_scores_equal_minimax(row: list[str], branching: int | None) -> None:
     game = Game.from_game_string(row[0])
     depth = int(row[1])
-    assert ranked_scores(search(game, depth=depth)) == root_scores(game, depth, None)
+    expected = root_scores(game, depth, branching)
+    assert ranked_scores(search(game, depth=depth, branching=branching)) == expected
 
 
 @pytest.mark.parametrize("top", [1, 2, 4])
@@ -228,7 +237,10 @@ def test_exact_top_must_be_positive() -> None:
 # -- transposition table -------------------------------------------------------------------------
 
 
-def test_table_does_not_change_fixed_depth_results() -> None:
+def test_a_table_does_not_change_three_ply_scores() -> None:
+    """No position recurs within three plies, so a table, fresh or filled by the same search,
+    leaves every score as it was. (Deeper, a position that recurs may be answered from a
+    deeper search of it, which can change a score: the table then knows more.)"""
     for game in mid_games(3):
         plain = search(game, depth=3, branching=8)
         table = TranspositionTable()
@@ -238,6 +250,59 @@ def test_table_does_not_change_fixed_depth_results() -> None:
         assert ranked_scores(again) == ranked_scores(plain)
         assert len(table) > 0 and again.table_hits > 0
         assert again.nodes < first.nodes
+
+
+def test_mate_scores_survive_the_table() -> None:
+    """Mate scores are stored relative to the position: the puzzles searched twice on one
+    table (K = 8) keep their table-free exact scores, mate distances included."""
+    changed = []
+    for text, depth, _ in PUZZLES:
+        game = Game.from_game_string(text)
+        plain = ranked_scores(search(game, depth=int(depth), branching=8, exact_top=1))
+        table = TranspositionTable()
+        search(game, depth=int(depth), branching=8, table=table, exact_top=1)
+        again = search(game, depth=int(depth), branching=8, table=table, exact_top=1)
+        assert again.table_hits > 0 or int(depth) == 1
+        for move, score in again.ranked[: again.exact]:
+            if score != plain[key(move)]:
+                changed.append(f"{text}: {game.move_string(move)} {score}, not {plain[key(move)]}")
+    assert not changed, "\n".join(changed)
+
+
+# Moves of a real game (Base+MLP), up to a position with White to move.
+_STUN_MOVES = (
+    "wG1;bL /wG1;wM wG1/;bM /bL;wA1 wM\\;bQ bL\\;wQ \\wM;bP /bQ;wP -wM;bA1 -bP;wM bQ\\;bM wA1\\;"
+    "wB1 wQ\\;bA2 /bP;wB2 wM-;bA1 wB2\\;wB1 wG1;bA2 wQ-;wB1 bL;bB1 bA2/;bP -bA1;bB1 wQ/;wL -wG1;"
+    "bA1 -wL;wG2 -wQ;bA2 -wG2;wG3 wA1/;bM wG3-;wA2 wB2-;bA1 wA2/;wL /wA1;bP /wA2;wS1 -wG1;"
+    "bA3 bM/;wS1 -wM;bP /wB2;wB1 bQ;bB1 wQ;bP wL\\;bL -wG1;wM bP;bS1 /bL;wA3 -wB2;bG1 \\bA1;"
+    "wB1 -wL;bL wG2/;wL -bQ;bA3 bB1-"
+)
+
+
+def _replay(*moves: str) -> Game:
+    game = Game(GameType.parse("Base+MLP"))
+    for move in (*_STUN_MOVES.split(";"), *moves):
+        game.play(move)
+    return game
+
+
+def test_the_stunned_piece_keeps_positions_apart_in_the_table() -> None:
+    """The same board, with the white Mosquito moved last in one position and the white
+    Ladybug in the other (a stunned piece may neither move nor be thrown): a search of one
+    must not answer for the other."""
+    mosquito_last = _replay("wL /wA1", "bB2 \\bS1", "wM bQ")
+    before = _replay("wM bQ", "bB2 \\bS1")  # White to play wL /wA1: the Ladybug moves last
+    ladybug_last = _replay("wM bQ", "bB2 \\bS1", "wL /wA1")
+    assert mosquito_last.hash == ladybug_last.hash  # the same board
+    assert mosquito_last.last_moved != ladybug_last.last_moved
+    fresh = ranked_scores(search(before, depth=3))
+    table = TranspositionTable()
+    search(mosquito_last, depth=2, table=table)
+    assert ranked_scores(search(before, depth=3, table=table)) == fresh
+    # the table is used: with the Ladybug's own entry, the search after it is answered
+    table = TranspositionTable()
+    search(ladybug_last, depth=2, table=table)
+    assert search(before, depth=3, table=table).table_hits > 0
 
 
 def test_table_is_cleared_for_another_branching_limit() -> None:
@@ -327,25 +392,28 @@ def test_finished_game_has_no_moves_and_a_pass_is_searched() -> None:
 
 
 def test_aggressive_tie_break_prefers_fewest_holding_replies() -> None:
-    # Black's second placement: the six hexes around wS1 are alike, so scores tie.
-    game = Game.from_game_string("Base;InProgress;Black[1];wS1")
+    # From a real game: two of White's moves tie for best, one leaving Black fewer replies.
+    text = (
+        "Base+MLP;InProgress;White[7];wG1;bL /wG1;wM wG1/;bM /bL;wA1 wM\\;bQ bL\\;wQ \\wM;"
+        "bP /bQ;wP -wM;bA1 -bP;wM bQ\\;bM wA1\\"
+    )
+    game = Game.from_game_string(text)
     result = search(game, depth=2, aggressive=True)
     top = result.ranked[0][1]
     tied = [move for move, score in result.ranked if score == top]
     assert len(tied) > 1 and set(result.replies) == set(tied)
     counts = [result.replies[move] for move in tied]
-    assert counts == sorted(counts)
-    # The count is what it claims: replies whose static score keeps the opponent's value.
-    move = tied[0]
-    game.push(move)
-    target = -top
-    holding = 0
-    for reply in game.legal_moves():
-        game.push(reply)
-        holding += -evaluate(game) >= target
+    assert len(set(counts)) > 1 and counts == sorted(counts)
+    # Each count is what it claims: replies whose static score keeps the opponent's value.
+    for move in tied:
+        game.push(move)
+        holding = 0
+        for reply in game.legal_moves():
+            game.push(reply)
+            holding += -evaluate(game) >= -top
+            game.pop()
         game.pop()
-    game.pop()
-    assert holding == result.replies[move]
+        assert holding == result.replies[move]
     plain = search(game, depth=2)
     assert sorted(plain.ranked, key=lambda pair: key(pair[0])) == sorted(
         result.ranked, key=lambda pair: key(pair[0])

@@ -13,7 +13,7 @@ import pytest
 
 from ai.bots import Bot, Level
 from ai.evaluation import evaluate
-from ai.search import iterative_search, search
+from ai.search import TranspositionTable, iterative_search, search
 from ai.trace import TraceRecorder
 from hive import Game
 from tests.vectors import ROOT, tsv_rows
@@ -214,3 +214,55 @@ def test_recorder_rejects_a_negative_cap_and_starts_empty() -> None:
     document = TraceRecorder().to_dict()
     assert document["root"] is None
     VALIDATOR.validate(document)
+
+
+def check_searched_once(game: Game, node: dict[str, Any]) -> None:
+    """Each move below ``node`` is listed once, searched and unsearched children add up to the
+    legal moves, and a node the table answered has no children and no ``hidden``."""
+    children = node["children"]
+    moves = [child["move"] for child in children if child["kind"] == "move"]
+    assert len(moves) == len(set(moves))
+    if children:
+        unsearched = sum(child["count"] for child in children if "count" in child)
+        assert len(moves) + unsearched == len(game.legal_moves())
+    if "table" in node:
+        assert children == [] and "hidden" not in node
+    for child in children:
+        if child["kind"] == "move":
+            game.play(child["move"])
+            check_searched_once(game, child)
+            game.pop()
+
+
+@pytest.mark.parametrize("exact_top", [1, None])
+def test_a_node_searched_again_keeps_only_its_last_search(exact_top: int | None) -> None:
+    """A node searched again with a wider window (a root move that beats the best, a PVS
+    re-search below) keeps nothing of its first search."""
+    for text in POSITIONS:
+        game = Game.from_game_string(text)
+        trace = TraceRecorder(max_depth=2)
+        table = TranspositionTable()
+        search(game, depth=3, branching=5, exact_top=exact_top, table=table, trace=trace)
+        document = trace.to_dict()
+        validate(document)
+        check_searched_once(game, document["root"])
+
+
+@pytest.mark.parametrize("cap", [0, 2])
+def test_tracing_changes_nothing_in_the_search(cap: int) -> None:
+    """The trace evaluates its nodes itself (with the search's cache): the search finds the
+    same ranking with the same counts, traced or not."""
+    game = Game.from_game_string(POSITIONS[0])
+    before = game.game_string()
+    for depth, exact_top, use_table in ((3, 1, True), (3, None, False), (2, None, True)):
+        results = []
+        for trace in (None, TraceRecorder(max_depth=cap)):
+            table = TranspositionTable() if use_table else None
+            result = search(
+                game, depth=depth, branching=4, exact_top=exact_top, table=table, trace=trace
+            )
+            assert game.game_string() == before
+            results.append(
+                (result.ranked, result.nodes, result.prunes, result.cut, result.table_hits)
+            )
+        assert results[0] == results[1]

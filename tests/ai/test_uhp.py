@@ -3,6 +3,7 @@ with the real ``hive-engine`` process."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import os
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from ai.bots import LEVELS, OPENING_TURNS, Bot
 from ai.uhp import MAX_LINE_BYTES, OPTIONS, Engine, Option, engine_version, serve
 from hive import Game, GameType
 from hive.notation import destination
@@ -333,10 +335,45 @@ def test_bestmove_answers_a_legal_move(command: str):
     bestmove(engine, command)
 
 
-def test_bestmove_time_deepens_within_the_budget():
-    engine = started(MIDGAME)
-    answer(engine, "options set Level medium")
+class TickingClock:
+    """A fake clock: every reading is ``tick`` seconds after the one before."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+@pytest.mark.parametrize("level", ["medium", "hard", "expert"])
+def test_bestmove_time_answers_within_the_limit_and_deepens_while_time_allows(level: str):
+    clock = TickingClock(0.05)  # the search looks at the clock every 1024 nodes
+    engine = Engine(clock=clock)
+    answer(engine, f"newgame {MIDGAME}")
+    answer(engine, f"options set Level {level}")
+    begun = clock.now
     bestmove(engine, "bestmove time 00:00:01")
+    assert clock.now - begun <= 1.0 + 3 * clock.tick  # the last look, the tie-break's, the end's
+    choice = engine.last_choice
+    assert choice is not None and choice.result is not None
+    assert choice.result.depth >= 2
+
+
+def test_bestmove_time_is_a_limit_even_below_the_levels_floor_of_plies():
+    """Expert always searches 4 plies for a plain bestmove (however long they take); with a
+    time limit it stops when the time is up, after 1 ply if need be."""
+    assert LEVELS["expert"].min_depth == 4
+    clock = TickingClock(0.3)  # a machine so busy that a second is gone in a few readings
+    engine = Engine(clock=clock)
+    answer(engine, f"newgame {MIDGAME}")
+    begun = clock.now
+    bestmove(engine, "bestmove time 00:00:01")
+    assert clock.now - begun <= 1.0 + 3 * clock.tick
+    choice = engine.last_choice
+    assert choice is not None and choice.result is not None
+    assert choice.result.depth == 1
 
 
 PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))[:3]
@@ -364,6 +401,55 @@ def test_a_seed_makes_bestmove_reproducible_and_seeds_vary_it():
 
     assert first_moves(11) == first_moves(11)
     assert len({tuple(first_moves(seed)) for seed in range(8)}) > 1
+
+
+def test_the_engine_keeps_one_bot_per_game_and_its_random_stream():
+    """A seeded game played by ``bestmove`` is the game one seeded bot plays: the random index
+    is drawn afresh at each move, not the seed's first draw again and again."""
+    engine = started("Base+MLP")
+    answer(engine, "options set Seed 2")
+    answer(engine, "options set Level medium")
+    assert engine.game is not None
+    mirror, game = Bot("medium", seed=2), Game(GameType.parse("Base+MLP"))
+    level = dataclasses.replace(LEVELS["medium"], depth=1, seconds=None)
+    indices = []
+    for _ in range(20):
+        answered = engine.game.parse_move(bestmove(engine, "bestmove depth 1"))
+        choice = mirror.choose(game, level=level)
+        assert answered == choice.move
+        assert engine.last_choice is not None and engine.last_choice.index == choice.index
+        if choice.source == "search" and game.turn_number > OPENING_TURNS:
+            indices.append(choice.index)
+        answer(engine, f"play {game.move_string(choice.move)}")
+        game.push(choice.move)
+    assert len(indices) > 10 and len(set(indices)) > 1
+
+
+def bot_of(engine: Engine) -> Bot | None:
+    """The engine's bot (a function, so that type checkers do not hold on to a narrowing)."""
+    return engine.bot
+
+
+def test_the_engine_keeps_the_bots_table_until_newgame_or_an_option_changes():
+    engine = started(MIDGAME)
+    answer(engine, "options set Level hard")
+    assert LEVELS["hard"].table and bot_of(engine) is None
+    bestmove(engine, "bestmove depth 2")
+    bot = bot_of(engine)
+    assert bot is not None and bot.table is not None and len(bot.table) > 0
+    bestmove(engine, "bestmove depth 2")  # the same position again: the table answers
+    assert bot_of(engine) is bot
+    assert engine.last_choice is not None and engine.last_choice.result is not None
+    assert engine.last_choice.result.table_hits > 0
+    answer(engine, f"play {bestmove(engine, 'bestmove depth 1')}")
+    answer(engine, "undo")
+    assert bot_of(engine) is bot  # play and undo keep it
+    answer(engine, "options set Seed 7")
+    assert bot_of(engine) is None
+    bestmove(engine, "bestmove depth 1")
+    assert bot_of(engine) not in (None, bot)
+    answer(engine, f"newgame {MIDGAME}")
+    assert bot_of(engine) is None
 
 
 def test_the_book_option_switches_the_opening_book():
