@@ -1,0 +1,138 @@
+"""``python -m server`` / ``hive-server``: run the server until SIGTERM or Ctrl-C.
+
+``hive-server create-bot NAME``: create a bot account on the server's Redis and print its
+secret token (for ``hive-bot --token``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+
+import redis
+import redis.asyncio as aioredis
+import uvloop
+
+from server.app import NICKNAME_RE, now_ms, running
+from server.embedded import RedisProcess
+from server.protocol import MAX_NICKNAME
+from server.settings import Settings, add_storage_arguments, from_args
+from server.store import Store
+
+log = logging.getLogger("server")
+
+
+GC_FREEZE_SECONDS = 5.0
+GC_FULL_SECONDS = 600.0
+
+
+async def tune_gc() -> None:
+    """Keep the garbage collector's full passes out of the way of moves.
+
+    A server holds hundreds of thousands of long-lived objects (connections, games, boards), and
+    each full collection walks them all: pauses of several hundred milliseconds every few
+    seconds under load (measured by bench/load.py). What has survived a few seconds is moved out
+    of the collector's sight (``gc.freeze``), young collections run less often, and the frozen
+    objects are looked at again, in one full pass, every ten minutes.
+    """
+    gc.set_threshold(50_000, 100, 100)
+    loop = asyncio.get_running_loop()
+    last_full = loop.time()
+    while True:
+        await asyncio.sleep(GC_FREEZE_SECONDS)
+        if loop.time() - last_full >= GC_FULL_SECONDS:
+            gc.unfreeze()
+            gc.collect()
+            last_full = loop.time()
+        gc.freeze()
+
+
+async def run(settings: Settings) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with running(settings) as (server, _):
+        port = server.sockets[0].getsockname()[1] if settings.port == 0 else settings.port
+        log.info("Hive Arena is ready: open http://%s:%d/", settings.host, port)
+        gc_task = asyncio.create_task(tune_gc())
+        await stop.wait()
+        gc_task.cancel()
+        log.info("stopping: closing connections (1001), then storage")
+
+
+def create_bot(argv: Sequence[str]) -> int:
+    """``hive-server create-bot NAME``: print the new account's token on stdout."""
+    p = argparse.ArgumentParser(
+        prog="hive-server create-bot",
+        description="Create a bot account and print its secret token (for hive-bot --token).",
+    )
+    p.add_argument("name", help=f"the bot's name: 1 to {MAX_NICKNAME} letters, digits, ' .-_'")
+    add_storage_arguments(p)  # the server's own: the running server's Redis
+    p.add_argument(
+        "--new-token",
+        action="store_true",
+        help="give an existing bot account a new token (its old token stops working)",
+    )
+    args = p.parse_args(argv)
+    if not NICKNAME_RE.fullmatch(args.name):
+        p.error(f"a bot's name has 1 to {MAX_NICKNAME} letters, digits, spaces, '.', '-', '_'")
+    embedded: RedisProcess | None = None
+    url = args.redis_url
+    if url is None:  # the embedded Redis: the running server's, or started for this
+        folder = RedisProcess(args.data / "redis")
+        url = folder.url
+        try:
+            with redis.Redis.from_url(url) as probe:
+                probe.ping()
+        except redis.exceptions.ConnectionError:
+            embedded = folder
+            embedded.start()
+
+    async def create() -> tuple[str, str]:
+        client = aioredis.Redis.from_url(url)
+        try:
+            return await Store(client).new_bot(args.name, now_ms(), new_token=args.new_token)
+        finally:
+            await client.aclose()
+
+    try:
+        player, token = asyncio.run(create())
+    except ValueError as error:
+        print(f"hive-server create-bot: {error}", file=sys.stderr)
+        return 1
+    except redis.exceptions.ConnectionError as error:
+        print(f"hive-server create-bot: cannot reach Redis at {url}: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    print(f"bot account {args.name!r} (player {player}); its token:", file=sys.stderr)
+    print(token)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["create-bot"]:
+        return create_bot(argv[1:])
+    settings = from_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        # uvloop: the event loop in C (asyncio's own loop was a fifth of the CPU under load).
+        uvloop.run(run(settings))
+    except (OSError, RuntimeError, FileNotFoundError) as error:
+        print(f"hive-server: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

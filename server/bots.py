@@ -1,0 +1,134 @@
+"""Bot moves, computed in a pool of worker processes so that no search runs on the event loop.
+
+``BotPool.move`` sends a position to a worker and awaits its answer. Requests wait in one FIFO
+queue and at most ``workers`` run at once, each game having at most one request in flight, so
+the pool is shared fairly: a game waits for at most the requests made before its own. A worker
+that dies (killed, out of memory) breaks the pool: it is replaced and the request is retried.
+
+In a worker, one ``ai.bots.Bot`` per game is kept (a few dozen games, least recently used
+first out), so its transposition table carries from move to move when the same worker serves
+the game again; its randomness is seeded from the game's seed and the ply, so a move does not
+depend on which worker computes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Final
+
+from ai.bots import LEVELS, Bot
+from ai.trace import TraceRecorder
+from hive import Game
+
+log = logging.getLogger(__name__)
+
+TRACE_DEPTH: Final = 2
+"""Plies below the root kept in a bot move's trace."""
+_BOTS_KEPT: Final = 64
+_RETRIES: Final = 3
+
+
+@dataclass(frozen=True)
+class BotMove:
+    """A worker's answer: the MoveString, the search trace (JSON), and the seconds it took."""
+
+    move: str
+    trace: bytes
+    seconds: float
+
+
+_bots: OrderedDict[tuple[str, str], Bot] = OrderedDict()
+
+
+def compute(game_id: str, game_type: str, moves: list[str], level: str, seed: int) -> BotMove:
+    """The bot's move (runs in a worker process)."""
+    started = time.perf_counter()
+    game = Game(game_type, repetition_draw=True)
+    for move in moves:
+        game.play_unchecked(move)  # the record's moves, checked when played
+    key = (game_id, level)
+    bot = _bots.pop(key, None)
+    if bot is None:
+        bot = Bot(level)
+    _bots[key] = bot
+    while len(_bots) > _BOTS_KEPT:
+        _bots.popitem(last=False)
+    bot.rng.seed(seed * 1000 + len(moves))
+    recorder = TraceRecorder(max_depth=TRACE_DEPTH)
+    choice = bot.choose(game, trace=recorder)
+    return BotMove(
+        game.move_string(choice.move),
+        recorder.to_json().encode(),
+        time.perf_counter() - started,
+    )
+
+
+def _warm() -> None:
+    """Load the bots' modules and book in a fresh worker."""
+    Bot("beginner")
+
+
+class BotPool:
+    """The worker processes and the fair queue in front of them.
+
+    Args:
+        workers: Processes (and so bot moves computed at once).
+    """
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"a bot pool needs at least one worker, not {workers}")
+        self.workers = workers
+        self._slots = asyncio.Semaphore(workers)
+        self._executor = self._new_executor()
+        self.queued = 0
+        self.replaced = 0
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("forkserver")
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_warm)
+
+    @staticmethod
+    def knows(level: str) -> bool:
+        return level in LEVELS
+
+    async def move(
+        self, game_id: str, game_type: str, moves: list[str], level: str, seed: int
+    ) -> BotMove:
+        """The bot's move, computed in a worker (retried on a new pool if a worker dies)."""
+        self.queued += 1
+        try:
+            async with self._slots:  # FIFO: asyncio.Semaphore wakes waiters in order
+                for attempt in range(_RETRIES):
+                    executor = self._executor
+                    try:
+                        future = executor.submit(compute, game_id, game_type, moves, level, seed)
+                        return await asyncio.wrap_future(future)
+                    except BrokenProcessPool:
+                        log.warning(
+                            "bot worker died during game %s (attempt %d); replacing the pool",
+                            game_id,
+                            attempt + 1,
+                        )
+                        if self._executor is executor:
+                            self._executor = self._new_executor()
+                            self.replaced += 1
+                            executor.shutdown(wait=False, cancel_futures=True)
+                raise RuntimeError(f"bot workers kept dying on game {game_id}")
+        finally:
+            self.queued -= 1
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for tests that kill one)."""
+        processes = self._executor._processes or {}
+        return list(processes)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,707 @@
+"""The wire protocol: every message, both ways, and the only code that touches msgpack.
+
+One websocket at ``/ws`` carries msgpack binary frames, each a map with a ``type`` key naming the
+message and one key per field. Messages are frozen dataclasses: ``encode(message)`` gives the
+frame, ``decode(frame)`` gives back the message, or raises ``ProtocolError`` with an
+``ErrorCode`` for anything that is not a well-formed message of a known type (bad msgpack, an
+unknown type, a missing, unknown or mistyped field, a value out of range). The server answers a
+``ProtocolError`` with an ``Error`` and the connection lives on.
+
+docs/protocol.md documents every message with an example and a whole game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal, TypeVar, get_args, get_origin
+
+import msgpack
+
+MAX_FRAME_BYTES: Final = 64 * 1024
+"""Frames from clients larger than this are refused (the connection closes with 1009)."""
+MAX_TEXT: Final = 2000
+"""Longest string field accepted from a client (chat has its own, smaller, limit). Messages
+from the server have no such limit: a long game's GameString runs past it."""
+MAX_NICKNAME: Final = 24
+MAX_LIST: Final = 1000
+MAX_BOT_GAMES: Final = 100
+"""Most games a bot account may play at once."""
+
+
+class ErrorCode(enum.StrEnum):
+    """Why a request was refused. The set is closed: clients may switch on it."""
+
+    BAD_MESSAGE = "bad_message"
+    """Not msgpack, not a map, a missing/unknown/mistyped field, or a value out of range."""
+    UNKNOWN_TYPE = "unknown_type"
+    NOT_AUTHENTICATED = "not_authenticated"
+    """The first message must be ``hello``; nothing else is answered before it."""
+    BAD_TOKEN = "bad_token"
+    ALREADY_AUTHENTICATED = "already_authenticated"
+    UNKNOWN_GAME = "unknown_game"
+    UNKNOWN_LEVEL = "unknown_level"
+    UNKNOWN_BOT = "unknown_bot"
+    """No bot account of that name (a challenge names one)."""
+    NOT_OPEN = "not_open"
+    """The game cannot be joined or cancelled (already started, cancelled or expired)."""
+    OWN_GAME = "own_game"
+    """A player cannot join a game they created."""
+    NOT_YOUR_GAME = "not_your_game"
+    """Only the game's creator may cancel it; only its players may act in it."""
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_MOVE = "illegal_move"
+    """The engine's message says why."""
+    STALE = "stale"
+    """The move was made on a version that is no longer current; nothing changed."""
+    GAME_OVER = "game_over"
+    NOT_ALLOWED = "not_allowed"
+    """The action does not apply now (no draw offer to accept, opponent still connected...)."""
+    TOO_LONG = "too_long"
+    RATE_LIMITED = "rate_limited"
+    UNAVAILABLE = "unavailable"
+    """The server cannot reach its storage; try again shortly. Nothing was changed."""
+    INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """A request that cannot be carried out, answered with an ``Error`` of ``code``."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+Color = Literal["white", "black"]
+ColorChoice = Literal["white", "black", "random"]
+Opponent = Literal["anyone", "bot", "bots"]
+TimeKind = Literal["none", "clock", "days"]
+DrawAction = Literal["offer", "accept", "decline"]
+GameStatus = Literal["open", "live", "over"]
+Result = Literal["WhiteWins", "BlackWins", "Draw"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base class of every message; ``TYPE`` is its tag on the wire."""
+
+    TYPE: ClassVar[str] = ""
+
+
+CLIENT_MESSAGES: Final[dict[str, type[Message]]] = {}
+"""Messages a client sends, by tag."""
+SERVER_MESSAGES: Final[dict[str, type[Message]]] = {}
+"""Messages the server sends, by tag."""
+
+_M = TypeVar("_M", bound=type[Message])
+
+
+def _registered(registry: dict[str, type[Message]], tag: str) -> Callable[[_M], _M]:
+    def register(cls: _M) -> _M:
+        cls.TYPE = tag
+        registry[tag] = cls
+        return cls
+
+    return register
+
+
+def client(tag: str) -> Callable[[_M], _M]:
+    return _registered(CLIENT_MESSAGES, tag)
+
+
+def server(tag: str) -> Callable[[_M], _M]:
+    return _registered(SERVER_MESSAGES, tag)
+
+
+# -- values inside messages --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How much time the players have.
+
+    ``none``: no clock. ``clock``: ``base`` seconds each, plus ``increment`` seconds after each of
+    one's moves. ``days``: at most ``days`` days for each move (correspondence).
+    """
+
+    kind: TimeKind = "none"
+    base: int = 0
+    increment: int = 0
+    days: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind == "clock" and not (1 <= self.base <= 3 * 3600 and 0 <= self.increment <= 600):
+            raise ValueError("a clock needs base in 1..10800 s and increment in 0..600 s")
+        if self.kind == "clock" and self.days:
+            raise ValueError("a clock takes no days")
+        if self.kind == "days" and not 1 <= self.days <= 30:
+            raise ValueError("days per move must lie in 1..30")
+        if self.kind == "days" and (self.base or self.increment):
+            raise ValueError("days per move take no base or increment")
+        if self.kind == "none" and (self.base or self.increment or self.days):
+            raise ValueError("a game without a clock takes no base, increment or days")
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who sits on one side: ``player`` id, shown ``name``, the ``bot`` level for one of the
+    server's own bots; ``account`` ``"bot"`` for any bot (the server's, or a bot account
+    playing from outside), ``"guest"`` for a person."""
+
+    player: str
+    name: str
+    bot: str | None = None
+    connected: bool = False
+    account: Literal["guest", "bot"] = "guest"
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """Milliseconds left for each side when the state was sent, and whose clock runs.
+
+    With ``days`` the figures are the time left for the current move. ``running`` is None when no
+    clock runs (no time control, the game not started, or over).
+    """
+
+    white: int | None
+    black: int | None
+    running: Color | None
+
+
+@dataclass(frozen=True)
+class PieceAt:
+    """A piece on the board at axial ``(q, r)``; ``height`` 0 on the ground, 1 on top of one
+    piece, and so on (``hive.Layout``'s level)."""
+
+    piece: str
+    q: int
+    r: int
+    height: int
+
+
+@dataclass(frozen=True)
+class LegalMove:
+    """A legal move of the side to move: its UHP MoveString, the piece, where it comes from
+    (``from_q``/``from_r`` None for a piece in hand) and its destination hex."""
+
+    move: str
+    piece: str
+    from_q: int | None
+    from_r: int | None
+    to_q: int
+    to_r: int
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change of a game, numbered by ``version`` (1, 2, ... without gaps).
+
+    ``kind``: ``created``, ``joined`` (the game starts), ``move`` (also the move that ends a
+    game: the state then has the result), ``draw_offer``, ``draw_decline``, ``rematch_offer``,
+    ``rematch`` (``text``: the new game's id), ``chat``, ``mute`` and ``unmute`` (``text``: the
+    name of the player muted or unmuted), ``over`` (ended otherwise than by a move: ``by`` the
+    result, ``text`` the reason). ``by``: the colour or player name acting; ``text``: the
+    MoveString, or the chat line; ``player``: the id of the chatter (``chat``) or of the player
+    muted (``mute``, ``unmute``), None otherwise (and in events stored before it was added);
+    ``at``: server time in ms.
+    """
+
+    version: int
+    kind: str
+    at: int
+    by: str | None = None
+    text: str | None = None
+    player: str | None = None
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything a client needs to draw a game and play it, with no rules of its own.
+
+    ``pieces``: every piece on the board (``height`` 0 on the ground, 1 on top of one piece...),
+    in plain axial coordinates that do not wrap and do not change while a piece stays put.
+    ``legal``: the side to move's legal moves; ``must_pass``: passing is its only move (play
+    ``pass``). ``hand_white``/``hand_black``: the pieces still in hand. ``muted``: the ids of
+    the players whose chat lines the game's players have muted.
+    """
+
+    id: str
+    game_type: str
+    status: GameStatus
+    white: Seat | None
+    black: Seat | None
+    time: TimeControl
+    version: int
+    game_string: str
+    moves: list[str]
+    turn: Color
+    clocks: Clocks
+    pieces: list[PieceAt]
+    legal: list[LegalMove]
+    hand_white: list[str]
+    hand_black: list[str]
+    must_pass: bool = False
+    result: Result | None = None
+    reason: str | None = None
+    draw_offer: Color | None = None
+    rematch_offer: Color | None = None
+    rematch: str | None = None
+    spectators: int = 0
+    chat: list[Event] = field(default_factory=list)
+    muted: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A line of the lobby: an open game to join, or a game in progress to watch."""
+
+    id: str
+    game_type: str
+    time: TimeControl
+    white: Seat | None
+    black: Seat | None
+    moves: int = 0
+    spectators: int = 0
+    creator_color: ColorChoice | None = None
+    wants: Opponent = "anyone"
+    challenge: Seat | None = None
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A bot account ready to play (see ``BotReady``): what it accepts, how busy it is."""
+
+    player: str
+    name: str
+    game_types: list[str]
+    times: list[TimeKind]
+    max_games: int
+    playing: int = 0
+
+
+# -- client -> server --------------------------------------------------------------------------
+
+
+@client("hello")
+@dataclass(frozen=True)
+class Hello(Message):
+    """The first message of a connection: a guest ``nickname``, or the ``token`` of an earlier
+    session to resume it. Credentials travel here, never in the URL."""
+
+    nickname: str | None = None
+    token: str | None = None
+
+
+@client("ping")
+@dataclass(frozen=True)
+class Ping(Message):
+    """Application-level ping; ``t`` (any number, e.g. the client's clock) comes back in Pong."""
+
+    t: float = 0.0
+
+
+@client("lobby")
+@dataclass(frozen=True)
+class WatchLobby(Message):
+    """Receive the lobby lists now and whenever they change (``subscribe`` False: stop)."""
+
+    subscribe: bool = True
+
+
+@client("create")
+@dataclass(frozen=True)
+class CreateGame(Message):
+    """Open a game. ``opponent``: ``anyone`` may join (people and bot accounts); ``bot`` seats
+    one of the server's bots of ``level`` at once; ``bots``: only a bot account may join, and
+    with ``challenge`` (a bot account's name) only that one."""
+
+    game_type: str = "Base+MLP"
+    time: TimeControl = TimeControl()
+    color: ColorChoice = "random"
+    opponent: Opponent = "anyone"
+    level: str | None = None
+    challenge: str | None = None
+
+
+@client("bot_ready")
+@dataclass(frozen=True)
+class BotReady(Message):
+    """A bot account says what it plays: these ``game_types``, time controls of these kinds
+    (``times``), at most ``max_games`` at once. While it is connected it is listed in the
+    lobby's ``bots``, and people may challenge it by name. Sent again, it replaces the last."""
+
+    game_types: list[str]
+    times: list[TimeKind] = field(default_factory=lambda: ["none", "clock", "days"])
+    max_games: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.game_types or not self.times:
+            raise ValueError("a bot plays at least one game type and one kind of time control")
+        if not 1 <= self.max_games <= MAX_BOT_GAMES:
+            raise ValueError(f"max_games must lie in 1..{MAX_BOT_GAMES}")
+
+
+@client("join")
+@dataclass(frozen=True)
+class JoinGame(Message):
+    game: str
+
+
+@client("cancel")
+@dataclass(frozen=True)
+class CancelGame(Message):
+    game: str
+
+
+@client("watch")
+@dataclass(frozen=True)
+class Watch(Message):
+    """Follow a game (as a player after a reconnect, or as a spectator). With ``since``, the
+    last version seen, the server sends exactly the events after it, or a snapshot when they
+    are too old; without it, a snapshot."""
+
+    game: str
+    since: int | None = None
+
+
+@client("unwatch")
+@dataclass(frozen=True)
+class Unwatch(Message):
+    game: str
+
+
+@client("play")
+@dataclass(frozen=True)
+class Play(Message):
+    """Play ``move`` (a UHP MoveString, or ``pass``) in the position of ``version``."""
+
+    game: str
+    version: int
+    move: str
+
+
+@client("resign")
+@dataclass(frozen=True)
+class Resign(Message):
+    game: str
+
+
+@client("draw")
+@dataclass(frozen=True)
+class Draw(Message):
+    """Offer a draw, or accept or decline the opponent's offer."""
+
+    game: str
+    action: DrawAction
+
+
+@client("claim")
+@dataclass(frozen=True)
+class ClaimWin(Message):
+    """Claim the win when the opponent has stayed disconnected past the limit."""
+
+    game: str
+
+
+@client("rematch")
+@dataclass(frozen=True)
+class Rematch(Message):
+    """Offer a rematch of a finished game (colours swapped), or accept the opponent's offer."""
+
+    game: str
+
+
+@client("chat")
+@dataclass(frozen=True)
+class Chat(Message):
+    game: str
+    text: str
+
+
+@client("mute")
+@dataclass(frozen=True)
+class Mute(Message):
+    """Refuse ``player``'s chat lines in ``game`` from now on (``mute`` False: accept them
+    again). Only the game's players may, and not themselves."""
+
+    game: str
+    player: str
+    mute: bool = True
+
+
+# -- server -> client --------------------------------------------------------------------------
+
+
+@server("welcome")
+@dataclass(frozen=True)
+class Welcome(Message):
+    """The answer to ``hello``: who you are, and the token to resume this session later (keep it
+    secret). ``games``: your games in progress, to watch again after a reconnect. ``bot``: this
+    is a bot account (created by the server's operator)."""
+
+    player: str
+    nickname: str
+    token: str
+    server_time: int
+    games: list[str] = field(default_factory=list)
+    bot: bool = False
+
+
+@server("pong")
+@dataclass(frozen=True)
+class Pong(Message):
+    t: float
+    server_time: int
+
+
+@server("error")
+@dataclass(frozen=True)
+class Error(Message):
+    """A request was refused and changed nothing. ``request``: the refused message's type."""
+
+    code: ErrorCode
+    message: str
+    request: str | None = None
+    game: str | None = None
+
+
+@server("lobby")
+@dataclass(frozen=True)
+class Lobby(Message):
+    """The open games, the games in progress and the bot accounts ready to play (sent on
+    ``lobby`` and on every change)."""
+
+    open: list[GameSummary]
+    live: list[GameSummary]
+    bots: list[BotInfo] = field(default_factory=list)
+
+
+@server("update")
+@dataclass(frozen=True)
+class Update(Message):
+    """A game changed: the ``events`` since the recipient's last version, in order, and the
+    state after them. ``snapshot`` True: the events are not given (first look, or too old);
+    the state stands alone."""
+
+    game: str
+    version: int
+    events: list[Event]
+    state: GameState
+    snapshot: bool = False
+
+
+# -- encoding ----------------------------------------------------------------------------------
+
+
+def encode(message: Message) -> bytes:
+    """The msgpack frame of ``message``."""
+    body = to_plain(message)
+    body["type"] = message.TYPE
+    packed: bytes = msgpack.packb(body)
+    return packed
+
+
+def decode(frame: bytes | str, *, registry: dict[str, type[Message]] | None = None) -> Message:
+    """The message in ``frame`` (by default one a client may send).
+
+    ``MAX_TEXT`` and ``MAX_LIST`` bound what clients send; a server message (``registry``
+    ``SERVER_MESSAGES``) may be as long as a game makes it.
+
+    Raises:
+        ProtocolError: BAD_MESSAGE or UNKNOWN_TYPE, with what is wrong.
+    """
+    if registry is None:
+        registry = CLIENT_MESSAGES
+    bounded = registry is not SERVER_MESSAGES
+    if isinstance(frame, str):
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "frames are binary msgpack, not text")
+    try:
+        body = msgpack.unpackb(frame, strict_map_key=True)
+    except Exception as error:  # msgpack raises several unrelated types for bad input
+        why = str(error) or type(error).__name__  # some say nothing (FormatError, StackError)
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not msgpack: {why}") from None
+    if not isinstance(body, dict):
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is a map with a 'type' key")
+    tag = body.pop("type", None)
+    if not isinstance(tag, str):
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a string 'type'")
+    cls = registry.get(tag)
+    if cls is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {tag[:40]!r}")
+    try:
+        message = _from_wire(cls, body, tag, bounded)
+    except (TypeError, ValueError) as error:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, str(error)) from None
+    assert isinstance(message, Message)
+    return message
+
+
+def decode_server(frame: bytes) -> Message:
+    """A message the server sent (for clients written in Python: tests, bots, the load bench)."""
+    return decode(frame, registry=SERVER_MESSAGES)
+
+
+_SCALARS: Final = frozenset({str, int, bool, float, bytes, type(None)})
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass, or None for any other type (found once per type)."""
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = None
+        if dataclasses.is_dataclass(cls):
+            names = tuple(f.name for f in dataclasses.fields(cls))
+        _FIELD_NAMES[cls] = names
+        return names
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` with every dataclass made a dict of its fields and every enum its value
+    (what msgpack packs). A state of a hundred legal moves is built of many small dataclasses,
+    so each class's field names are looked up once."""
+    cls = type(value)
+    if cls in _SCALARS:
+        return value
+    if cls is list:
+        return [to_plain(item) for item in value]
+    names = _field_names(cls)
+    if names is not None:
+        return {name: to_plain(getattr(value, name)) for name in names}
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _from_wire(cls: type, body: dict[Any, Any], where: str, bounded: bool) -> object:
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = [key for key in body if key not in fields]
+    if unknown:
+        raise ValueError(f"{where}: unknown field {str(unknown[0])[:40]!r}")
+    values = {}
+    for name, f in fields.items():
+        if name in body:
+            values[name] = _check(hints[name], body[name], f"{where}.{name}", bounded)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ValueError(f"{where}: missing field {name!r}")
+    try:
+        return cls(**values)
+    except ValueError as error:  # a check of the class itself (TimeControl's ranges)
+        raise ValueError(f"{where}: {error}") from None
+
+
+def _check(hint: Any, value: Any, where: str, bounded: bool) -> Any:
+    """``value`` as the type ``hint`` asks for; raises ValueError naming the field. ``bounded``:
+    refuse strings and lists over ``MAX_TEXT`` and ``MAX_LIST``."""
+    origin = get_origin(hint)
+    if origin is types.UnionType or origin is typing.Union:
+        options = get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _check(option, value, where, bounded)
+            except ValueError as error:
+                errors.append(str(error))
+        raise ValueError(errors[0] if len(errors) == 1 else f"{where}: unexpected {value!r:.40}")
+    if origin is Literal:
+        if value not in get_args(hint):
+            choices = ", ".join(map(repr, get_args(hint)))
+            raise ValueError(f"{where}: {value!r:.40} is not one of {choices}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: expected a list")
+        if bounded and len(value) > MAX_LIST:
+            raise ValueError(f"{where}: more than {MAX_LIST} items")
+        (item,) = get_args(hint)
+        return [_check(item, v, f"{where}[{i}]", bounded) for i, v in enumerate(value)]
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: expected a map")
+        return _from_wire(hint, value, where, bounded)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise ValueError(f"{where}: unknown value {value!r:.40}") from None
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}: expected true or false")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**53:
+            raise ValueError(f"{where}: expected an integer")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{where}: expected a number")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{where}: expected a string")
+        if bounded and len(value) > MAX_TEXT:
+            raise ValueError(f"{where}: longer than {MAX_TEXT} characters")
+        return value
+    raise TypeError(f"{where}: no wire form for {hint!r}")  # a bug in this module
+
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "MAX_FRAME_BYTES",
+    "SERVER_MESSAGES",
+    "BotInfo",
+    "BotReady",
+    "CancelGame",
+    "Chat",
+    "ClaimWin",
+    "Clocks",
+    "CreateGame",
+    "Draw",
+    "Error",
+    "ErrorCode",
+    "Event",
+    "GameState",
+    "GameSummary",
+    "Hello",
+    "JoinGame",
+    "LegalMove",
+    "Lobby",
+    "Message",
+    "Mute",
+    "PieceAt",
+    "Ping",
+    "Play",
+    "Pong",
+    "ProtocolError",
+    "Rematch",
+    "Resign",
+    "Seat",
+    "TimeControl",
+    "Unwatch",
+    "Update",
+    "Watch",
+    "WatchLobby",
+    "Welcome",
+    "decode",
+    "decode_server",
+    "encode",
+]

@@ -1,0 +1,444 @@
+"""Every session in Redis, through ``redis.asyncio``: players, games, event logs, indexes.
+
+Key layout (docs/protocol.md repeats it). The keys of one game share the hash tag ``{ID}``, so a
+game's atomic commit touches one Redis Cluster slot:
+
+=============================  ==========  =====================================================
+key                            type        holds
+=============================  ==========  =====================================================
+``hive:p:{PID}``               hash        a player: ``name``, ``created``; a bot account also
+                                           ``bot`` (1) and ``token`` (its token's hash)
+``hive:bots``                  hash        bot account names -> player ids
+``hive:bot-offers``            hash        player id -> what a bot account plays (msgpack of
+                                           its last ``bot_ready``)
+``hive:p:{PID}:games``         set         the player's games in progress
+``hive:token:SHA256``          string      the player id of a session token (hashed: a dump
+                                           of Redis reveals no token)
+``hive:g:{ID}``                hash        a game: ``v`` its version, ``r`` its record (msgpack)
+``hive:g:{ID}:log``            stream      its events, entry id ``VERSION-1``, capped
+``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (JSON), expiring
+``hive:open``                  zset        open games, by expiry time
+``hive:live``                  zset        games in progress, by start time
+``hive:over``                  zset        finished games, by end time (kept)
+``hive:deadlines``             zset        games that change by themselves (expiry, first-move
+                                           abort, flag), by when
+``hive:heartbeat``             string      the last time (ms) a server process was alive
+``hive:online``                zset        players with a connection, by when their mark lapses
+                                           (renewed every ten seconds by their server)
+``hive:processes``             zset        the server processes, by their last shared view (ms)
+``hive:proc:PROC:spectators``  hash        a process's spectators per game id (expiring)
+``hive:rate:{PID}:WHAT``       zset        the player's recent requests of a kind, by time (for
+                                           the limits per player; expiring)
+``hive:offline:{PID}``         string      when the player's last connection closed (ms)
+=============================  ==========  =====================================================
+
+A change to a game is committed by one Lua script: it checks the stored version, writes the
+record, appends the event to the log and publishes both on the channel ``hive:events``, all
+at once, so a change is applied exactly once however many requests race, and is acknowledged
+only once Redis holds it. The indexes (``hive:open``, ``hive:live``...) are updated right after;
+``Store.repair`` rebuilds them from the games on start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable
+from typing import Any, Final
+
+import msgpack
+from redis.asyncio import Redis
+
+from server import match
+from server.match import Record
+from server.protocol import BotInfo, Event, to_plain
+
+ONLINE_KEY: Final = "hive:online"
+BOTS_KEY: Final = "hive:bots"
+BOT_OFFERS_KEY: Final = "hive:bot-offers"
+PROCESSES_KEY: Final = "hive:processes"
+
+EVENTS_CHANNEL: Final = "hive:events"
+"""Pub/sub channel: ``[game id, version, record, event]`` (msgpack) of every committed change."""
+
+_COMMIT: Final = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '0' then
+  if v then return 0 end
+elseif v ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[5], ARGV[2] .. '-1', 'e', ARGV[4])
+redis.call('PUBLISH', ARGV[6], ARGV[7])
+return 1
+"""
+"""KEYS: game hash, game log. ARGV: expected version ('0': the game must not exist), new
+version, record, event, log length, channel, message."""
+
+_REWRITE: Final = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'r', ARGV[2])
+return 1
+"""
+"""KEYS: game hash. ARGV: expected version, record. A change that makes no event (clocks
+shifted after an outage)."""
+
+
+def game_key(game_id: str) -> str:
+    return f"hive:g:{{{game_id}}}"
+
+
+def _log_key(game_id: str) -> str:
+    return f"hive:g:{{{game_id}}}:log"
+
+
+def _trace_key(game_id: str, ply: int) -> str:
+    return f"hive:g:{{{game_id}}}:trace:{ply}"
+
+
+def _player_key(player: str) -> str:
+    return f"hive:p:{{{player}}}"
+
+
+def _games_key(player: str) -> str:
+    return f"hive:p:{{{player}}}:games"
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _token_key(token: str) -> str:
+    return _hashed_token_key(_token_hash(token))
+
+
+def _hashed_token_key(hashed: str) -> str:
+    return "hive:token:" + hashed
+
+
+def pack(record: Record) -> bytes:
+    packed: bytes = msgpack.packb(match.to_dict(record))
+    return packed
+
+
+def unpack(data: bytes) -> Record:
+    return match.from_dict(msgpack.unpackb(data))
+
+
+def pack_event(event: Event) -> bytes:
+    fields = [event.version, event.kind, event.at, event.by, event.text]
+    if event.player is not None:  # the other events keep the form they had before it
+        fields.append(event.player)
+    packed: bytes = msgpack.packb(fields, use_bin_type=True)
+    return packed
+
+
+def unpack_event(data: bytes) -> Event:
+    """An event as ``pack_event`` stored it (without ``player``: stored before it was added,
+    or None)."""
+    version, kind, at, by, text, *player = msgpack.unpackb(data)
+    return Event(version, kind, at, by, text, *player)
+
+
+class Store:
+    """The server's storage. Every method is one or a few Redis round trips.
+
+    Args:
+        redis: A client (``decode_responses`` off).
+        event_log: Events kept per game (older ones are trimmed from its stream).
+    """
+
+    def __init__(self, redis: Redis, *, event_log: int = 500) -> None:
+        self.redis: Any = redis  # its replies are bytes (decode_responses off)
+        self.event_log = event_log
+        self._commit = redis.register_script(_COMMIT)
+        self._rewrite = redis.register_script(_REWRITE)
+
+    # -- players -------------------------------------------------------------------------------
+
+    async def new_player(self, name: str, now: int) -> tuple[str, str]:
+        """A new guest: its player id and its secret session token."""
+        player = secrets.token_hex(8)
+        token = secrets.token_urlsafe(24)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(_player_key(player), mapping={"name": name, "created": now})
+            pipe.set(_token_key(token), player)
+            await pipe.execute()
+        return player, token
+
+    async def new_bot(self, name: str, now: int, *, new_token: bool = False) -> tuple[str, str]:
+        """The bot account ``name``, created: its player id and its secret token. With
+        ``new_token``, an existing account gets a new token and its old one stops working.
+
+        Raises:
+            ValueError: The name is taken (and ``new_token`` is off), or unknown (and it is on).
+        """
+        token = "bot-" + secrets.token_urlsafe(24)  # never "-...": a token goes on command lines
+        if new_token:
+            found = await self.redis.hget(BOTS_KEY, name)
+            if found is None:
+                raise ValueError(f"there is no bot account named {name!r}")
+            player = found.decode()
+            old = await self.redis.hget(_player_key(player), "token")
+        else:
+            player = secrets.token_hex(8)
+            if not await self.redis.hsetnx(BOTS_KEY, name, player):
+                raise ValueError(
+                    f"a bot account named {name!r} exists (--new-token gives it a new token)"
+                )
+            old = None
+        async with self.redis.pipeline(transaction=True) as pipe:
+            if old is not None:
+                pipe.delete(_hashed_token_key(old.decode()))
+            pipe.hset(
+                _player_key(player),
+                mapping={"name": name, "created": now, "bot": 1, "token": _token_hash(token)},
+            )
+            pipe.set(_token_key(token), player)
+            await pipe.execute()
+        return player, token
+
+    async def bot_named(self, name: str) -> str | None:
+        """The player id of the bot account ``name``, or None."""
+        found = await self.redis.hget(BOTS_KEY, name)
+        return found.decode() if found is not None else None
+
+    async def player_of(self, token: str) -> tuple[str, str, bool] | None:
+        """The ``(player id, name, is a bot account)`` a session token belongs to, or None."""
+        raw = await self.redis.get(_token_key(token))
+        if raw is None:
+            return None
+        player = raw.decode()
+        name, bot = await self.redis.hmget(_player_key(player), ["name", "bot"])
+        return (player, name.decode(), bot is not None) if name is not None else None
+
+    async def set_bot_offer(self, offer: BotInfo) -> None:
+        """Keep what a bot account plays (its last ``bot_ready``)."""
+        await self.redis.hset(BOT_OFFERS_KEY, offer.player, msgpack.packb(to_plain(offer)))
+
+    async def bot_offers(self) -> dict[str, BotInfo]:
+        """What each bot account plays, by player id (connected or not)."""
+        found = await self.redis.hgetall(BOT_OFFERS_KEY)
+        return {player.decode(): BotInfo(**msgpack.unpackb(data)) for player, data in found.items()}
+
+    async def games_of(self, player: str) -> list[str]:
+        members = await self.redis.smembers(_games_key(player))
+        return sorted(m.decode() for m in members)
+
+    async def name_of(self, player: str) -> str | None:
+        """The nickname of the player ``player``, or None if there is no such player."""
+        name = await self.redis.hget(_player_key(player), "name")
+        return None if name is None else name.decode()
+
+    async def set_online(self, player: str, now: int, ttl: int) -> None:
+        """Mark ``player`` as connected until ``ttl`` seconds from ``now`` (ms)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(ONLINE_KEY, {player: now + ttl * 1000})
+            pipe.delete(f"hive:offline:{{{player}}}")
+            await pipe.execute()
+
+    async def keep_online(self, players: list[str], now: int, ttl: int) -> None:
+        """Renew the online marks of ``players``, and forget the lapsed marks, in one command
+        each (however many players: a pipeline of one command per player held the event loop
+        for 70 ms with 2,000 of them)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if players:
+                until = now + ttl * 1000
+                pipe.zadd(ONLINE_KEY, dict.fromkeys(players, until))
+            pipe.zremrangebyscore(ONLINE_KEY, "-inf", now)
+            await pipe.execute()
+
+    async def set_offline(self, player: str, now: int) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(ONLINE_KEY, player)
+            pipe.set(f"hive:offline:{{{player}}}", now)
+            await pipe.execute()
+
+    async def gone_since(self, player: str, now: int) -> int | None:
+        """When ``player``'s last connection closed; None while one is open. A player whose
+        online mark lapsed without a goodbye (a server process died) counts as gone since 0."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zscore(ONLINE_KEY, player)
+            pipe.get(f"hive:offline:{{{player}}}")
+            until, offline = await pipe.execute()
+        if until is not None and until > now:
+            return None
+        return int(offline) if offline is not None else 0
+
+    async def share_view(
+        self, process: str, spectators: dict[str, int], now: int, ttl: int
+    ) -> tuple[dict[str, int], set[str]]:
+        """Store this server process's spectator counts (game id -> count) for ``ttl``
+        seconds; return the other live processes' counts summed per game, and the players
+        connected anywhere (their online marks)."""
+        key = f"hive:proc:{process}:spectators"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(key)
+            if spectators:
+                pipe.hset(key, mapping=spectators)
+                pipe.expire(key, ttl)
+            pipe.zadd(PROCESSES_KEY, {process: now})
+            pipe.zremrangebyscore(PROCESSES_KEY, "-inf", now - ttl * 1000)
+            pipe.zrange(PROCESSES_KEY, 0, -1)
+            pipe.zrangebyscore(ONLINE_KEY, now, "+inf")
+            *_, processes, online = await pipe.execute()
+        others = [p.decode() for p in processes if p.decode() != process]
+        totals: dict[str, int] = {}
+        if others:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for other in others:
+                    pipe.hgetall(f"hive:proc:{other}:spectators")
+                for counts in await pipe.execute():
+                    for game_id, count in counts.items():
+                        name = game_id.decode()
+                        totals[name] = totals.get(name, 0) + int(count)
+        return totals, {player.decode() for player in online}
+
+    async def count_in_window(self, player: str, what: str, seconds: float, now: int) -> int:
+        """Count one more ``what`` of ``player`` at ``now`` (ms); how many there were in the
+        last ``seconds``, this one included (a sliding window, one round trip)."""
+        key = f"hive:rate:{{{player}}}:{what}"
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now - int(seconds * 1000))
+            pipe.zadd(key, {f"{now}:{secrets.token_hex(4)}": now})
+            pipe.zcard(key)
+            pipe.expire(key, int(seconds) + 1)
+            _, _, count, _ = await pipe.execute()
+        return int(count)
+
+    # -- games ---------------------------------------------------------------------------------
+
+    async def get(self, game_id: str) -> Record | None:
+        raw = await self.redis.hget(game_key(game_id), "r")
+        return None if raw is None else unpack(raw)
+
+    async def get_many(self, game_ids: Iterable[str]) -> list[Record]:
+        ids = list(game_ids)
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hget(game_key(game_id), "r")
+            raws = await pipe.execute()
+        return [unpack(raw) for raw in raws if raw is not None]
+
+    async def commit(
+        self, record: Record, event: Event, *, expected: int, deadline: int | None
+    ) -> bool:
+        """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
+        (0: the game must be new), publish them, and update the indexes. False: someone else
+        changed the game first, and nothing was written."""
+        body = pack(record)
+        event_body = pack_event(event)
+        message = msgpack.packb([record.id, record.version, body, event_body])
+        done = await self._commit(
+            keys=[game_key(record.id), _log_key(record.id)],
+            args=[
+                expected,
+                record.version,
+                body,
+                event_body,
+                self.event_log,
+                EVENTS_CHANNEL,
+                message,
+            ],
+        )
+        if not done:
+            return False
+        await self.index(record, deadline)
+        return True
+
+    async def index(self, record: Record, deadline: int | None) -> None:
+        game_id = record.id
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if record.status == "open":
+                pipe.zadd("hive:open", {game_id: record.expires or 0})
+            else:
+                pipe.zrem("hive:open", game_id)
+            if record.status == "live":
+                pipe.zadd("hive:live", {game_id: record.created}, nx=True)
+                for player in record.players():
+                    pipe.sadd(_games_key(player), game_id)
+            else:
+                pipe.zrem("hive:live", game_id)
+                for player in record.players():
+                    pipe.srem(_games_key(player), game_id)
+            if record.status == "over":
+                pipe.zadd("hive:over", {game_id: record.ended or 0})
+            if deadline is None:
+                pipe.zrem("hive:deadlines", game_id)
+            else:
+                pipe.zadd("hive:deadlines", {game_id: deadline})
+            await pipe.execute()
+
+    async def rewrite(self, record: Record) -> bool:
+        """Replace the stored record without an event (same version), if still current."""
+        done = await self._rewrite(keys=[game_key(record.id)], args=[record.version, pack(record)])
+        return bool(done)
+
+    async def events_after(self, game_id: str, version: int) -> list[Event] | None:
+        """The events after ``version``, in order; None when the log no longer reaches back
+        that far (a snapshot is needed)."""
+        entries = await self.redis.xrange(_log_key(game_id), min=f"{version + 1}-1")
+        events = [unpack_event(fields[b"e"]) for _, fields in entries]
+        if events and events[0].version != version + 1:
+            return None
+        return events
+
+    async def open_ids(self) -> list[str]:
+        return [m.decode() for m in await self.redis.zrange("hive:open", 0, -1)]
+
+    async def live_ids(self) -> list[str]:
+        return [m.decode() for m in await self.redis.zrange("hive:live", 0, -1)]
+
+    async def due(self, now: int, limit: int = 100) -> list[str]:
+        """Games whose deadline has passed."""
+        found = await self.redis.zrangebyscore("hive:deadlines", 0, now, start=0, num=limit)
+        return [m.decode() for m in found]
+
+    async def drop_deadline(self, game_id: str) -> None:
+        await self.redis.zrem("hive:deadlines", game_id)
+
+    async def repair(self, first_move_ms: int) -> list[Record]:
+        """Rebuild the indexes from the stored games (after a crash between a commit and its
+        index update); returns the games open or in progress."""
+        active = []
+        async for key in self.redis.scan_iter(match="hive:g:{*}", count=500):
+            if not key.endswith(b"}"):
+                continue  # a log or a trace
+            raw = await self.redis.hget(key, "r")
+            if raw is None:
+                continue
+            record = unpack(raw)
+            await self.index(record, match.deadline(record, first_move_ms))
+            if record.status != "over":
+                active.append(record)
+        return active
+
+    # -- traces and liveness -------------------------------------------------------------------
+
+    async def put_trace(self, game_id: str, ply: int, trace: bytes, ttl: int) -> None:
+        await self.redis.set(_trace_key(game_id, ply), trace, ex=ttl)
+
+    async def get_trace(self, game_id: str, ply: int) -> bytes | None:
+        data: bytes | None = await self.redis.get(_trace_key(game_id, ply))
+        return data
+
+    async def heartbeat(self, now: int) -> int | None:
+        """Record that a server is alive at ``now``; returns the previous beat."""
+        previous = await self.redis.set("hive:heartbeat", now, get=True)
+        return None if previous is None else int(previous)
+
+
+def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
+    """A message of ``EVENTS_CHANNEL``."""
+    game_id, version, body, event_body = peek_published(data)
+    return game_id, version, unpack(body), unpack_event(event_body)
+
+
+def peek_published(data: bytes) -> tuple[str, int, bytes, bytes]:
+    """A message of ``EVENTS_CHANNEL`` with its record and event still packed (a process that
+    made the change already has them)."""
+    game_id, version, body, event_body = msgpack.unpackb(data)
+    return game_id, version, body, event_body

@@ -1,0 +1,79 @@
+"""Fixtures: a real Redis on a free port, the real server on port 0, real websocket clients."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.app import Hub, running
+from server.client import Client
+from server.embedded import RedisProcess
+from server.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A real ``redis-server`` of this test's own, on a free TCP port, persisting to tmp_path."""
+    process = RedisProcess(tmp_path / "redis", port=free_port())
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@dataclass
+class Running:
+    """A server started by a test: its websocket URL, HTTP base URL and hub."""
+
+    ws_url: str
+    http_url: str
+    hub: Hub
+    settings: Settings
+
+    @property
+    def redis_url(self) -> str:
+        assert self.settings.redis_url is not None
+        return self.settings.redis_url
+
+    def connect(self, nickname: str | None = None, token: str | None = None) -> Any:
+        return Client.connect(self.ws_url, nickname=nickname, token=token)
+
+
+StartServer = Callable[..., contextlib.AbstractAsyncContextManager[Running]]
+
+BASE_SETTINGS = Settings(port=0, bot_workers=1, sweep_interval=0.02)
+
+
+@pytest.fixture
+async def start_server(redis_server: RedisProcess) -> AsyncIterator[StartServer]:
+    """Start a server on this test's Redis: ``async with start_server(**settings) as srv``."""
+
+    @contextlib.asynccontextmanager
+    async def start(**overrides: Any) -> AsyncIterator[Running]:
+        settings = replace(BASE_SETTINGS, redis_url=redis_server.url, **overrides)
+        async with running(settings) as (server, hub):
+            port = server.sockets[0].getsockname()[1]
+            yield Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)
+
+    yield start
+
+
+@pytest.fixture
+async def srv(start_server: StartServer) -> AsyncIterator[Running]:
+    """A server with the default test settings."""
+    async with start_server() as running_server:
+        yield running_server

@@ -1,0 +1,256 @@
+"""Helpers for the server tests: games to play, and moves through real clients."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import random
+import re
+import signal
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import redis.asyncio as aioredis
+
+from ai.bots import Bot
+from hive import Game, GameState
+from server.client import Client
+from server.protocol import (
+    CreateGame,
+    Event,
+    JoinGame,
+    Lobby,
+    Play,
+    Resign,
+    TimeControl,
+    Update,
+    WatchLobby,
+)
+from server.store import EVENTS_CHANNEL, decode_published
+
+
+@functools.cache
+def decisive_game(game_type: str = "Base") -> tuple[str, ...]:
+    """The MoveStrings of a whole game that one side wins (two seeded beginner bots)."""
+    for seed in range(100):
+        game = Game(game_type)
+        white, black = Bot("beginner", seed=seed), Bot("beginner", seed=seed + 1000)
+        while not game.is_over() and game.ply < 400:
+            bot = white if game.ply % 2 == 0 else black
+            game.push(bot.choose(game).move)
+        if game.state in (GameState.WHITE_WINS, GameState.BLACK_WINS):
+            replay = Game(game_type)
+            spelled = []
+            for move in game.moves:
+                spelled.append(replay.move_string(move))
+                replay.push(move)
+            return tuple(spelled)
+    raise AssertionError("no decisive game in 100 seeds")
+
+
+async def updated(client: Client, game: str) -> Update:
+    """The next update of ``game`` this client receives."""
+    while True:
+        update = await client.expect(Update)
+        if update.game == game:
+            return update
+
+
+async def start_game(
+    white: Client,
+    black: Client,
+    *,
+    game_type: str = "Base",
+    time: TimeControl | None = None,
+) -> tuple[str, Update, Update]:
+    """``white`` creates a game as White, ``black`` joins; both see it start."""
+    await white.send(CreateGame(game_type=game_type, color="white", time=time or TimeControl()))
+    created = await white.expect(Update)
+    assert created.state.status == "open"
+    await black.send(JoinGame(created.game))
+    return created.game, await updated(white, created.game), await updated(black, created.game)
+
+
+async def play(client: Client, update: Update, move: str) -> None:
+    await client.send(Play(update.game, update.version, move))
+
+
+def _get(url: str) -> tuple[int, str, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.headers["Content-Type"], response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read()
+
+
+async def http_get(url: str) -> tuple[int, str, bytes]:
+    """``(status, content type, body)`` of a GET, from a thread (the server runs on this loop)."""
+    return await asyncio.to_thread(_get, url)
+
+
+class ChildProcess:
+    """``python -m MODULE ARGS`` in a child process; ``log`` holds what it printed on stderr
+    (read as it comes, so ``wait_for`` can wait for a line)."""
+
+    def __init__(self, module: str, *args: str) -> None:
+        self.module = module
+        self.args = args
+        self.process: asyncio.subprocess.Process | None = None
+        self.log: list[str] = []
+        self._lines: asyncio.Queue[str] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def spawn(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            self.module,
+            *self.args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        async for raw in self.process.stderr:
+            line = raw.decode()
+            self.log.append(line)
+            self._lines.put_nowait(line)
+        self._lines.put_nowait("")  # the end
+
+    async def wait_for(self, pattern: str, timeout: float = 60) -> re.Match[str]:
+        """The next line of its log matching ``pattern`` (its match).
+
+        Raises:
+            AssertionError: It exited first (with its log).
+        """
+        async with asyncio.timeout(timeout):
+            while True:
+                line = await self._lines.get()
+                if not line:
+                    raise AssertionError(f"{self.module} exited:\n" + "".join(self.log))
+                found = re.search(pattern, line)
+                if found:
+                    return found
+
+    async def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Send ``sig``; its exit status once it and everything it started have gone (its
+        children hold its stderr open until then)."""
+        assert self.process is not None
+        if self.process.returncode is None:
+            self.process.send_signal(sig)
+        async with asyncio.timeout(30):
+            status = await self.process.wait()
+            if self._reader is not None:
+                await self._reader
+        return status
+
+
+class ServerProcess(ChildProcess):
+    """``python -m server`` in a child process, as an operator runs it."""
+
+    def __init__(self, *args: str) -> None:
+        super().__init__("server", *args)
+        self.url = ""
+
+    async def start(self) -> str:
+        """Start it and wait for its "ready" line; returns the URL it prints."""
+        await self.spawn()
+        self.url = (await self.wait_for(r"open (http://\S+)"))[1].rstrip("/")
+        return self.url
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://") + "/ws"
+
+
+@contextlib.asynccontextmanager
+async def published(redis_url: str) -> AsyncIterator[Callable[[str, str], Awaitable[Event]]]:
+    """Listen to the server's committed changes in Redis (no websocket needed): yields
+    ``wait(game_id, kind)``, which returns the next event of that kind in that game."""
+    client = aioredis.Redis.from_url(redis_url)
+    pubsub = client.pubsub()
+    await pubsub.subscribe(EVENTS_CHANNEL)
+
+    async def wait(game_id: str, kind: str) -> Event:
+        async with asyncio.timeout(30):
+            async for message in pubsub.listen():
+                if message["type"] != "message":
+                    continue
+                found, _, _, event = decode_published(message["data"])
+                if found == game_id and event.kind == kind:
+                    return event
+        raise AssertionError("the subscription ended")
+
+    try:
+        yield wait
+    finally:
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await client.aclose()
+
+
+# -- bots from outside ----------------------------------------------------------------------
+
+MAX_PLIES = 200
+"""A random player may wall its own pieces in where a bot cannot finish: it resigns here."""
+
+
+async def run_command(*args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def create_bot(redis_url: str, name: str, *more: str) -> tuple[int, str, str]:
+    """``hive-server create-bot`` as an operator runs it."""
+    return await run_command(
+        sys.executable, "-m", "server", "create-bot", name, "--redis-url", redis_url, *more
+    )
+
+
+@contextlib.asynccontextmanager
+async def hive_bot(*args: str) -> AsyncIterator[ChildProcess]:
+    """``hive-bot ARGS`` running, stopped on exit; ``wait_for`` reads its log."""
+    bot = ChildProcess("server.hivebot", *args)
+    await bot.spawn()
+    try:
+        yield bot
+    finally:
+        await bot.stop()
+
+
+async def lobby_with_bot(client: Client, name: str, present: bool = True) -> Lobby:
+    """Subscribe to the lobby and wait until it lists (or no longer lists) the bot ``name``."""
+    await client.send(WatchLobby())
+    async with asyncio.timeout(30):
+        while True:
+            lobby = await client.expect(Lobby)
+            if any(bot.name == name for bot in lobby.bots) == present:
+                return lobby
+
+
+async def play_to_the_end(client: Client, update: Update, rng: random.Random) -> Update:
+    """Random legal moves for ``client``'s side until the game ends (a resignation after
+    MAX_PLIES)."""
+    game_id = update.game
+    me = "white" if update.state.white and update.state.white.player == client.player else "black"
+    resigned = False
+    while update.state.status != "over":
+        if len(update.state.moves) >= MAX_PLIES and not resigned:
+            await client.send(Resign(game_id))
+            resigned = True
+        elif update.state.status == "live" and update.state.turn == me and not resigned:
+            await play(client, update, rng.choice([m.move for m in update.state.legal] or ["pass"]))
+        update = await updated(client, game_id)
+    return update

@@ -1,0 +1,99 @@
+"""Games against the server's bots: every level to the end, traces, clocks, crashed workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+
+import pytest
+
+from ai.bots import LEVELS
+from server.client import Client
+from server.protocol import CreateGame, Resign, TimeControl, Update
+from tests.server.conftest import Running
+from tests.server.support import http_get, play, updated
+
+MAX_PLIES = 300
+"""A random player may lock its own pieces where no bot piece can reach its Queen's last gap
+(seen once in CI at the hard level): the person resigns there, so the game still ends."""
+
+
+async def bot_game(client: Client, level: str, color: str, **create: object) -> Update:
+    await client.send(CreateGame(opponent="bot", level=level, color=color, **create))  # type: ignore[arg-type]
+    update = await client.expect(Update)
+    assert update.state.status == "live"  # the bot is seated at once
+    return update
+
+
+async def play_out(client: Client, update: Update, me: str, rng: random.Random) -> Update:
+    """Play random legal moves until the game ends (resigning after ``MAX_PLIES``)."""
+    game_id = update.game
+    resigned = False
+    while update.state.status == "live":
+        if len(update.state.moves) >= MAX_PLIES and not resigned:
+            await client.send(Resign(game_id))
+            resigned = True
+        elif update.state.turn == me and not resigned:
+            moves = [m.move for m in update.state.legal] or ["pass"]
+            await play(client, update, rng.choice(moves))
+        update = await updated(client, game_id)
+    return update
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+async def test_a_game_against_a_bot_of_each_level_goes_to_its_end(srv: Running, level: str) -> None:
+    rng = random.Random(level)
+    async with srv.connect("ada") as client:
+        start = await bot_game(client, level, "black", game_type="Base+MLP")
+        bot_seat = start.state.white
+        assert bot_seat is not None and bot_seat.bot == level and bot_seat.connected
+        end = await play_out(client, start, "black", rng)
+    assert end.state.status == "over" and end.state.result is not None
+    assert end.state.reason in ("queen", "both_queens", "repetition") or (
+        end.state.reason == "resign" and len(end.state.moves) >= MAX_PLIES
+    )
+    # Every bot move keeps its search trace, by move number (White's are the odd ones).
+    status, kind, body = await http_get(f"{srv.http_url}/games/{end.game}/trace/3.json")
+    assert (status, kind) == (200, "application/json")
+    trace = json.loads(body)
+    assert trace["format"] == "hive-arena-search-trace"
+    assert trace["run"]["chosen"] == end.state.moves[2]
+    status, _, _ = await http_get(f"{srv.http_url}/games/{end.game}/trace/2.json")
+    assert status == 404  # a move of the person
+
+
+async def test_a_bots_thinking_time_runs_on_its_clock(srv: Running) -> None:
+    async with srv.connect("ada") as client:
+        update = await bot_game(
+            client, "medium", "white", time=TimeControl("clock", 600, 0), game_type="Base"
+        )
+        rng = random.Random(1)
+        while len(update.state.moves) < 6:
+            if update.state.turn == "white":
+                await play(client, update, rng.choice([m.move for m in update.state.legal]))
+            update = await updated(client, update.game)
+    clocks = update.state.clocks
+    assert clocks.black is not None and clocks.black < 600_000  # its third move took time
+    assert clocks.running == "white"
+
+
+async def test_a_killed_bot_worker_is_replaced_and_its_game_goes_on(srv: Running) -> None:
+    async with srv.connect("ada") as client:
+        update = await bot_game(client, "easy", "white", game_type="Base")
+        await play(client, update, update.state.legal[0].move)
+        update = await updated(client, update.game)
+        while update.state.turn != "white":
+            update = await updated(client, update.game)
+        pids = srv.hub.pool.pids()
+        assert pids
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        await play(client, update, update.state.legal[0].move)
+        update = await updated(client, update.game)
+        while update.state.turn != "white":
+            update = await updated(client, update.game)
+    assert len(update.state.moves) == 4
+    assert srv.hub.pool.replaced >= 1
+    assert not set(srv.hub.pool.pids()) & set(pids)

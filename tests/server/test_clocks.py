@@ -1,0 +1,102 @@
+"""Server clocks: flags fall, first moves abort, open games expire, with nobody connected."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from server.protocol import CreateGame, TimeControl, Update, Watch
+from server.store import game_key, unpack
+from tests.server.conftest import Running, StartServer
+from tests.server.support import play, published, start_game, updated
+
+
+async def test_a_flag_falls_with_nobody_connected(srv: Running) -> None:
+    assert srv.settings.redis_url is not None
+    async with published(srv.redis_url) as wait:
+        async with srv.connect("ada") as white, srv.connect("bob") as black:
+            game_id, w, b = await start_game(white, black, time=TimeControl("clock", 1, 0))
+            for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
+                await play(mover, w if mover is white else b, move)
+                w, b = await updated(white, game_id), await updated(black, game_id)
+            assert w.state.clocks.running == "white"
+            tokens = white.welcome.token, black.welcome.token
+        over = await wait(game_id, "over")  # both players are gone by now
+    assert (over.by, over.text) == ("BlackWins", "timeout")
+    async with srv.connect(token=tokens[0]) as white:
+        await white.send(Watch(game_id))
+        final = (await updated(white, game_id)).state
+    assert (final.status, final.result, final.reason) == ("over", "BlackWins", "timeout")
+    assert final.clocks.white == 0 and final.clocks.running is None
+    assert final.moves == ["wS1", "bS1 wS1-"]
+
+
+async def test_first_moves_not_made_abort_the_game(start_server: StartServer) -> None:
+    async with (
+        start_server(first_move_timeout=0.3) as srv,
+        published(srv.redis_url) as wait,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, _, _ = await start_game(white, black, time=TimeControl("clock", 60, 0))
+        over = await wait(game_id, "over")
+        final = (await updated(white, game_id)).state
+    assert (over.by, over.text) == (None, "aborted")
+    assert (final.status, final.result, final.reason) == ("over", None, "aborted")
+
+
+async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> None:
+    async with (
+        start_server(open_game_ttl=0.3) as srv,
+        published(srv.redis_url) as wait,
+        srv.connect("ada") as ada,
+    ):
+        await ada.send(CreateGame(game_type="Base"))
+        created = await ada.expect(Update)
+        assert created.state.status == "open"
+        over = await wait(created.game, "over")
+        final = (await updated(ada, created.game)).state
+    assert over.text == "expired" and final.reason == "expired"
+    assert srv.hub.lobby_open == {}
+
+
+async def test_time_while_no_server_ran_is_not_charged(start_server: StartServer) -> None:
+    """A restart reads the last heartbeat: the outage since then is given back to the clock
+    that was running (here the heartbeat is set back 60 s, as if the outage had lasted that
+    long), and a quick restart gives nothing."""
+    async with start_server() as srv, srv.connect("ada") as white, srv.connect("bob") as black:
+        game_id, w, b = await start_game(white, black, time=TimeControl("clock", 300, 0))
+        for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
+            await play(mover, w if mover is white else b, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+        tokens = white.welcome.token
+    stored = await _turn_started(srv.redis_url, game_id)
+    await _set_heartbeat_back(srv.redis_url, 60_000)
+    async with start_server() as srv:
+        shifted = await _turn_started(srv.redis_url, game_id)
+        async with srv.connect(token=tokens) as white:
+            await white.send(Watch(game_id))
+            after = (await updated(white, game_id)).state
+    assert 60_000 <= shifted - stored < 60_000 + 10_000  # the outage, measured from the beat
+    assert after.clocks.white is not None and after.clocks.white > 300_000
+    async with start_server() as srv:  # a quick restart: no outage
+        assert await _turn_started(srv.redis_url, game_id) == shifted
+
+
+async def _turn_started(redis_url: str, game_id: str) -> int:
+    client: Any = aioredis.Redis.from_url(redis_url)
+    try:
+        record = unpack(await client.hget(game_key(game_id), "r"))
+    finally:
+        await client.aclose()
+    return record.turn_started
+
+
+async def _set_heartbeat_back(redis_url: str, ms: int) -> None:
+    client: Any = aioredis.Redis.from_url(redis_url)
+    try:
+        beat = int(await client.get("hive:heartbeat"))
+        await client.set("hive:heartbeat", beat - ms)
+    finally:
+        await client.aclose()

@@ -1,0 +1,58 @@
+"""Faults injected for real: Redis stopped and started under a live server."""
+
+from __future__ import annotations
+
+from redis import Redis
+
+from server.embedded import RedisProcess
+from server.protocol import ErrorCode, Ping, Pong, TimeControl
+from server.store import game_key
+from tests.server.conftest import Running, StartServer
+from tests.server.support import http_get, play, published, start_game, updated
+from tests.server.test_actions import refused
+
+
+async def test_redis_going_away_is_answered_with_unavailable_and_the_server_recovers(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    async with (
+        start_server() as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black)
+        await play(white, w, "wS1")
+        w, b = await updated(white, game_id), await updated(black, game_id)
+        redis_server.stop()
+        await play(black, b, "bS1 wS1-")
+        assert await refused(black, game_id) == ErrorCode.UNAVAILABLE
+        await black.send(Ping(2.0))  # the connection lives on
+        assert (await black.expect(Pong)).t == 2.0
+        status, _, _ = await http_get(f"{srv.http_url}/games/{game_id}.txt")
+        assert status == 503
+        redis_server.start()  # the same port and append-only file
+        await play(black, b, "bS1 wS1-")
+        w, b = await updated(white, game_id), await updated(black, game_id)
+    assert w.state.moves == b.state.moves == ["wS1", "bS1 wS1-"]
+
+
+async def test_one_broken_game_does_not_touch_another(
+    redis_server: RedisProcess, srv: Running
+) -> None:
+    async with published(srv.redis_url) as wait:
+        async with srv.connect("ada") as white, srv.connect("bob") as black:
+            clock = TimeControl("clock", 1, 0)
+            broken, w, b = await start_game(white, black, time=clock)
+            game_id, w, b = await start_game(white, black, time=clock)
+            for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
+                await play(mover, w if mover is white else b, move)
+                w, b = await updated(white, game_id), await updated(black, game_id)
+            # The broken game's record turns to garbage, and its deadline is due at once.
+            redis = Redis.from_url(srv.redis_url)
+            redis.hset(game_key(broken), mapping={"v": "x", "r": b"\xc1garbage"})
+            redis.zadd("hive:deadlines", {broken: 0})
+            redis.close()
+            del srv.hub.games[broken]  # as if this process had never cached it
+        # The sweep meets the broken game first, and still flags the other one.
+        over = await wait(game_id, "over")
+    assert (over.by, over.text) == ("BlackWins", "timeout")

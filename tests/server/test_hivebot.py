@@ -1,0 +1,279 @@
+"""Bots from outside: bot accounts, ``bot_ready``, challenges, and ``hive-bot`` playing real
+games as a separate process (with our bots, and wrapping a UHP engine), across a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.client import Client, ServerError
+from server.embedded import RedisProcess
+from server.hivebot import supported_types
+from server.protocol import (
+    BotReady,
+    CreateGame,
+    ErrorCode,
+    JoinGame,
+    TimeControl,
+    Update,
+    Watch,
+)
+from tests.server.conftest import Running, StartServer, free_port
+from tests.server.support import (
+    ServerProcess,
+    create_bot,
+    hive_bot,
+    lobby_with_bot,
+    play,
+    play_to_the_end,
+    run_command,
+    updated,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_create_bot_makes_an_account_whose_token_signs_in_as_a_bot(srv: Running) -> None:
+    status, token, err = await create_bot(srv.redis_url, "robo")
+    assert status == 0, err
+    token = token.strip()
+    assert token.startswith("bot-")  # never "-...", which a command line would take for an option
+    async with srv.connect(token=token) as robo:
+        assert robo.welcome.bot and robo.welcome.nickname == "robo"
+        player = robo.player
+
+    status, _, err = await create_bot(srv.redis_url, "robo")
+    assert status == 1 and "exists" in err  # a name is one account
+    status, _, err = await create_bot(srv.redis_url, "no/slash")
+    assert status == 2 and "name" in err
+
+    status, new_token, err = await create_bot(srv.redis_url, "robo", "--new-token")
+    assert status == 0, err
+    with pytest.raises(ServerError) as refused:
+        async with srv.connect(token=token):
+            pass
+    assert refused.value.error.code == ErrorCode.BAD_TOKEN  # the old token stopped working
+    async with srv.connect(token=new_token.strip()) as robo:
+        assert robo.player == player and robo.welcome.bot
+    async with srv.connect("ada") as ada:
+        assert not ada.welcome.bot
+
+
+async def test_create_bot_uses_the_running_servers_embedded_redis(tmp_path: Path) -> None:
+    """``make run``'s server keeps running while the operator creates a bot beside it."""
+    server = ServerProcess("--port", "0", "--data", str(tmp_path / "data"), "--bot-workers", "1")
+    await server.start()
+    try:
+        status, token, err = await run_command(
+            sys.executable, "-m", "server", "create-bot", "robo", "--data", str(tmp_path / "data")
+        )
+        assert status == 0, err
+        async with Client.connect(server.ws_url, token=token.strip()) as robo:
+            assert robo.welcome.bot  # the same Redis, still up under the server
+    finally:
+        assert await server.stop() == 0
+
+
+async def test_bots_say_what_they_play_and_people_challenge_them_by_name(srv: Running) -> None:
+    robo_id, robo_token = await srv.hub.store.new_bot("robo", 0)
+    _, other_token = await srv.hub.store.new_bot("other", 0)
+    async with srv.connect("ada") as ada, srv.connect("bob") as bob:
+        with pytest.raises(ServerError) as refused:
+            await ada.send(BotReady(["Base"]))
+            await ada.expect(Update)
+        assert refused.value.error.code == ErrorCode.NOT_ALLOWED  # not a bot account
+
+        for name, code in (("nobody", ErrorCode.UNKNOWN_BOT), ("robo", ErrorCode.NOT_ALLOWED)):
+            await ada.send(CreateGame("Base", opponent="bots", challenge=name))
+            with pytest.raises(ServerError) as refused:
+                await ada.expect(Update)
+            assert refused.value.error.code == code  # unknown; known but not connected
+
+        async with srv.connect(token=robo_token) as robo, srv.connect(token=other_token) as other:
+            await robo.send(BotReady(["Base", "Nope"]))  # refused; the connection lives on
+            with pytest.raises(ServerError, match="GameTypeString 'Nope'"):
+                await robo.expect(Update)
+            await robo.send(BotReady(["Base", "Base+PLM"], ["none", "days"], max_games=2))
+            lobby = await lobby_with_bot(ada, "robo")
+            (listed,) = lobby.bots
+            assert (listed.player, listed.game_types, listed.times) == (
+                robo_id,
+                ["Base", "Base+MLP"],
+                ["none", "days"],
+            )
+            refusals = [
+                (CreateGame("Base+M", opponent="bots", challenge="robo"), "plays Base, Base+MLP"),
+                (
+                    CreateGame(
+                        "Base", TimeControl("clock", 60, 0), opponent="bots", challenge="robo"
+                    ),
+                    "time controls none, days",
+                ),
+                (CreateGame("Base", opponent="anyone", challenge="robo"), "opponent 'bots'"),
+                (CreateGame("Nope", opponent="bots", challenge="robo"), "GameTypeString 'Nope'"),
+            ]
+            for request, why in refusals:
+                await ada.send(request)
+                with pytest.raises(ServerError, match=re.escape(why)):
+                    await ada.expect(Update)
+
+            await ada.send(CreateGame("Base", color="white", opponent="bots", challenge="robo"))
+            created = await ada.expect(Update)
+            game_id = created.game
+            for intruder in (bob, other):  # a person, and a bot that is not the one challenged
+                await intruder.send(JoinGame(game_id))
+                with pytest.raises(ServerError, match="challenges the bot robo"):
+                    await intruder.expect(Update)
+
+            await robo.send(JoinGame(game_id))
+            started = await updated(robo, game_id)
+            assert started.state.status == "live"
+            assert started.state.black is not None and started.state.black.account == "bot"
+            assert started.state.black.name == "robo"
+            assert (await updated(ada, game_id)).state.status == "live"
+
+            await bob.send(CreateGame("Base", opponent="bots"))  # for any bot, not for people
+            for_bots = await bob.expect(Update)
+            await ada.send(JoinGame(for_bots.game))
+            with pytest.raises(ServerError, match="for a bot account"):
+                await ada.expect(Update)
+            await other.send(BotReady(["Base"]))
+            await other.send(JoinGame(for_bots.game))
+            assert (await updated(other, for_bots.game)).state.status == "live"
+
+        await lobby_with_bot(ada, "robo", present=False)  # gone with its connection
+
+
+async def test_hive_bot_plays_a_challenge_and_a_game_for_bots_at_once(srv: Running) -> None:
+    _, token = await srv.hub.store.new_bot("robo", 0)
+    args = ("--server", srv.ws_url, "--token", token, "--level", "beginner", "--max-games", "3")
+    async with hive_bot(*args) as bot, srv.connect("ada") as ada, srv.connect("bob") as bob:
+        await bot.wait_for("connected")
+        await lobby_with_bot(ada, "robo")
+        await ada.send(CreateGame("Base", opponent="bots", challenge="robo"))
+        mine = await ada.expect(Update)
+        await bob.send(CreateGame("Base+MLP", TimeControl("clock", 600, 5), opponent="bots"))
+        theirs = await bob.expect(Update)
+        starts = [await updated(ada, mine.game), await updated(bob, theirs.game)]
+        assert all(start.state.status == "live" for start in starts)  # both joined at once
+        ends = await asyncio.gather(
+            play_to_the_end(ada, starts[0], random.Random(1)),
+            play_to_the_end(bob, starts[1], random.Random(2)),
+        )
+        for end in ends:
+            assert end.state.result is not None
+            bot_color = "black" if end.state.white and end.state.white.name != "robo" else "white"
+            bot_moves = end.state.moves[0 if bot_color == "white" else 1 :: 2]
+            assert len(bot_moves) >= 3  # it played, not only joined
+        await bot.wait_for(f"game ({ends[0].game}|{ends[1].game}) over")
+        await bot.wait_for(f"game ({ends[0].game}|{ends[1].game}) over")
+        assert await bot.stop() == 0  # a clean stop: its worker processes stopped too
+        assert "stopping (2 games played to their end)" in bot.log[-1]
+
+
+async def test_hive_bot_plays_a_whole_game_through_a_uhp_engine(srv: Running) -> None:
+    _, token = await srv.hub.store.new_bot("uhp", 0)
+    engine = str(Path(sys.executable).parent / "hive-engine")  # the console script
+    args = ("--server", srv.ws_url, "--token", token, "--uhp", engine, "--uhp-search", "depth 1")
+    async with hive_bot(*args) as bot, srv.connect("ada") as ada:
+        await bot.wait_for("connected")
+        lobby = await lobby_with_bot(ada, "uhp")
+        assert len(lobby.bots[0].game_types) == 8  # all: the engine says it has every bug
+        await ada.send(CreateGame("Base+MLP", opponent="bots", challenge="uhp"))
+        created = await ada.expect(Update)
+        end = await play_to_the_end(ada, await updated(ada, created.game), random.Random(3))
+        assert end.state.result is not None and len(end.state.moves) >= 6
+
+
+async def test_hive_bot_reconnects_after_a_restart_and_finishes_its_game(
+    start_server: StartServer, redis_server: RedisProcess
+) -> None:
+    status, token, err = await create_bot(redis_server.url, "robo")
+    assert status == 0, err
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    rng = random.Random(4)
+    async with hive_bot("--server", url, "--token", token.strip(), "--level", "beginner") as bot:
+        async with start_server(port=port) as srv, srv.connect("ada") as ada:
+            await bot.wait_for("connected")
+            await lobby_with_bot(ada, "robo")
+            await ada.send(CreateGame("Base", color="white", opponent="bots"))
+            game_id = (await ada.expect(Update)).game
+            update = await updated(ada, game_id)
+            while len(update.state.moves) < 6:  # three moves each; then White (ada) is to move
+                if update.state.turn == "white":
+                    await play(ada, update, rng.choice([m.move for m in update.state.legal]))
+                update = await updated(ada, game_id)
+            ada_token = ada.welcome.token
+        before = len(update.state.moves)
+        await bot.wait_for("connection lost")  # the server went away (close code 1001)
+
+        async with start_server(port=port) as srv:
+            await bot.wait_for("connected")  # the same bot process, back
+            async with srv.connect(token=ada_token) as ada:
+                assert ada.welcome.games == [game_id]
+                await ada.send(Watch(game_id))
+                end = await play_to_the_end(ada, await updated(ada, game_id), rng)
+        assert end.state.result is not None and len(end.state.moves) > before + 2
+
+
+def minimal_bot_source() -> str:
+    """The minimal bot of docs/protocol.md ("Bots"): the first Python block of the section."""
+    doc = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = doc[doc.index("\n## Bots\n") :]
+    found = re.search(r"```python\n(.*?)```", section, re.S)
+    assert found is not None
+    return found[1]
+
+
+async def test_the_minimal_bot_of_the_protocol_doc_plays_a_whole_game(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    # Ada plays at once, as fast as the bot: faster than a person may (the bot's own, higher
+    # limit is the one under test).
+    async with start_server(message_rate=1000.0, message_burst=1000) as srv:
+        await minimal_bot_game(srv, tmp_path)
+
+
+async def minimal_bot_game(srv: Running, tmp_path: Path) -> None:
+    source = minimal_bot_source()
+    assert len(source.splitlines()) < 60
+    script = tmp_path / "minimal_bot.py"
+    script.write_text(source)
+    _, token = await srv.hub.store.new_bot("tiny", 0)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        srv.ws_url,
+        token,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    try:
+        async with srv.connect("ada") as ada:
+            await lobby_with_bot(ada, "tiny")
+            await ada.send(CreateGame("Base", opponent="bots", challenge="tiny"))
+            game_id = (await ada.expect(Update)).game
+            start = await updated(ada, game_id)
+            assert start.state.status == "live"
+            end = await play_to_the_end(ada, start, random.Random(5))
+        assert end.state.result is not None and len(end.state.moves) >= 6
+        assert process.stdout is not None
+        async with asyncio.timeout(30):
+            line = (await process.stdout.readline()).decode()
+        assert line.startswith(f"game {game_id} over: {end.state.result}")
+    finally:
+        process.terminate()
+        await process.wait()
+
+
+def test_a_uhp_engine_plays_the_game_types_its_expansions_allow() -> None:
+    assert supported_types(set()) == ["Base"]
+    two = {"Mosquito", "Pillbug"}
+    assert sorted(supported_types(two)) == ["Base", "Base+M", "Base+MP", "Base+P"]
+    assert len(supported_types({"Mosquito", "Ladybug", "Pillbug"})) == 8

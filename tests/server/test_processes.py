@@ -1,0 +1,172 @@
+"""Two server processes on one Redis: a game between players on different processes, watched
+from both, the lobby seen alike from both, and a flag that falls exactly once."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import redis.asyncio as aioredis
+
+from server.client import Client
+from server.embedded import RedisProcess
+from server.protocol import (
+    CreateGame,
+    JoinGame,
+    Lobby,
+    Rematch,
+    Resign,
+    TimeControl,
+    Update,
+    Watch,
+    WatchLobby,
+)
+from server.store import Store
+from tests.server.conftest import StartServer, free_port
+from tests.server.support import ServerProcess, decisive_game, play, start_game, updated
+
+
+@contextlib.asynccontextmanager
+async def two_servers(redis: RedisProcess, *extra: str) -> AsyncIterator[tuple[str, str]]:
+    """Two ``hive-server`` processes on ``redis``; yields their websocket URLs."""
+    servers = [
+        ServerProcess(
+            "--port", str(free_port()), "--redis-url", redis.url, "--bot-workers", "1", *extra
+        )
+        for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await server.start()
+        yield servers[0].ws_url, servers[1].ws_url
+    finally:
+        for server in servers:
+            if server.process is not None:
+                await server.stop()
+
+
+async def lobby_with(client: Client, game_id: str, where: str) -> Lobby:
+    """The first lobby list this client gets that shows ``game_id`` among its ``where``
+    (``open`` or ``live``) games."""
+    while True:
+        lobby = await client.expect(Lobby)
+        if any(g.id == game_id for g in getattr(lobby, where)):
+            return lobby
+
+
+async def test_players_and_spectators_on_two_processes_share_one_game(
+    redis_server: RedisProcess,
+) -> None:
+    moves = decisive_game()
+    async with (
+        two_servers(redis_server) as (one, two),
+        Client.connect(one, nickname="ada") as white,
+        Client.connect(two, nickname="bob") as black,
+        Client.connect(one, nickname="cy") as fan_one,
+        Client.connect(two, nickname="dee") as fan_two,
+    ):
+        await fan_two.send(WatchLobby())
+        await white.send(CreateGame(game_type="Base", color="white"))
+        game_id = (await white.expect(Update)).game
+        await lobby_with(fan_two, game_id, "open")  # process two lists ada's open game
+        await black.send(JoinGame(game_id))  # on process two
+        w, b = await updated(white, game_id), await updated(black, game_id)
+        assert w.state.status == b.state.status == "live"
+        await lobby_with(fan_two, game_id, "live")
+        seen: dict[str, list[str]] = {"cy": [], "dee": []}
+        for fan in (fan_one, fan_two):
+            await fan.send(Watch(game_id))
+        for fan in (fan_one, fan_two):
+            assert (await updated(fan, game_id)).state.moves == []
+        for move in moves:
+            mover, last = (white, w) if len(w.state.moves) % 2 == 0 else (black, b)
+            await play(mover, last, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+            assert (w.version, w.state.moves, w.state.legal) == (
+                b.version,
+                b.state.moves,
+                b.state.legal,
+            )
+            for name, fan in (("cy", fan_one), ("dee", fan_two)):
+                update = await updated(fan, game_id)
+                seen[name] += [e.text or "" for e in update.events if e.kind == "move"]
+                assert update.state.moves == w.state.moves
+    assert seen["cy"] == seen["dee"] == list(moves)  # every move, in order, once
+    assert (w.state.status, w.state.reason) == ("over", "queen")
+
+
+async def test_a_flag_falls_exactly_once_with_two_processes(redis_server: RedisProcess) -> None:
+    async with (
+        two_servers(redis_server, "--first-move-timeout", "60") as (one, two),
+        Client.connect(one, nickname="ada") as white,
+        Client.connect(two, nickname="bob") as black,
+    ):
+        await white.send(CreateGame(game_type="Base", color="white", time=TimeControl("clock", 1)))
+        game_id = (await white.expect(Update)).game
+        await black.send(JoinGame(game_id))
+        w, b = await updated(white, game_id), await updated(black, game_id)
+        await play(white, w, "wS1")
+        b = await updated(black, game_id)
+        await play(black, b, "bS1 wS1-")  # White's clock runs now; nobody moves again
+        update = await updated(white, game_id)
+        while update.state.status == "live":
+            update = await updated(white, game_id)
+    assert (update.state.result, update.state.reason) == ("BlackWins", "timeout")
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        events = await Store(client).events_after(game_id, 0)
+    finally:
+        await client.aclose()
+    assert events is not None
+    assert [e.kind for e in events].count("over") == 1  # both processes swept; one flagged
+    assert [e.version for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_spectators_and_presence_are_counted_over_processes(
+    start_server: StartServer,
+) -> None:
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        two.connect("bob") as black,
+        one.connect("cy") as fan_one,
+        two.connect("dee") as fan_two,
+    ):
+        game_id, w, b = await start_game(white, black)
+        for fan in (fan_one, fan_two):
+            await fan.send(Watch(game_id))
+            await updated(fan, game_id)
+        for hub in (one.hub, two.hub, one.hub):  # each shares its view (the heartbeat does)
+            await hub.share_view()
+        await play(white, w, "wS1")
+        w, b = await updated(white, game_id), await updated(black, game_id)
+        assert w.state.spectators == b.state.spectators == 2
+        assert w.state.black is not None and w.state.black.connected
+        assert b.state.white is not None and b.state.white.connected
+
+
+async def test_a_rematch_takes_both_players_along_whichever_process_they_are_on(
+    start_server: StartServer,
+) -> None:
+    """Each player's connection follows the old game into the rematch without a ``watch``
+    (the web client does not send one), on the process that accepted it and on the other."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as ada,
+        two.connect("bob") as bob,
+    ):
+        game_id, _, _ = await start_game(ada, bob)
+        await bob.send(Resign(game_id))
+        await updated(ada, game_id), await updated(bob, game_id)
+        await ada.send(Rematch(game_id))  # ada offers on one, bob accepts on two
+        assert (await updated(ada, game_id)).state.rematch_offer is not None
+        assert (await updated(bob, game_id)).state.rematch_offer is not None
+        await bob.send(Rematch(game_id))
+        for client in (ada, bob):
+            update = await client.expect(Update)
+            assert update.game == game_id and update.state.rematch is not None  # the event first
+            new_id = update.state.rematch
+            update = await client.expect(Update)
+            assert (update.game, update.state.status) == (new_id, "live")

@@ -1,0 +1,88 @@
+"""The server as a process: killed outright and started again on the same data, stopped with
+SIGTERM, and its embedded Redis."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from websockets.exceptions import ConnectionClosed
+
+from server.client import Client
+from server.protocol import Ping, Pong, TimeControl, Watch
+from tests.server.conftest import free_port
+from tests.server.support import ServerProcess, decisive_game, http_get, play, start_game, updated
+
+
+async def test_a_game_survives_sigkill_of_the_server_clocks_included(tmp_path: Path) -> None:
+    moves = decisive_game()
+    args = ("--port", str(free_port()), "--data", str(tmp_path / "data"), "--bot-workers", "1")
+    first = ServerProcess(*args)
+    await first.start()
+    async with (
+        Client.connect(first.ws_url, nickname="ada") as white,
+        Client.connect(first.ws_url, nickname="bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black, time=TimeControl("clock", 300, 5))
+        for move in moves[:6]:
+            mover, last = (white, w) if len(w.state.moves) % 2 == 0 else (black, b)
+            await play(mover, last, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+        tokens = white.welcome.token, black.welcome.token
+        before = w.state
+        assert before.clocks.running == "white" and before.clocks.black is not None
+        assert await first.stop(signal.SIGKILL) == -signal.SIGKILL
+
+        second = ServerProcess(*args)
+        await second.start()
+        try:
+            async with (
+                Client.connect(second.ws_url, token=tokens[0]) as white,
+                Client.connect(second.ws_url, token=tokens[1]) as black,
+            ):
+                assert white.welcome.games == [game_id]
+                await white.send(Watch(game_id, since=w.version))
+                await black.send(Watch(game_id, since=b.version))
+                w, b = await updated(white, game_id), await updated(black, game_id)
+                assert w.events == [] and not w.snapshot and w.version == before.version
+                after = w.state
+                assert after.moves == before.moves
+                assert after.pieces == before.pieces
+                # Time while no server ran is not charged: the outage counts from the last
+                # heartbeat (one a second), so the clock is off by at most about a second,
+                # either way, however long the restart took.
+                assert after.clocks.black == before.clocks.black
+                assert before.clocks.white is not None and after.clocks.white is not None
+                assert abs(before.clocks.white - after.clocks.white) < 2500
+                for move in moves[6:10]:
+                    mover, last = (white, w) if len(w.state.moves) % 2 == 0 else (black, b)
+                    await play(mover, last, move)
+                    w, b = await updated(white, game_id), await updated(black, game_id)
+                assert w.state.moves == list(moves[:10])
+                status, _, body = await http_get(f"{second.url}/games/{game_id}.txt")
+                assert status == 200 and body.decode().count(";") == 2 + 10
+        finally:
+            await second.stop()
+
+
+async def test_sigterm_closes_connections_with_1001_and_stops_redis(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server = ServerProcess("--port", str(free_port()), "--data", str(data), "--bot-workers", "1")
+    await server.start()
+    status, kind, body = await http_get(f"{server.url}/healthz")
+    assert (status, kind) == (200, "application/json") and b'"ok"' in body
+    async with Client.connect(server.ws_url, nickname="ada") as client:
+        await client.send(Ping(1.5))
+        assert (await client.expect(Pong)).t == 1.5
+        pid = int((data / "redis" / "redis.pid").read_text())
+        assert await server.stop(signal.SIGTERM) == 0
+        try:
+            await client.recv(timeout=10)
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1001
+        else:
+            raise AssertionError("the connection stayed open")
+    assert not Path(f"/proc/{pid}").exists()
+    assert (data / "redis" / "appendonly.aof").exists() or (
+        data / "redis" / "appendonlydir"
+    ).exists()

@@ -1,0 +1,135 @@
+"""The Redis store on a real Redis: atomic versioned commits, event logs, indexes, tokens."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import msgpack
+import pytest
+import redis.asyncio as aioredis
+
+from server import match
+from server.embedded import RedisProcess
+from server.protocol import Event, Seat, TimeControl
+from server.store import Store, game_key, pack_event, unpack_event
+
+
+@pytest.fixture
+async def store(redis_server: RedisProcess) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(redis_server.url)
+    yield Store(client, event_log=3)
+    await client.aclose()
+
+
+def new_record(game_id: str = "abcd1234", time: TimeControl | None = None) -> match.Record:
+    return match.create(
+        game_id,
+        Seat("p1", "ada"),
+        game_type="Base",
+        time=time or TimeControl(),
+        color="white",
+        now=1000,
+        ttl_ms=60_000,
+        seed=7,
+    )
+
+
+async def test_a_commit_applies_only_at_the_expected_version(store: Store) -> None:
+    record = new_record()
+    created = Event(1, "created", 1000)
+    assert await store.commit(record, created, expected=0, deadline=None)
+    assert not await store.commit(record, created, expected=0, deadline=None)  # exists
+    joined, event = match.join(record, Seat("p2", "bob"), 2000)
+    other = replace(joined, white=Seat("p3", "cy"))
+    first = store.commit(joined, event, expected=1, deadline=None)
+    second = store.commit(other, event, expected=1, deadline=None)
+    assert [await first, await second] == [True, False]
+    stored = await store.get(record.id)
+    assert stored == joined
+    assert await store.events_after(record.id, 0) == [created, event]
+
+
+async def test_the_event_log_is_capped_and_says_when_it_is_too_short(store: Store) -> None:
+    record = new_record()
+    await store.commit(record, Event(1, "created", 0), expected=0, deadline=None)
+    for version in range(2, 8):
+        updated = replace(record, version=version)
+        assert await store.commit(
+            updated,
+            Event(version, "chat", 0, text=str(version)),
+            expected=version - 1,
+            deadline=None,
+        )
+    assert [e.version for e in await store.events_after(record.id, 4) or []] == [5, 6, 7]
+    assert await store.events_after(record.id, 3) is None  # event 4 was trimmed (3 kept)
+    assert await store.events_after(record.id, 7) == []
+
+
+async def test_events_stored_before_they_named_a_player_still_load(store: Store) -> None:
+    old = msgpack.packb([5, "chat", 0, "ada", "hi"])  # how every event was stored before
+    assert unpack_event(old) == Event(5, "chat", 0, "ada", "hi", player=None)
+    said = Event(6, "chat", 0, "ada", "hi", player="p1")
+    assert unpack_event(pack_event(said)) == said
+    assert pack_event(Event(7, "move", 0, "white", "wS1")) == msgpack.packb(
+        [7, "move", 0, "white", "wS1"]
+    )
+    player, _ = await store.new_player("ada", 0)
+    assert (await store.name_of(player), await store.name_of("nobody")) == ("ada", None)
+
+
+async def test_indexes_follow_the_game_and_repair_rebuilds_them(store: Store) -> None:
+    record = new_record(time=TimeControl("clock", 600, 0))  # only clock games abort unmade moves
+    await store.commit(record, Event(1, "created", 0), expected=0, deadline=record.expires)
+    assert await store.open_ids() == [record.id]
+    assert await store.due(record.expires or 0) == [record.id]
+    live, event = match.join(record, Seat("p2", "bob"), 2000)
+    await store.commit(live, event, expected=1, deadline=None)
+    assert (await store.open_ids(), await store.live_ids()) == ([], [record.id])
+    assert await store.games_of("p2") == [record.id]
+    await store.redis.delete("hive:live", "hive:open")  # a crash between commit and index
+    active = await store.repair(first_move_ms=60_000)
+    assert [r.id for r in active] == [record.id]
+    assert await store.live_ids() == [record.id]
+    assert await store.due(2000 + 60_000) == [record.id]  # the first-move deadline
+
+
+async def test_session_tokens_are_kept_hashed(store: Store) -> None:
+    player, token = await store.new_player("ada", 0)
+    assert await store.player_of(token) == (player, "ada", False)
+    assert await store.player_of(token + "x") is None
+    keys = [key async for key in store.redis.scan_iter()]
+    values = [await store.redis.get(k) for k in keys if await store.redis.type(k) == b"string"]
+    assert all(token.encode() not in k for k in keys)
+    assert all(token.encode() not in (v or b"") for v in values)
+    assert await store.redis.hget(game_key("nothere"), "r") is None
+
+
+async def test_presence_marks_lapse_unless_renewed(store: Store) -> None:
+    await store.set_online("p1", now=1_000, ttl=30)
+    await store.set_online("p2", now=1_000, ttl=30)
+    assert await store.gone_since("p1", now=30_000) is None  # connected
+    await store.keep_online(["p1"], now=20_000, ttl=30)  # p1's server renews its mark
+    assert await store.gone_since("p1", now=40_000) is None
+    assert await store.gone_since("p2", now=40_000) == 0  # its server died: gone since 0
+    await store.keep_online(["p1"], now=40_000, ttl=30)
+    assert await store.redis.zrange("hive:online", 0, -1) == [b"p1"]  # the lapsed mark forgotten
+    await store.set_offline("p1", now=41_000)
+    assert await store.gone_since("p1", now=42_000) == 41_000
+    await store.set_online("p1", now=43_000, ttl=30)
+    assert await store.gone_since("p1", now=44_000) is None
+
+
+async def test_processes_share_their_spectators_and_who_is_online(store: Store) -> None:
+    await store.set_online("ada", now=1_000, ttl=30)
+    assert await store.share_view("one", {"g1": 2, "g2": 1}, now=1_000, ttl=6) == ({}, {"ada"})
+    assert await store.share_view("two", {"g1": 3}, now=2_000, ttl=6) == (
+        {"g1": 2, "g2": 1},
+        {"ada"},
+    )
+    assert await store.share_view("one", {"g2": 4}, now=3_000, ttl=6) == ({"g1": 3}, {"ada"})
+    assert await store.share_view("three", {}, now=4_000, ttl=6) == ({"g1": 3, "g2": 4}, {"ada"})
+    # A process that stops sharing (it died) drops out after the ttl.
+    assert await store.share_view("two", {}, now=8_500, ttl=6) == ({"g2": 4}, {"ada"})
+    assert await store.share_view("two", {}, now=9_500, ttl=6) == ({}, {"ada"})
+    assert await store.share_view("three", {}, now=40_000, ttl=6) == ({}, set())  # ada lapsed
