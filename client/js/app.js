@@ -1,0 +1,440 @@
+// The web client's wiring: the socket's messages and the player's actions go through the pure
+// transitions of state.js; the screens render the state; effects (sending, navigation, local
+// storage, fetching review positions) happen here and nowhere else.
+
+import { Connection } from "./connection.js";
+import { esc, setHtml } from "./dom.js";
+import { GameScreen } from "./game.js";
+import { bindActions } from "./input.js";
+import { LobbyScreen, TIME_BY_KIND, formChoice } from "./lobby.js";
+import { spellMove } from "./notation.js";
+import * as P from "./protocol.js";
+import { ReviewScreen } from "./review.js";
+import * as S from "./state.js";
+
+const NICKNAME_KEY = "hive.nickname";
+const RECENT_KEY = "hive.recent";
+const GAME_ID = /^[0-9a-z]{8}$/;
+
+/** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY]. */
+export function parseRoute(hash) {
+  const [page, id, ply] = hash.replace(/^#\/?/, "").split("/");
+  if (page === "game" && GAME_ID.test(id ?? "")) return { page: "game", id };
+  if (page === "review" && GAME_ID.test(id ?? "")) {
+    return { page: "review", id, ply: ply !== undefined && /^\d+$/.test(ply) ? Number(ply) : null };
+  }
+  return { page: "lobby" };
+}
+
+function guestName() {
+  return `guest-${Math.floor(1000 + Math.random() * 9000)}`;
+}
+
+class App {
+  constructor(root) {
+    this.root = root;
+    this.main = root.querySelector("main");
+    this.badge = root.querySelector("[data-testid=connection]");
+    let nickname = localStorage.getItem(NICKNAME_KEY);
+    if (!nickname) {
+      nickname = guestName();
+      localStorage.setItem(NICKNAME_KEY, nickname);
+    }
+    this.state = S.initial(parseRoute(location.hash), nickname);
+    this.watching = new Set(); // games this connection watches
+    this.lobbySubscribed = false;
+    this.syncedOn = 0; // the connection on which the game on show was last brought up to date
+    this.awaiting = null; // "create" or "join": show the game the server answers with
+    this.screen = null;
+    this.screenKey = "";
+    this.renderQueued = false;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    this.conn = new Connection({
+      url: `${scheme}//${location.host}/ws`,
+      nickname: () => this.state.nickname,
+      onMessage: (message) => this.receive(message),
+      onStatus: (status, attempt) => this.connectionChanged(status, attempt),
+      onLag: (lag) => this.dispatch(S.lagMeasured, lag),
+    });
+    bindActions(document.body, this.actions());
+    addEventListener("hashchange", () => this.navigate(parseRoute(location.hash)));
+    addEventListener("keydown", (event) => this.key(event));
+    setInterval(() => this.screen?.tick?.(this.state, Date.now()), 100);
+    this.enter();
+    this.render();
+    this.conn.start();
+  }
+
+  // -- state and rendering ---------------------------------------------------------------------
+
+  dispatch(transition, ...args) {
+    this.state = transition(this.state, ...args);
+    if (!this.renderQueued) {
+      this.renderQueued = true;
+      queueMicrotask(() => {
+        this.renderQueued = false;
+        this.render();
+      });
+    }
+  }
+
+  render() {
+    const { route } = this.state;
+    const key = `${route.page}:${route.id ?? ""}`;
+    if (key !== this.screenKey) {
+      this.screen?.destroy?.();
+      this.main.innerHTML = "";
+      const host = document.createElement("div");
+      host.className = "screen";
+      this.main.append(host);
+      if (route.page === "game") this.screen = new GameScreen(host, this.boardHandlers());
+      else if (route.page === "review") this.screen = new ReviewScreen(host);
+      else this.screen = new LobbyScreen(host);
+      this.screenKey = key;
+    }
+    if (route.page === "lobby") this.screen.render(this.state, this.recent());
+    else this.screen.render(this.state);
+    this.renderHeader();
+  }
+
+  renderHeader() {
+    const { status, lag, attempt } = this.state.connection;
+    const words = {
+      online: lag === null ? "online" : `online · ${lag} ms`,
+      connecting: "connecting…",
+      reconnecting: attempt > 1 ? `reconnecting (try ${attempt})…` : "reconnecting…",
+      "signed-out": "choose a nickname",
+    };
+    this.badge.dataset.status = status;
+    setHtml(this.badge, `<i></i>${esc(words[status] ?? status)}`);
+    const gs = this.state.game?.state;
+    let title = "Hive Arena";
+    if (gs && S.isMyTurn(this.state.me, gs)) title = `Your turn · ${title}`;
+    else if (this.state.route.page === "review") title = `Review · ${title}`;
+    document.title = title;
+  }
+
+  // -- the socket ---------------------------------------------------------------------------------
+
+  connectionChanged(status, attempt) {
+    if (status !== "online") {
+      this.watching.clear();
+      this.lobbySubscribed = false;
+    }
+    this.dispatch(S.connectionChanged, status, attempt);
+  }
+
+  receive(message) {
+    switch (message.type) {
+      case P.ServerType.WELCOME:
+        this.dispatch(S.welcomed, message);
+        this.subscribe();
+        break;
+      case P.ServerType.LOBBY:
+        this.dispatch(S.lobbyReceived, message);
+        break;
+      case P.ServerType.UPDATE:
+        this.updated(message);
+        break;
+      case P.ServerType.ERROR:
+        if (message.request === this.awaiting) this.awaiting = null; // a create or join refused
+        if (message.request === "watch" && message.game === this.state.game?.id) {
+          this.watching.delete(message.game);
+        }
+        this.dispatch(S.errorReceived, message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  updated(update) {
+    if (this.awaiting && this.state.game?.id !== update.game) {
+      this.awaiting = null;
+      this.watching.add(update.game); // creating and joining watch the game on the server
+      this.go({ page: "game", id: update.game });
+    }
+    if (this.state.game?.id !== update.game) return;
+    const before = this.state.game.state;
+    this.dispatch(S.updateReceived, update, Date.now());
+    this.syncedOn = this.conn.number;
+    this.remember(update.state);
+    this.flush();
+    const gs = update.state;
+    const rematch = update.events.find((e) => e.kind === "rematch");
+    if (rematch && S.isPlayer(this.state.me, gs) && before) {
+      this.watching.add(rematch.text); // the server moved the players' watch to the new game
+      this.go({ page: "game", id: rematch.text });
+    }
+  }
+
+  /** Watch what the route shows (after a welcome, or a navigation). */
+  subscribe() {
+    if (!this.conn.online) return;
+    const { route } = this.state;
+    const wantLobby = route.page === "lobby";
+    if (wantLobby !== this.lobbySubscribed) {
+      this.conn.send(P.WatchLobby(wantLobby));
+      this.lobbySubscribed = wantLobby;
+    }
+    if (route.page === "game" && !this.watching.has(route.id)) {
+      this.watching.add(route.id);
+      this.conn.send(P.Watch(route.id, this.state.game?.state?.version ?? null));
+    }
+  }
+
+  /** Send the pending move if it has not gone on this connection (a move made while the
+   * socket was down, or one whose answer the drop swallowed: it carries the version it was
+   * made on, so the server plays it once and answers `stale` to a copy). */
+  flush() {
+    const pending = this.state.game?.pending;
+    if (!pending || !this.conn.online || pending.sentOn === this.conn.number) return;
+    if (this.syncedOn !== this.conn.number) return; // the watch's update comes first
+    if (this.conn.send(P.Play(this.state.game.id, pending.version, pending.move))) {
+      this.dispatch(S.pendingSent, this.conn.number);
+    }
+  }
+
+  send(message) {
+    if (this.conn.send(message)) return true;
+    this.dispatch(S.noticed, "Not connected right now: try again in a moment.", "error");
+    return false;
+  }
+
+  // -- navigation ---------------------------------------------------------------------------------
+
+  go(route) {
+    const hash = route.page === "game" ? `#/game/${route.id}`
+      : route.page === "review" ? `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}` : "#/";
+    if (location.hash !== hash) history.pushState(null, "", hash);
+    this.navigate(route);
+  }
+
+  navigate(route) {
+    const leaving = this.state.game?.id;
+    if (leaving && !(route.page === "game" && route.id === leaving) && this.watching.has(leaving)) {
+      this.conn.send(P.Unwatch(leaving));
+      this.watching.delete(leaving);
+    }
+    const reviewBefore = this.state.review?.id;
+    this.dispatch(S.navigated, route);
+    if (route.page === "review" && route.id !== reviewBefore) this.loadReview(route.id);
+    this.subscribe();
+    window.scrollTo(0, 0);
+  }
+
+  enter() {
+    if (this.state.route.page === "review") this.loadReview(this.state.route.id);
+  }
+
+  async loadReview(id) {
+    try {
+      const response = await fetch(`/games/${id}/positions.json`);
+      const body = await response.json();
+      if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+      if (this.state.review?.id === id) this.dispatch(S.reviewLoaded, body);
+    } catch (error) {
+      this.dispatch(S.reviewFailed, `Cannot load game ${id}: ${error.message}`);
+    }
+  }
+
+  key(event) {
+    if (event.target.closest?.("input, textarea, select")) return;
+    if (this.state.route.page === "review" && this.state.review?.doc) {
+      const ply = this.state.review.ply;
+      const last = this.state.review.doc.frames.length - 1;
+      const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: last }[event.key];
+      if (to !== undefined) {
+        event.preventDefault();
+        this.dispatch(S.reviewStepped, to);
+      }
+    } else if (event.key === "Escape" && this.state.game) {
+      this.dispatch(S.deselected);
+    }
+  }
+
+  // -- moves ------------------------------------------------------------------------------------
+
+  boardHandlers() {
+    return {
+      canDrag: () => {
+        const gs = this.state.game?.state;
+        return Boolean(gs && S.isMyTurn(this.state.me, gs) && !this.state.game.pending);
+      },
+      pick: (piece, from, { drag = false } = {}) => {
+        const selected = this.state.game?.selected;
+        if (!drag && selected?.piece === piece) this.dispatch(S.deselected);
+        else this.dispatch(S.selected, piece, from);
+      },
+      target: (move) => {
+        const legal = this.state.game?.state?.legal.find((m) => m.move === move);
+        if (legal) this.makeMove(legal);
+      },
+      drop: (piece, from, q, r) => this.drop(piece, from, q, r),
+      empty: (q, r) => {
+        const selected = this.state.game?.selected;
+        if (selected) this.drop(selected.piece, selected.from, q, r, { quiet: true });
+      },
+    };
+  }
+
+  /** `piece` let go on hex (q, r): a legal move is played; anything else is not, and the
+   * server's engine is asked why (the client holds no rules to tell). */
+  drop(piece, from, q, r, { quiet = false } = {}) {
+    const view = this.state.game;
+    const gs = view?.state;
+    if (!gs) return;
+    if (from && from.q === q && from.r === r) return; // put back where it was
+    if (!S.isMyTurn(this.state.me, gs) || view.pending) {
+      this.dispatch(S.selected, piece, from); // says why not (not your turn, over...)
+      this.dispatch(S.deselected);
+      return;
+    }
+    const legal = gs.legal.find((m) => m.piece === piece && m.to_q === q && m.to_r === r);
+    if (legal) {
+      this.makeMove(legal);
+      return;
+    }
+    const move = spellMove(gs.pieces, piece, q, r);
+    if (!move) {
+      this.dispatch(S.deselected);
+      if (!quiet) this.dispatch(S.noticed, `${piece} cannot go there: that hex does not touch the hive.`, "error");
+      return;
+    }
+    if (this.conn.online) {
+      this.dispatch(S.probed, piece, move);
+      this.conn.send(P.Play(gs.id, gs.version, move));
+    } else {
+      this.dispatch(S.deselected);
+      this.dispatch(S.noticed, `${piece} cannot go there.`, "error");
+    }
+  }
+
+  makeMove(move) {
+    const view = this.state.game;
+    const gs = view?.state;
+    if (!gs || !S.isMyTurn(this.state.me, gs) || view.pending) return;
+    const text = move === P.PASS ? P.PASS : move.move;
+    const sent = this.conn.online && this.syncedOn === this.conn.number
+      && this.conn.send(P.Play(gs.id, gs.version, text));
+    this.dispatch(S.moveMade, move, sent ? this.conn.number : null);
+    if (!sent) this.dispatch(S.noticed, "Connection lost: your move is queued and goes as soon as it is back.");
+  }
+
+  // -- buttons and forms ---------------------------------------------------------------------
+
+  actions() {
+    const gameId = () => this.state.game?.id;
+    return {
+      playBot: (data) => {
+        this.awaiting = "create";
+        this.send(P.CreateGame({ game_type: "Base+MLP", opponent: "bot", level: data.get("level") }));
+      },
+      create: (data) => {
+        const { game_type, time, color } = formChoice(data);
+        const [opponent, level] = String(data.get("opponent")).split(":");
+        this.awaiting = "create";
+        this.send(P.CreateGame({
+          game_type, time: P.TimeControl(time), color, opponent, level: level ?? null,
+        }));
+      },
+      challenge: (el) => {
+        const name = el.dataset.bot;
+        const choice = formChoice(new FormData(this.screen.form));
+        const bot = this.state.lobby.bots.find((b) => b.name === name);
+        // A bot gone from the list meanwhile: the server says why it cannot be challenged.
+        const terms = bot ? S.challengeTerms(bot, choice, TIME_BY_KIND)
+          : { ...choice, opponent: P.Opponent.BOTS, challenge: name };
+        this.awaiting = "create";
+        this.send(P.CreateGame({ ...terms, time: P.TimeControl(terms.time) }));
+      },
+      join: (el) => {
+        this.awaiting = "join";
+        this.send(P.JoinGame(el.dataset.game));
+      },
+      cancel: (el) => this.send(P.CancelGame(el.dataset.game)),
+      cancelGame: (el) => this.send(P.CancelGame(el.dataset.game)),
+      editName: () => this.dispatch((s) => ({ ...s, editingName: true })),
+      nickname: (data) => {
+        const nickname = String(data.get("nickname")).trim();
+        if (!nickname) return;
+        localStorage.setItem(NICKNAME_KEY, nickname);
+        this.dispatch((s) => ({ ...S.nicknameChosen(s, nickname), editingName: false }));
+        this.conn.restart();
+      },
+      openGame: (data) => {
+        const id = String(data.get("id")).trim();
+        if (!GAME_ID.test(id)) return;
+        this.go(data.get("how") === "review" ? { page: "review", id, ply: null } : { page: "game", id });
+      },
+      pass: () => this.makeMove(P.PASS),
+      resign: () => {
+        if (this.screen.confirming !== "resign") {
+          this.screen.confirming = "resign";
+          this.render();
+          setTimeout(() => {
+            if (this.screen?.confirming === "resign") {
+              this.screen.confirming = null;
+              this.render();
+            }
+          }, 4000);
+          return;
+        }
+        this.screen.confirming = null;
+        this.send(P.Resign(gameId()));
+      },
+      offerDraw: () => this.send(P.Draw(gameId(), "offer")),
+      acceptDraw: () => this.send(P.Draw(gameId(), "accept")),
+      declineDraw: () => this.send(P.Draw(gameId(), "decline")),
+      claim: () => this.send(P.ClaimWin(gameId())),
+      rematch: () => this.send(P.Rematch(gameId())),
+      chat: (data, form) => {
+        const text = String(data.get("text") ?? "").trim();
+        if (text && this.send(P.Chat(gameId(), text))) form.reset();
+      },
+      mute: (el) => this.send(P.Mute(gameId(), el.dataset.player, true)),
+      unmute: (el) => this.send(P.Mute(gameId(), el.dataset.player, false)),
+      dismiss: () => this.dispatch(S.noticed, null),
+      closeBanner: () => {
+        this.screen.bannerClosed = this.state.game?.id;
+        this.render();
+      },
+      reviewFirst: () => this.dispatch(S.reviewStepped, 0),
+      reviewPrev: () => this.dispatch(S.reviewStepped, this.state.review.ply - 1),
+      reviewNext: () => this.dispatch(S.reviewStepped, this.state.review.ply + 1),
+      reviewLast: () => this.dispatch(S.reviewStepped, Infinity),
+      reviewGo: (el) => this.dispatch(S.reviewStepped, Number(el.dataset.ply)),
+    };
+  }
+
+  // -- recent games (this browser) ----------------------------------------------------------
+
+  recent() {
+    try {
+      return JSON.parse(localStorage.getItem(RECENT_KEY) ?? "[]");
+    } catch (error) {
+      return [];
+    }
+  }
+
+  remember(gs) {
+    if (gs.status === "open") return;
+    const entry = {
+      id: gs.id,
+      white: gs.white?.name ?? "?",
+      black: gs.black?.name ?? "?",
+      status: gs.status,
+      result: gs.result ? gs.result.replace("Wins", " wins") : gs.status === "over" ? "no result" : null,
+      at: Date.now(),
+    };
+    const list = [entry, ...this.recent().filter((g) => g.id !== gs.id)].slice(0, 20);
+    localStorage.setItem(RECENT_KEY, JSON.stringify(list));
+  }
+}
+
+// Review range slider: step as it moves.
+document.addEventListener("input", (event) => {
+  if (event.target.matches?.(".review input[type=range]")) window.hiveApp?.dispatch(S.reviewStepped, Number(event.target.value));
+});
+
+window.hiveApp = new App(document.body);

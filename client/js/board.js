@@ -1,0 +1,263 @@
+// The board in SVG: pointy-top hexes, stacks, legal destinations, the last move, a pending
+// move, a drag ghost, and the pan/zoom view. `Board.set(model)` draws a model (state.js's
+// boardModel, or a review frame); it holds only view state (the pan/zoom) and reads no input:
+// input.js binds the pointer to it.
+
+import { BUGS, parsePiece, pieceIcon, pieceSvg, pieceTitle } from "./bugs.js";
+import { DIRECTIONS, SIZE, bounds, fromPixel, hexPath, key, toPixel } from "./hex.js";
+import { stacksOf } from "./notation.js";
+import * as views from "./view.js";
+
+const CELL = hexPath(SIZE * 0.97, 0.12);
+const TARGET = hexPath(SIZE * 0.86, 0.2);
+const RING = hexPath(SIZE * 0.94, 0.18);
+const LIFT = 8; // board units each level of a stack is drawn higher (and a little left)
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export class Board {
+  /**
+   * @param {HTMLElement} container the element the board fills.
+   * @param {{controls?: boolean, label?: string}} options
+   */
+  constructor(container, { controls = true, label = "Hive board" } = {}) {
+    this.container = container;
+    container.classList.add("board");
+    container.innerHTML = `
+      <svg class="board-svg" data-testid="board" role="img" aria-label="${esc(label)}">
+        <g class="viewport">
+          <g class="layer-cells"></g><g class="layer-marks"></g><g class="layer-pieces"></g>
+          <g class="layer-targets"></g><g class="layer-ghosts"></g>
+        </g>
+      </svg>
+      ${controls ? `<div class="board-controls">
+        <button type="button" data-board="zoom-in" title="Zoom in" aria-label="Zoom in">+</button>
+        <button type="button" data-board="zoom-out" title="Zoom out" aria-label="Zoom out">−</button>
+        <button type="button" data-board="fit" title="Fit the hive in view" aria-label="Fit">⤢</button>
+      </div>` : ""}
+      <div class="stack-tip" hidden></div>`;
+    this.svg = container.querySelector("svg");
+    this.viewport = this.svg.querySelector(".viewport");
+    this.layers = {
+      cells: this.svg.querySelector(".layer-cells"),
+      marks: this.svg.querySelector(".layer-marks"),
+      pieces: this.svg.querySelector(".layer-pieces"),
+      targets: this.svg.querySelector(".layer-targets"),
+      ghosts: this.svg.querySelector(".layer-ghosts"),
+    };
+    this.tip = container.querySelector(".stack-tip");
+    this.view = views.IDENTITY;
+    this.auto = true; // fit the hive after each change until the player pans or zooms
+    this.model = null;
+    this.positionKey = "";
+    this.resizeObserver = new ResizeObserver(() => this.refit());
+    this.resizeObserver.observe(this.svg);
+  }
+
+  get size() {
+    const rect = this.svg.getBoundingClientRect();
+    return { width: rect.width, height: rect.height };
+  }
+
+  /** Draw `model`: {pieces, stacks?, movable?, selected?, targets?, lastMove?, pending?}. */
+  set(model) {
+    this.model = model;
+    const stacks = model.stacks ?? stacksOf(model.pieces);
+    this.stacks = stacks;
+    const targets = model.targets ?? [];
+    const movable = model.movable ?? new Set();
+    const selected = model.selected;
+    const last = model.lastMove;
+    const pending = model.pending;
+
+    // faint empty cells round the hive, for a sense of the grid
+    const cells = new Map();
+    for (const [k] of stacks) {
+      const [q, r] = k.split(",").map(Number);
+      for (const [dq, dr] of [[0, 0], ...DIRECTIONS]) cells.set(key(q + dq, r + dr), [q + dq, r + dr]);
+    }
+    if (cells.size === 0) cells.set("0,0", [0, 0]);
+    this.layers.cells.innerHTML = [...cells.values()].map(([q, r]) => {
+      const { x, y } = toPixel(q, r);
+      return `<path class="cell" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
+    }).join("");
+
+    let marks = "";
+    if (last?.from) {
+      const { x, y } = toPixel(last.from.q, last.from.r);
+      marks += `<path class="last-from" data-testid="last-from" d="${TARGET}" transform="translate(${x} ${y})"/>`;
+    }
+    this.layers.marks.innerHTML = marks;
+
+    let pieces = "";
+    for (const [k, stack] of stacks) {
+      const [q, r] = k.split(",").map(Number);
+      const { x, y } = toPixel(q, r);
+      stack.forEach((name, level) => {
+        const top = level === stack.length - 1;
+        const classes = ["piece", parsePiece(name).color];
+        if (top && movable.has(name)) classes.push("movable");
+        if (top && selected?.piece === name) classes.push("selected");
+        if (top && last?.piece === name) classes.push("last-to");
+        if (pending?.piece === name) classes.push("pending-from");
+        if (!top) classes.push("under");
+        const lift = level * LIFT;
+        pieces += `<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}" `
+          + `data-height="${level}" transform="translate(${x - lift * 0.5} ${y - lift})">`
+          + `<title>${esc(pieceTitle(name))}</title>${pieceSvg(name)}`
+          + (top && (selected?.piece === name || last?.piece === name)
+            ? `<path class="ring" d="${RING}"/>` : "")
+          + (top && stack.length > 1 ? `<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})">`
+            + `<circle r="11"/><text dy="4.5">${stack.length}</text></g>` : "")
+          + "</g>";
+      });
+    }
+    this.layers.pieces.innerHTML = pieces;
+
+    this.layers.targets.innerHTML = targets.map((t) => {
+      const { x, y } = toPixel(t.to_q, t.to_r);
+      const occupied = stacks.has(key(t.to_q, t.to_r));
+      return `<g class="target${occupied ? " onto" : ""}" data-target="${esc(t.move)}" data-q="${t.to_q}" `
+        + `data-r="${t.to_r}" transform="translate(${x} ${y})"><path d="${TARGET}"/>`
+        + `<circle r="${occupied ? 9 : 7}"/></g>`;
+    }).join("");
+
+    let ghosts = "";
+    if (pending?.to && pending.piece) {
+      const { x, y } = toPixel(pending.to.q, pending.to.r);
+      const level = (stacks.get(key(pending.to.q, pending.to.r)) ?? []).length;
+      ghosts += `<g class="ghost pending" data-testid="pending" transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">`
+        + `${pieceSvg(pending.piece)}</g>`;
+    }
+    this.layers.ghosts.innerHTML = ghosts + '<g class="ghost drag" hidden></g>';
+
+    const position = model.pieces.map((p) => `${p.piece}${p.q},${p.r},${p.height}`).join(";");
+    const changed = position !== this.positionKey;
+    this.positionKey = position;
+    if (this.auto || (changed && !views.shows(this.view, this.extent(false), this.size.width, this.size.height))) {
+      this.fit(this.auto);
+    } else {
+      this.apply();
+    }
+  }
+
+  /** The box to keep in view: the pieces and the ring of hexes round them (where every legal
+   * destination lies, so picking a piece up does not move the view), or the pieces alone. */
+  extent(ring = true) {
+    const hexes = [];
+    for (const p of this.model?.pieces ?? []) {
+      hexes.push({ q: p.q, r: p.r });
+      if (ring) for (const [dq, dr] of DIRECTIONS) hexes.push({ q: p.q + dq, r: p.r + dr });
+    }
+    if (hexes.length === 0) hexes.push({ q: 0, r: 0 });
+    const b = bounds(hexes);
+    return { ...b, minY: b.minY - 2 * LIFT };
+  }
+
+  /** Fit the hive in view; `auto` keeps fitting after each change. */
+  fit(auto = true) {
+    this.auto = auto;
+    const { width, height } = this.size;
+    if (width > 0 && height > 0) this.view = views.fit(this.extent(), width, height);
+    this.apply();
+  }
+
+  refit() {
+    if (this.auto && this.model) this.fit(true);
+  }
+
+  zoom(factor, px = null, py = null) {
+    const { width, height } = this.size;
+    this.auto = false;
+    this.view = views.zoomAt(this.view, factor, px ?? width / 2, py ?? height / 2);
+    this.apply();
+  }
+
+  pan(dx, dy) {
+    this.auto = false;
+    this.view = views.panBy(this.view, dx, dy);
+    this.apply();
+  }
+
+  apply() {
+    this.viewport.setAttribute("transform", views.transform(this.view));
+  }
+
+  /** Board point under a client (page) point. */
+  boardPoint(clientX, clientY) {
+    const rect = this.svg.getBoundingClientRect();
+    return views.toBoard(this.view, clientX - rect.left, clientY - rect.top);
+  }
+
+  /** The hex {q, r} under a client point. */
+  hexAt(clientX, clientY) {
+    const { x, y } = this.boardPoint(clientX, clientY);
+    return fromPixel(x, y);
+  }
+
+  /** Show `piece` following the pointer while it is dragged. */
+  showGhost(piece, clientX, clientY) {
+    const ghost = this.layers.ghosts.querySelector(".drag");
+    if (ghost.dataset.piece !== piece) {
+      ghost.innerHTML = pieceSvg(piece);
+      ghost.dataset.piece = piece;
+    }
+    const { x, y } = this.boardPoint(clientX, clientY);
+    ghost.setAttribute("transform", `translate(${x} ${y}) scale(1.08)`);
+    ghost.removeAttribute("hidden");
+  }
+
+  hideGhost() {
+    const ghost = this.layers.ghosts.querySelector(".drag");
+    if (ghost) ghost.setAttribute("hidden", "");
+  }
+
+  /** Show what lies in the stack at (q, r), top first, near a client point. */
+  showStack(q, r, clientX, clientY) {
+    const stack = this.stacks?.get(key(q, r));
+    if (!stack || stack.length < 2) return this.hideStack();
+    const rect = this.container.getBoundingClientRect();
+    this.tip.innerHTML = `<div class="tip-title">Stack of ${stack.length}</div>`
+      + [...stack].reverse().map((name, i) => `<div class="tip-row">${pieceIcon(name, 26)}`
+        + `<span>${i === 0 ? "top: " : ""}${esc(pieceTitle(name))}</span></div>`).join("");
+    this.tip.hidden = false;
+    const left = Math.min(clientX - rect.left + 14, rect.width - this.tip.offsetWidth - 4);
+    const top = Math.min(clientY - rect.top + 14, rect.height - this.tip.offsetHeight - 4);
+    this.tip.style.left = `${Math.max(4, left)}px`;
+    this.tip.style.top = `${Math.max(4, top)}px`;
+    this.tip.dataset.stack = key(q, r);
+    return undefined;
+  }
+
+  hideStack() {
+    this.tip.hidden = true;
+    delete this.tip.dataset.stack;
+  }
+
+  destroy() {
+    this.resizeObserver.disconnect();
+  }
+}
+
+/** A reserve: the pieces in one hand grouped by bug with their counts. `movable`: the pieces
+ * with a legal placement; `pickable`: pieces that may be picked up all the same (to be told
+ * why they cannot go where they are dropped); `selected`: the piece picked up. Returns markup. */
+export function reserveMarkup(hand, color, { movable = new Set(), pickable = false, selected = null } = {}) {
+  const groups = new Map();
+  for (const name of hand) {
+    const bug = name[1];
+    if (!groups.has(bug)) groups.set(bug, []);
+    groups.get(bug).push(name);
+  }
+  if (groups.size === 0) return `<span class="reserve-empty">all ${color === "white" ? "White" : "Black"}'s pieces are on the board</span>`;
+  return [...groups.entries()].map(([bug, names]) => {
+    // pieces of a bug enter in order: the first in hand is the one to play
+    const next = names.find((n) => movable.has(n)) ?? names[0];
+    const classes = ["reserve-piece", color];
+    if (movable.has(next)) classes.push("movable");
+    else if (pickable) classes.push("pickable");
+    if (names.includes(selected)) classes.push("selected");
+    return `<button type="button" class="${classes.join(" ")}" data-hand="${next}" data-bug="${color[0]}${bug}" `
+      + `title="${esc(BUGS[bug]?.name ?? bug)} ×${names.length}">${pieceIcon(next, 44)}`
+      + `<span class="count">${names.length}</span></button>`;
+  }).join("");
+}

@@ -1,0 +1,194 @@
+// The socket: connect, say hello (the session token, else the nickname), reconnect with
+// backoff when the connection drops, and measure the lag with application-level pings.
+// Messages go through protocol.js; what they mean is app.js's business.
+
+import { ErrorCode, Hello, Ping, ServerType, decode, encode } from "./protocol.js";
+
+const TOKEN_KEY = "hive.token";
+const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
+const PING_EVERY_MS = 5000;
+const PONG_TIMEOUT_MS = 12000;
+
+export const tokenStore = {
+  get: () => localStorage.getItem(TOKEN_KEY),
+  set: (token) => localStorage.setItem(TOKEN_KEY, token),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
+};
+
+/**
+ * Status: "connecting" (first try), "online" (welcomed), "reconnecting" (dropped, retrying),
+ * "signed-out" (no token and no nickname to say hello with).
+ */
+export class Connection {
+  /**
+   * @param {{url: string, nickname: () => string, onMessage: (m: object) => void,
+   *          onStatus: (status: string, attempt: number) => void, onLag: (ms: number) => void}} o
+   */
+  constructor({ url, nickname, onMessage, onStatus, onLag }) {
+    this.url = url;
+    this.nickname = nickname;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.onLag = onLag;
+    this.ws = null;
+    this.number = 0; // counts the connections welcomed: a move remembers which one it went on
+    this.attempt = 0;
+    this.status = "connecting";
+    this.timer = null;
+    this.pingTimer = null;
+    this.lastPong = 0;
+    this.stopped = false;
+    addEventListener("online", () => this.retryNow());
+  }
+
+  get online() {
+    return this.status === "online";
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  /** Close and open again at once (a new nickname, or the browser came back online). */
+  retryNow() {
+    if (this.stopped || this.status === "online") return;
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    const ws = this.ws;
+    this.ws = null;
+    this.drop(ws);
+    this.open();
+  }
+
+  /** Give up on the current socket (it went silent) and reconnect. */
+  abandon() {
+    const ws = this.ws;
+    this.ws = null;
+    this.stopPing();
+    this.drop(ws);
+    this.scheduleRetry();
+  }
+
+  /** Forget the session and say hello again with the nickname (a new player). */
+  restart() {
+    tokenStore.clear();
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    this.drop(ws);
+    this.attempt = 0;
+    this.open();
+  }
+
+  open() {
+    const token = tokenStore.get();
+    const nickname = this.nickname();
+    if (!token && !nickname) {
+      this.setStatus("signed-out");
+      return;
+    }
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (error) {
+      this.scheduleRetry();
+      return;
+    }
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    this.setStatus(this.number === 0 && this.attempt === 0 ? "connecting" : "reconnecting");
+    ws.addEventListener("open", () => {
+      const hello = token ? Hello({ token }) : Hello({ nickname });
+      ws.send(encode(hello));
+    });
+    ws.addEventListener("message", (event) => this.receive(ws, event.data));
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.stopPing();
+      this.scheduleRetry();
+    });
+  }
+
+  receive(ws, data) {
+    if (ws !== this.ws) return;
+    let message;
+    try {
+      message = decode(data);
+    } catch (error) {
+      console.warn("ignored a frame:", error.message);
+      return;
+    }
+    if (message.type === ServerType.WELCOME) {
+      tokenStore.set(message.token);
+      this.number += 1;
+      this.attempt = 0;
+      this.setStatus("online");
+      this.startPing();
+    } else if (message.type === ServerType.PONG) {
+      this.lastPong = performance.now();
+      this.onLag(Math.max(0, Math.round(performance.now() - message.t)));
+      return;
+    } else if (message.type === ServerType.ERROR && message.request === "hello") {
+      if (message.code === ErrorCode.BAD_TOKEN) {
+        tokenStore.clear(); // an expired session: start a new one with the nickname
+        if (this.nickname()) ws.send(encode(Hello({ nickname: this.nickname() })));
+        else this.setStatus("signed-out");
+        return;
+      }
+    }
+    this.onMessage(message);
+  }
+
+  /** Send a message if the socket is up and welcomed; returns whether it went. */
+  send(message) {
+    if (!this.online || !this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(encode(message));
+    return true;
+  }
+
+  scheduleRetry() {
+    if (this.stopped) return;
+    const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    this.setStatus("reconnecting");
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.open(), base * (0.85 + Math.random() * 0.3));
+  }
+
+  startPing() {
+    this.stopPing();
+    this.lastPong = performance.now();
+    const ping = () => {
+      if (!this.online) return;
+      if (performance.now() - this.lastPong > PONG_TIMEOUT_MS) {
+        this.abandon(); // a silent connection: give up on it and reconnect
+        return;
+      }
+      this.send(Ping(performance.now()));
+    };
+    ping();
+    this.pingTimer = setInterval(ping, PING_EVERY_MS);
+  }
+
+  stopPing() {
+    clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  drop(ws) {
+    if (!ws) return;
+    try {
+      ws.close();
+    } catch (error) {
+      // already closed
+    }
+  }
+
+  setStatus(status) {
+    if (status !== "online") this.stopPing();
+    this.status = status;
+    this.onStatus(status, this.attempt);
+  }
+}

@@ -1,0 +1,227 @@
+// Input binding: pointer, wheel and keys on the board and the reserves, turned into calls of
+// the handlers app.js gives (pick, target, drop, empty). Nothing here knows the game.
+
+const DRAG_START = 6; // pixels a press must travel to become a drag or a pan
+const LONG_PRESS = 450; // ms: a still press on a stack shows what lies beneath
+
+/**
+ * @param {import("./board.js").Board} board
+ * @param {{pick(piece: string, from: {q: number, r: number} | null): void,
+ *          target(move: string): void,
+ *          drop(piece: string, from: {q: number, r: number} | null, q: number, r: number): void,
+ *          empty(q: number, r: number): void,
+ *          canDrag(piece: string): boolean}} handlers
+ */
+export function bindBoard(board, handlers) {
+  const svg = board.svg;
+  const pointers = new Map();
+  let press = null; // {kind: "piece" | "target" | "empty", piece, from, move, x, y, moved, dragging}
+  let pinch = null; // {distance, midX, midY}
+  let longTimer = null;
+
+  const clearLong = () => {
+    clearTimeout(longTimer);
+    longTimer = null;
+  };
+
+  svg.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 && event.pointerType === "mouse") return;
+    svg.setPointerCapture(event.pointerId);
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    board.hideStack();
+    if (pointers.size === 2) {
+      press = null;
+      clearLong();
+      board.hideGhost();
+      pinch = pinchOf(pointers);
+      return;
+    }
+    const targetEl = event.target.closest("[data-target]");
+    const pieceEl = event.target.closest(".piece:not(.under)");
+    press = { kind: "empty", x: event.clientX, y: event.clientY, lastX: event.clientX, lastY: event.clientY };
+    if (targetEl) {
+      press = { ...press, kind: "target", move: targetEl.dataset.target };
+    } else if (pieceEl) {
+      const from = { q: Number(pieceEl.dataset.q), r: Number(pieceEl.dataset.r) };
+      press = { ...press, kind: "piece", piece: pieceEl.dataset.piece, from };
+    }
+    if (pieceEl || targetEl) {
+      const el = pieceEl ?? targetEl;
+      const { q, r } = { q: Number(el.dataset.q), r: Number(el.dataset.r) };
+      if (event.pointerType !== "mouse") {
+        longTimer = setTimeout(() => {
+          if (press && !press.moved) {
+            press.long = true;
+            board.showStack(q, r, press.x, press.y);
+          }
+        }, LONG_PRESS);
+      }
+    }
+  });
+
+  svg.addEventListener("pointermove", (event) => {
+    if (!pointers.has(event.pointerId)) {
+      hover(event);
+      return;
+    }
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (pinch && pointers.size === 2) {
+      const now = pinchOf(pointers);
+      const rect = svg.getBoundingClientRect();
+      board.zoom(now.distance / pinch.distance, now.midX - rect.left, now.midY - rect.top);
+      board.pan(now.midX - pinch.midX, now.midY - pinch.midY);
+      pinch = now;
+      return;
+    }
+    if (!press) return;
+    const far = Math.hypot(event.clientX - press.x, event.clientY - press.y) > DRAG_START;
+    if (!press.moved && far) {
+      press.moved = true;
+      clearLong();
+      if (press.kind === "piece" && handlers.canDrag(press.piece)) {
+        press.dragging = true;
+        handlers.pick(press.piece, press.from, { drag: true });
+      }
+    }
+    if (press.dragging) {
+      board.showGhost(press.piece, event.clientX, event.clientY);
+    } else if (press.moved) {
+      board.pan(event.clientX - press.lastX, event.clientY - press.lastY);
+    }
+    press.lastX = event.clientX;
+    press.lastY = event.clientY;
+  });
+
+  const release = (event, cancelled) => {
+    pointers.delete(event.pointerId);
+    clearLong();
+    if (pointers.size < 2) pinch = null;
+    const done = press;
+    press = null;
+    if (!done || cancelled) {
+      board.hideGhost();
+      return;
+    }
+    if (done.long) {
+      setTimeout(() => board.hideStack(), 1800);
+      return;
+    }
+    if (done.dragging) {
+      board.hideGhost();
+      const { q, r } = board.hexAt(event.clientX, event.clientY);
+      handlers.drop(done.piece, done.from, q, r);
+      return;
+    }
+    if (done.moved) return; // a pan
+    if (done.kind === "target") handlers.target(done.move);
+    else if (done.kind === "piece") handlers.pick(done.piece, done.from);
+    else {
+      const { q, r } = board.hexAt(event.clientX, event.clientY);
+      handlers.empty(q, r);
+    }
+  };
+  svg.addEventListener("pointerup", (event) => release(event, false));
+  svg.addEventListener("pointercancel", (event) => release(event, true));
+  svg.addEventListener("pointerleave", (event) => {
+    if (event.pointerType === "mouse" && !pointers.size) board.hideStack();
+  });
+
+  function hover(event) {
+    if (event.pointerType !== "mouse") return;
+    const pieceEl = event.target.closest(".piece");
+    if (!pieceEl) {
+      board.hideStack();
+      return;
+    }
+    const q = Number(pieceEl.dataset.q);
+    const r = Number(pieceEl.dataset.r);
+    board.showStack(q, r, event.clientX, event.clientY);
+  }
+
+  svg.addEventListener("wheel", (event) => {
+    event.preventDefault();
+    const rect = svg.getBoundingClientRect();
+    const unit = event.deltaMode === 1 ? 16 : 1;
+    board.zoom(Math.exp(-event.deltaY * unit * 0.0015), event.clientX - rect.left, event.clientY - rect.top);
+  }, { passive: false });
+
+  board.container.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-board]");
+    if (!button) return;
+    const action = button.dataset.board;
+    if (action === "zoom-in") board.zoom(1.25);
+    else if (action === "zoom-out") board.zoom(0.8);
+    else board.fit(true);
+  });
+}
+
+/** Handlers for a board that only shows: pan, zoom and stack tooltips work, moves do not. */
+export const READ_ONLY = Object.freeze({
+  pick() {}, target() {}, drop() {}, empty() {}, canDrag: () => false,
+});
+
+function pinchOf(pointers) {
+  const [a, b] = [...pointers.values()];
+  return { distance: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), midX: (a.x + b.x) / 2, midY: (a.y + b.y) / 2 };
+}
+
+/** Reserves: click a piece to pick it up, or drag it onto the board. */
+export function bindReserve(container, board, handlers) {
+  let press = null;
+  container.addEventListener("pointerdown", (event) => {
+    const el = event.target.closest("[data-hand]");
+    if (!el || (event.button !== 0 && event.pointerType === "mouse")) return;
+    event.preventDefault();
+    // capture on the container: the reserve's buttons are redrawn when the piece is picked up
+    container.setPointerCapture(event.pointerId);
+    press = { piece: el.dataset.hand, x: event.clientX, y: event.clientY, id: event.pointerId };
+  });
+  container.addEventListener("pointermove", (event) => {
+    if (!press || event.pointerId !== press.id) return;
+    if (!press.dragging && Math.hypot(event.clientX - press.x, event.clientY - press.y) > DRAG_START) {
+      if (!handlers.canDrag(press.piece)) return;
+      press.dragging = true;
+      handlers.pick(press.piece, null, { drag: true });
+    }
+    if (press.dragging) board.showGhost(press.piece, event.clientX, event.clientY);
+  });
+  const release = (event, cancelled) => {
+    if (!press || event.pointerId !== press.id) return;
+    const done = press;
+    press = null;
+    board.hideGhost();
+    if (cancelled) return;
+    if (!done.dragging) {
+      handlers.pick(done.piece, null);
+      return;
+    }
+    const rect = board.svg.getBoundingClientRect();
+    const inside = event.clientX >= rect.left && event.clientX <= rect.right
+      && event.clientY >= rect.top && event.clientY <= rect.bottom;
+    if (!inside) return;
+    const { q, r } = board.hexAt(event.clientX, event.clientY);
+    handlers.drop(done.piece, null, q, r);
+  };
+  container.addEventListener("pointerup", (event) => release(event, false));
+  container.addEventListener("pointercancel", (event) => release(event, true));
+}
+
+/** Delegated clicks and submits: elements with data-action="name" call actions[name](element,
+ * event); forms with data-form="name" call actions[name](FormData, form). */
+export function bindActions(root, actions) {
+  root.addEventListener("click", (event) => {
+    const el = event.target.closest("[data-action]");
+    if (!el || !root.contains(el)) return;
+    const action = actions[el.dataset.action];
+    if (!action) return;
+    event.preventDefault();
+    action(el, event);
+  });
+  root.addEventListener("submit", (event) => {
+    const form = event.target.closest("form[data-form]");
+    if (!form) return;
+    event.preventDefault();
+    const action = actions[form.dataset.form];
+    if (action) action(new FormData(form, event.submitter), form);
+  });
+}

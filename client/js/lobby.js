@@ -1,0 +1,204 @@
+// The lobby screen: who you are, "play a bot now", the create form, the live lists of open
+// games, bot accounts online (to challenge) and games in progress, and your recent games.
+// Renders from the state; clicks and submits are bound by input.js (data-action / data-form)
+// and handled in app.js.
+
+import { BOT_LEVELS, GAME_TYPES, Opponent } from "./protocol.js";
+import { describeTime } from "./clock.js";
+import { ago, esc, setHtml } from "./dom.js";
+import { pieceSvg } from "./bugs.js";
+import { toPixel } from "./hex.js";
+import { isBusy } from "./state.js";
+
+/** Time controls offered by the create form: value -> [label, TimeControl]. */
+export const TIME_CHOICES = [
+  ["none", "No clock", { kind: "none", base: 0, increment: 0, days: 0 }],
+  ["3+2", "3 min + 2 s", { kind: "clock", base: 180, increment: 2, days: 0 }],
+  ["5+5", "5 min + 5 s", { kind: "clock", base: 300, increment: 5, days: 0 }],
+  ["10+10", "10 min + 10 s", { kind: "clock", base: 600, increment: 10, days: 0 }],
+  ["20+20", "20 min + 20 s", { kind: "clock", base: 1200, increment: 20, days: 0 }],
+  ["1d", "1 day per move", { kind: "days", base: 0, increment: 0, days: 1 }],
+  ["3d", "3 days per move", { kind: "days", base: 0, increment: 0, days: 3 }],
+];
+const timeChoice = (value) => TIME_CHOICES.find(([v]) => v === value)?.[2];
+
+/** For each kind of time control, the one a challenge asks for when the bot does not play the
+ * kind chosen in the create form. */
+export const TIME_BY_KIND = Object.freeze({
+  none: timeChoice("none"), clock: timeChoice("5+5"), days: timeChoice("1d"),
+});
+
+/** The create form's game type, time control and colour, from its FormData. */
+export function formChoice(data) {
+  return {
+    game_type: String(data.get("game_type")),
+    time: { ...(timeChoice(data.get("time")) ?? TIME_BY_KIND.none) },
+    color: String(data.get("color") ?? "random"),
+  };
+}
+
+const KIND_WORDS = { none: "no clock", clock: "clock", days: "days per move" };
+
+export class LobbyScreen {
+  constructor(root) {
+    this.root = root;
+    root.innerHTML = `
+      <div class="lobby" data-testid="lobby">
+        <section class="hero">
+          <div class="hero-text">
+            <h1>Play Hive</h1>
+            <p>The bug game with no board: surround the opponent's Queen Bee. Play people or bots,
+            watch games live, and see how a bot thinks.</p>
+            <div class="who" data-slot="who"></div>
+          </div>
+          <div class="hero-hive" aria-hidden="true">${heroHive()}</div>
+          <form class="quick card" data-form="playBot" data-testid="quick-bot">
+            <h2>Quick game</h2>
+            <label>Bot level
+              <select name="level">${BOT_LEVELS.map((l) => `<option value="${l}"${l === "easy" ? " selected" : ""}>${l}</option>`).join("")}</select>
+            </label>
+            <button type="submit" class="primary big" data-testid="play-bot">Play a bot now</button>
+            <small>Base+MLP, no clock, random colour</small>
+          </form>
+        </section>
+        <div class="notice lobby-notice" data-slot="notice" data-testid="notice" aria-live="polite"></div>
+        <div class="lobby-grid">
+          <form class="card create" data-form="create" data-testid="create-form">
+            <h2>Create a game</h2>
+            <label>Game type
+              <select name="game_type">${GAME_TYPES.map((t) => `<option${t === "Base+MLP" ? " selected" : ""}>${t}</option>`).join("")}</select>
+            </label>
+            <label>Time control
+              <select name="time">${TIME_CHOICES.map(([v, label]) => `<option value="${v}"${v === "5+5" ? " selected" : ""}>${label}</option>`).join("")}</select>
+            </label>
+            <fieldset class="colors"><legend>Your colour</legend>
+              <label><input type="radio" name="color" value="random" checked> Random</label>
+              <label><input type="radio" name="color" value="white"> White</label>
+              <label><input type="radio" name="color" value="black"> Black</label>
+            </fieldset>
+            <label>Opponent
+              <select name="opponent">
+                <option value="anyone">Anyone (open game)</option>
+                ${BOT_LEVELS.map((l) => `<option value="${Opponent.BOT}:${l}">Bot: ${l}</option>`).join("")}
+                <option value="${Opponent.BOTS}">Any bot from outside (a bot account)</option>
+              </select>
+            </label>
+            <button type="submit" class="primary" data-testid="create">Create game</button>
+          </form>
+          <section class="card">
+            <h2>Open games <span class="count" data-slot="open-count"></span></h2>
+            <div data-slot="open" data-testid="open-games"></div>
+          </section>
+          <section class="card">
+            <h2>Bots online <span class="count" data-slot="bots-count"></span></h2>
+            <div data-slot="bots" data-testid="bots"></div>
+          </section>
+          <section class="card">
+            <h2>Games in progress <span class="count" data-slot="live-count"></span></h2>
+            <div data-slot="live" data-testid="live-games"></div>
+          </section>
+          <section class="card">
+            <h2>Your games</h2>
+            <div data-slot="mine" data-testid="my-games"></div>
+            <form class="goto" data-form="openGame">
+              <input name="id" placeholder="game id" pattern="[0-9a-z]{8}" aria-label="Game id" required>
+              <button type="submit" name="how" value="watch">Watch</button>
+              <button type="submit" name="how" value="review">Review</button>
+            </form>
+          </section>
+        </div>
+      </div>`;
+    this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
+    this.form = root.querySelector("form[data-form=create]");
+  }
+
+  render(state, recent) {
+    const me = state.me;
+    setHtml(this.slots.who, state.connection.status === "signed-out" || state.editingName
+      ? `<form class="nickname" data-form="nickname"><label>Your nickname
+          <input name="nickname" maxlength="24" pattern="[\\w .\\-]{1,24}" required value="${esc(state.nickname)}"
+          data-testid="nickname" autocomplete="nickname"></label><button type="submit" class="primary">Save</button></form>`
+      : `<span>Playing as <b data-testid="me">${esc(me?.nickname ?? state.nickname)}</b></span>
+         <button type="button" class="link" data-action="editName">change name</button>`);
+    const notice = state.notice;
+    setHtml(this.slots.notice, notice ? `<div class="toast ${notice.kind}">${esc(notice.text)}`
+      + `<button type="button" class="close" data-action="dismiss" aria-label="Dismiss">×</button></div>` : "");
+    this.slots.notice.dataset.kind = notice?.kind ?? "";
+    const { open, live, bots, received } = state.lobby;
+    setHtml(this.slots["open-count"], received ? String(open.length) : "");
+    setHtml(this.slots["bots-count"], received ? String(bots.length) : "");
+    setHtml(this.slots.bots, !received ? `<p class="muted">Loading…</p>`
+      : bots.length === 0 ? `<p class="muted">No bot account is online. Bots from outside play here with <code>hive-bot</code>.</p>`
+        : `<ul class="games">${bots.map(botRow).join("")}</ul>`);
+    setHtml(this.slots["live-count"], received ? String(live.length) : "");
+    setHtml(this.slots.open, !received ? `<p class="muted">Loading…</p>`
+      : open.length === 0 ? `<p class="muted">No open game. Create one, and it shows here for others to join.</p>`
+        : `<ul class="games">${open.map((g) => openRow(g, me)).join("")}</ul>`);
+    setHtml(this.slots.live, !received ? `<p class="muted">Loading…</p>`
+      : live.length === 0 ? `<p class="muted">Nobody is playing right now.</p>`
+        : `<ul class="games">${live.map((g) => liveRow(g, me)).join("")}</ul>`);
+    const mine = new Set(state.myGames);
+    const rows = [];
+    for (const id of state.myGames) {
+      const info = recent.find((g) => g.id === id);
+      rows.push(`<li><span class="players">${info ? `${esc(info.white)} – ${esc(info.black)}` : `Game ${esc(id)}`}</span>
+        <span class="meta">in progress</span><span class="row-actions"><a class="button primary" href="#/game/${esc(id)}" data-testid="resume">Resume</a></span></li>`);
+    }
+    for (const g of recent.filter((r) => !mine.has(r.id)).slice(0, 8)) {
+      rows.push(`<li><span class="players">${esc(g.white)} – ${esc(g.black)}</span>
+        <span class="meta">${esc(g.result ?? g.status)} · ${ago(g.at)}</span>
+        <span class="row-actions">${g.status === "over" ? `<a class="button" href="#/review/${esc(g.id)}">Review</a>` : `<a class="button" href="#/game/${esc(g.id)}">Open</a>`}</span></li>`);
+    }
+    setHtml(this.slots.mine, rows.length ? `<ul class="games">${rows.join("")}</ul>` : `<p class="muted">Games you play or watch show here.</p>`);
+  }
+}
+
+/** A bot account's mark beside its name (the server's bots are named "LEVEL bot" already). */
+const botMark = (seat) => (seat?.account === "bot" && !seat.bot ? ` <small class="bot-mark" title="a bot">bot</small>` : "");
+const seatName = (seat) => (seat ? `${esc(seat.name)}${botMark(seat)}` : "?");
+
+function openRow(g, me) {
+  const creator = g.white ?? g.black;
+  const own = me && creator?.player === me.player;
+  const color = g.creator_color === "random" ? "random colour" : `plays ${g.creator_color}`;
+  const forBots = g.wants === Opponent.BOTS;
+  const whom = !forBots ? "" : g.challenge
+    ? ` <small class="for-bot" data-testid="for-bot">challenges ${esc(g.challenge.name)}</small>`
+    : ` <small class="for-bot" data-testid="for-bot">for a bot</small>`;
+  const actions = own
+    ? `<a class="button" href="#/game/${esc(g.id)}">Open</a><button type="button" data-action="cancel" data-game="${esc(g.id)}">Cancel</button>`
+    : forBots ? `<span class="muted" data-testid="bots-only" title="Only ${g.challenge ? `the bot ${esc(g.challenge.name)}` : "a bot account"} may join this game">bots only</span>`
+      : `<button type="button" class="primary" data-action="join" data-game="${esc(g.id)}" data-testid="join">Join</button>`;
+  return `<li data-game="${esc(g.id)}"><span class="players">${seatName(creator)} <small>${esc(color)}</small>${whom}</span>
+    <span class="meta">${esc(g.game_type)} · ${esc(describeTime(g.time))}</span>
+    <span class="row-actions">${actions}</span></li>`;
+}
+
+/** A bot account online (BotInfo): what it plays, how busy it is, and a Challenge button (the
+ * challenge takes the create form's choices where the bot plays them: see challengeTerms). */
+function botRow(b) {
+  const busy = isBusy(b);
+  return `<li data-bot="${esc(b.name)}"><span class="players">${esc(b.name)}<small class="bot-mark" title="a bot">bot</small>
+    <small data-testid="bot-load">${b.playing}/${b.max_games} games</small></span>
+    <span class="meta">${esc(b.game_types.join(", "))} · ${esc(b.times.map((k) => KIND_WORDS[k] ?? k).join(", "))}</span>
+    <span class="row-actions"><button type="button" class="primary" data-action="challenge" data-bot="${esc(b.name)}" data-testid="challenge"
+      ${busy ? `disabled title="${esc(b.name)} plays as many games as it takes at once"` : `title="Play ${esc(b.name)}: the game type, time control and colour of the form when it plays them"`}>${busy ? "Busy" : "Challenge"}</button></span></li>`;
+}
+
+function liveRow(g, me) {
+  const mine = me && (g.white?.player === me.player || g.black?.player === me.player);
+  return `<li data-game="${esc(g.id)}"><span class="players"><i class="dot white"></i>${seatName(g.white)}
+    <i class="dot black"></i>${seatName(g.black)}</span>
+    <span class="meta">${esc(g.game_type)} · ${esc(describeTime(g.time))} · ${g.moves} moves${g.spectators ? ` · ${g.spectators} watching` : ""}</span>
+    <span class="row-actions"><a class="button${mine ? " primary" : ""}" href="#/game/${esc(g.id)}" data-testid="watch">${mine ? "Resume" : "Watch"}</a></span></li>`;
+}
+
+/** A little hive for the lobby's header. */
+function heroHive() {
+  const pieces = [["wQ", 0, 0], ["bS1", 1, 0], ["wA1", -1, 1], ["bB1", 1, -1], ["wG1", 0, 1], ["bL", 2, -1], ["wP", -1, 0], ["bM", 1, 1]];
+  const placed = pieces.map(([name, q, r]) => {
+    const { x, y } = toPixel(q, r);
+    return `<g transform="translate(${x} ${y})">${pieceSvg(name)}</g>`;
+  }).join("");
+  return `<svg viewBox="-110 -110 260 210" width="260" height="210">${placed}</svg>`;
+}

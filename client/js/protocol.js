@@ -1,0 +1,144 @@
+// The wire protocol, mirroring server/protocol.py: message names, fields and error codes.
+// This is the only module that touches msgpack. Client messages are built by functions named
+// after the server's classes (Hello, Play, ...); `decode` checks a frame's type and gives back
+// a plain object. docs/protocol.md documents every message.
+
+import { decode as unpack, encode as pack } from "@msgpack/msgpack";
+
+/** Why a request was refused (ErrorCode): a closed set the client may switch on. */
+export const ErrorCode = Object.freeze({
+  BAD_MESSAGE: "bad_message",
+  UNKNOWN_TYPE: "unknown_type",
+  NOT_AUTHENTICATED: "not_authenticated",
+  BAD_TOKEN: "bad_token",
+  ALREADY_AUTHENTICATED: "already_authenticated",
+  UNKNOWN_GAME: "unknown_game",
+  UNKNOWN_LEVEL: "unknown_level",
+  UNKNOWN_BOT: "unknown_bot",
+  NOT_OPEN: "not_open",
+  OWN_GAME: "own_game",
+  NOT_YOUR_GAME: "not_your_game",
+  NOT_YOUR_TURN: "not_your_turn",
+  ILLEGAL_MOVE: "illegal_move",
+  STALE: "stale",
+  GAME_OVER: "game_over",
+  NOT_ALLOWED: "not_allowed",
+  TOO_LONG: "too_long",
+  RATE_LIMITED: "rate_limited",
+  UNAVAILABLE: "unavailable",
+  INTERNAL: "internal",
+});
+
+/** Tags of the messages a client sends (CLIENT_MESSAGES). */
+export const ClientType = Object.freeze({
+  HELLO: "hello",
+  PING: "ping",
+  LOBBY: "lobby",
+  CREATE: "create",
+  BOT_READY: "bot_ready",
+  JOIN: "join",
+  CANCEL: "cancel",
+  WATCH: "watch",
+  UNWATCH: "unwatch",
+  PLAY: "play",
+  RESIGN: "resign",
+  DRAW: "draw",
+  CLAIM: "claim",
+  REMATCH: "rematch",
+  CHAT: "chat",
+  MUTE: "mute",
+});
+
+/** Tags of the messages the server sends (SERVER_MESSAGES). */
+export const ServerType = Object.freeze({
+  WELCOME: "welcome",
+  PONG: "pong",
+  ERROR: "error",
+  LOBBY: "lobby",
+  UPDATE: "update",
+});
+
+export const MAX_NICKNAME = 24;
+export const MAX_CHAT = 300;
+export const GAME_TYPES = Object.freeze([
+  "Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP",
+]);
+export const BOT_LEVELS = Object.freeze(["beginner", "easy", "medium", "hard", "expert"]);
+/** CreateGame.opponent (Opponent): anyone may join; one of the server's bots at once (with a
+ * level); only a bot account may join (with `challenge`: only the one of that name). */
+export const Opponent = Object.freeze({ ANYONE: "anyone", BOT: "bot", BOTS: "bots" });
+/** The kinds of time control (TimeControl.kind, BotInfo.times). */
+export const TIME_KINDS = Object.freeze(["none", "clock", "days"]);
+/** The MoveString of a pass. */
+export const PASS = "pass";
+
+/** A frame that is not a message the server may send. */
+export class ProtocolError extends Error {}
+
+// -- values inside messages -------------------------------------------------------------------
+
+/** TimeControl: kind "none", "clock" (base and increment seconds) or "days" (per move). */
+export function TimeControl({ kind = "none", base = 0, increment = 0, days = 0 } = {}) {
+  return { kind, base, increment, days };
+}
+
+// -- client -> server ---------------------------------------------------------------------------
+
+export const Hello = ({ nickname = null, token = null } = {}) =>
+  ({ type: ClientType.HELLO, nickname, token });
+export const Ping = (t) => ({ type: ClientType.PING, t });
+/** WatchLobby: receive the lobby lists now and on every change (subscribe false: stop). */
+export const WatchLobby = (subscribe = true) => ({ type: ClientType.LOBBY, subscribe });
+/** CreateGame: `opponent` is an Opponent; `level` goes with "bot", `challenge` (a bot
+ * account's name) with "bots". */
+export const CreateGame = ({
+  game_type = "Base+MLP", time = TimeControl(), color = "random", opponent = Opponent.ANYONE,
+  level = null, challenge = null,
+} = {}) => ({ type: ClientType.CREATE, game_type, time, color, opponent, level, challenge });
+/** BotReady: a bot account says what it plays (the web client never sends it: people are
+ * guests). */
+export const BotReady = ({ game_types, times = [...TIME_KINDS], max_games = 1 }) =>
+  ({ type: ClientType.BOT_READY, game_types, times, max_games });
+export const JoinGame = (game) => ({ type: ClientType.JOIN, game });
+export const CancelGame = (game) => ({ type: ClientType.CANCEL, game });
+export const Watch = (game, since = null) => ({ type: ClientType.WATCH, game, since });
+export const Unwatch = (game) => ({ type: ClientType.UNWATCH, game });
+/** Play `move` (a MoveString, or "pass") in the position of `version`. */
+export const Play = (game, version, move) => ({ type: ClientType.PLAY, game, version, move });
+export const Resign = (game) => ({ type: ClientType.RESIGN, game });
+/** Draw: action "offer", "accept" or "decline". */
+export const Draw = (game, action) => ({ type: ClientType.DRAW, game, action });
+export const ClaimWin = (game) => ({ type: ClientType.CLAIM, game });
+export const Rematch = (game) => ({ type: ClientType.REMATCH, game });
+export const Chat = (game, text) => ({ type: ClientType.CHAT, game, text });
+/** Mute: refuse `player`'s chat lines in `game` (a game one plays in); `mute` false: unmute. */
+export const Mute = (game, player, mute = true) => ({ type: ClientType.MUTE, game, player, mute });
+
+// -- encoding -----------------------------------------------------------------------------------
+
+const SERVER_TYPES = new Set(Object.values(ServerType));
+const CLIENT_TYPES = new Set(Object.values(ClientType));
+
+/** The msgpack frame of a client message. */
+export function encode(message) {
+  if (!CLIENT_TYPES.has(message.type)) {
+    throw new ProtocolError(`not a client message: ${message.type}`);
+  }
+  return pack(message);
+}
+
+/** The server message in a binary frame (an ArrayBuffer or Uint8Array). */
+export function decode(frame) {
+  if (typeof frame === "string") throw new ProtocolError("frames are binary msgpack, not text");
+  let body;
+  try {
+    body = unpack(frame instanceof ArrayBuffer ? new Uint8Array(frame) : frame);
+  } catch (error) {
+    throw new ProtocolError(`not msgpack: ${error.message}`);
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ProtocolError("a message is a map with a 'type' key");
+  }
+  if (!SERVER_TYPES.has(body.type)) throw new ProtocolError(`unknown message type ${body.type}`);
+  return body;
+}

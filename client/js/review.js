@@ -1,0 +1,91 @@
+// The review screen: a finished (or running) game stepped through move by move, with buttons
+// and the arrow keys. The client holds no rules, so the positions come from the server
+// (GET /games/ID/positions.json: the pieces after every move, see server/review.py).
+
+import { Board, reserveMarkup } from "./board.js";
+import { ICONS, esc, setHtml } from "./dom.js";
+import { READ_ONLY, bindBoard } from "./input.js";
+
+export class ReviewScreen {
+  constructor(root) {
+    this.root = root;
+    root.innerHTML = `
+      <div class="review game" data-testid="review">
+        <section class="play-area">
+          <div class="player-bar top" data-slot="top"><div class="seat"></div><div class="reserve"></div></div>
+          <div class="board-wrap"><div class="board-host" data-slot="board"></div></div>
+          <div class="player-bar bottom" data-slot="bottom"><div class="seat"></div><div class="reserve"></div></div>
+        </section>
+        <aside class="side">
+          <div class="card status-card">
+            <div class="review-title" data-slot="title" data-testid="review-title"></div>
+            <div class="stepper">
+              <button type="button" data-action="reviewFirst" title="First (Home)" aria-label="First move">${ICONS.first}</button>
+              <button type="button" data-action="reviewPrev" title="Back (←)" aria-label="Previous move" data-testid="prev">${ICONS.prev}</button>
+              <span class="ply" data-slot="ply" data-testid="ply"></span>
+              <button type="button" data-action="reviewNext" title="Forward (→)" aria-label="Next move" data-testid="next">${ICONS.next}</button>
+              <button type="button" data-action="reviewLast" title="Last (End)" aria-label="Last move">${ICONS.last}</button>
+            </div>
+            <input type="range" min="0" value="0" data-slot="slider" aria-label="Move">
+          </div>
+          <div class="card moves-card">
+            <h3>Moves</h3>
+            <ol class="moves" data-slot="moves" data-testid="moves"></ol>
+          </div>
+          <div class="card info" data-slot="info"></div>
+        </aside>
+      </div>`;
+    this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
+    this.board = new Board(this.slots.board, { label: "Position under review" });
+    bindBoard(this.board, READ_ONLY); // pan, zoom and stack tooltips; no moves
+  }
+
+  render(state) {
+    const review = state.review;
+    const doc = review.doc;
+    if (review.error) {
+      setHtml(this.slots.title, `<span class="error">${esc(review.error)}</span>`);
+      return;
+    }
+    if (!doc) {
+      setHtml(this.slots.title, `<span class="muted">Loading game ${esc(review.id)}…</span>`);
+      return;
+    }
+    const frame = doc.frames[review.ply];
+    this.root.querySelector(".review").dataset.ply = String(review.ply);
+    this.board.set({
+      pieces: frame.pieces,
+      lastMove: frame.piece ? { piece: frame.piece, from: frame.from && { q: frame.from[0], r: frame.from[1] } } : null,
+    });
+    for (const [slot, color] of [["top", "black"], ["bottom", "white"]]) {
+      const el = this.slots[slot];
+      setHtml(el.querySelector(".seat"), `<span class="seat-hex ${color}"></span><span class="name">${esc(doc[color] ?? color)}</span>`);
+      setHtml(el.querySelector(".reserve"), reserveMarkup(color === "white" ? frame.hand_white : frame.hand_black, color));
+    }
+    const result = doc.result ? `${doc.result.replace("Wins", " wins")}${doc.reason ? ` (${doc.reason})` : ""}` : doc.status === "over" ? "no result" : "in progress";
+    setHtml(this.slots.title, `<div class="review-players"><b>${esc(doc.white ?? "?")}</b> – <b>${esc(doc.black ?? "?")}</b></div>
+      <div class="muted">${esc(result)}</div>`);
+    const last = doc.frames.length - 1;
+    setHtml(this.slots.ply, review.ply === 0 ? `start / ${last}` : `move ${review.ply} / ${last}`);
+    this.slots.slider.max = String(last);
+    this.slots.slider.value = String(review.ply);
+    const rows = [];
+    for (let i = 0; i < doc.moves.length; i += 2) {
+      const cell = (j) => (j < doc.moves.length
+        ? `<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${esc(doc.moves[j])}</button>`
+        : "<span></span>");
+      rows.push(`<li>${cell(i)}${cell(i + 1)}</li>`);
+    }
+    setHtml(this.slots.moves, rows.join("") || `<li class="muted none">No moves.</li>`);
+    const current = this.slots.moves.querySelector(".current");
+    if (current) current.scrollIntoView({ block: "nearest" });
+    setHtml(this.slots.info, `<div class="info-row"><span>${esc(doc.game_type)}</span>
+      <span><a href="/games/${esc(review.id)}.txt" target="_blank">record</a> ·
+      <a href="#/game/${esc(review.id)}">game page</a></span></div>
+      <p class="muted small">← and → step through the moves; Home and End jump.</p>`);
+  }
+
+  destroy() {
+    this.board.destroy();
+  }
+}

@@ -1,0 +1,334 @@
+// The client's plain state and its pure transitions: each takes the state (and what happened)
+// and returns a new state, never touching the DOM or the socket (app.js does that). Selectors
+// at the end derive what the screens show.
+
+import { ErrorCode, Opponent, PASS } from "./protocol.js";
+import { stacksOf } from "./notation.js";
+
+/** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
+ * {page: "review", id, ply}). */
+export function initial(route, nickname = "") {
+  return {
+    route,
+    nickname,
+    connection: { status: "connecting", lag: null, attempt: 0 },
+    me: null, // {player, nickname}
+    myGames: [], // ids of my games in progress (welcome)
+    lobby: { open: [], live: [], bots: [], received: false }, // bots: BotInfo of bot accounts online
+    game: route.page === "game" ? gameView(route.id) : null,
+    review: route.page === "review" ? reviewView(route.id, route.ply) : null,
+    notice: null, // {text, kind: "info" | "error"}
+  };
+}
+
+function gameView(id) {
+  return {
+    id,
+    state: null, // the last GameState
+    receivedAt: 0, // when it arrived (ms, the client's clock)
+    lastMove: null, // {piece, from: {q, r} | null | undefined, to: {q, r}} or {pass: true}
+    selected: null, // {piece, from: {q, r} | null}
+    pending: null, // a move made and not yet seen played: {move, version, ply, piece, to, sentOn}
+    probe: null, // a drop sent only to learn why it is illegal
+  };
+}
+
+function reviewView(id, ply = null) {
+  return { id, doc: null, ply, error: null };
+}
+
+// -- navigation and connection ----------------------------------------------------------------
+
+export function navigated(state, route) {
+  const sameGame = route.page === "game" && state.game?.id === route.id;
+  const sameReview = route.page === "review" && state.review?.id === route.id;
+  return {
+    ...state,
+    route,
+    game: route.page === "game" ? (sameGame ? state.game : gameView(route.id)) : null,
+    review: route.page === "review"
+      ? (sameReview ? { ...state.review, ply: route.ply ?? state.review.ply } : reviewView(route.id, route.ply))
+      : null,
+    notice: sameGame || sameReview ? state.notice : null,
+  };
+}
+
+export const nicknameChosen = (state, nickname) => ({ ...state, nickname });
+
+export function connectionChanged(state, status, attempt = 0) {
+  return { ...state, connection: { ...state.connection, status, attempt } };
+}
+
+export const lagMeasured = (state, lag) => ({ ...state, connection: { ...state.connection, lag } });
+
+export function welcomed(state, welcome) {
+  return {
+    ...state,
+    me: { player: welcome.player, nickname: welcome.nickname },
+    nickname: welcome.nickname,
+    myGames: welcome.games,
+  };
+}
+
+export function lobbyReceived(state, lobby) {
+  return {
+    ...state, lobby: { open: lobby.open, live: lobby.live, bots: lobby.bots ?? [], received: true },
+  };
+}
+
+export const noticed = (state, text, kind = "info") => ({ ...state, notice: text ? { text, kind } : null });
+
+// -- a game --------------------------------------------------------------------------------------
+
+/** An `update` of the game on show (others are ignored). `now`: the client's clock. */
+export function updateReceived(state, update, now) {
+  const view = state.game;
+  if (!view || view.id !== update.game) return state;
+  if (view.state && update.state.version < view.state.version) return state;
+  const old = view.state;
+  const next = update.state;
+  const moved = !old || next.moves.length !== old.moves.length;
+  const pending = view.pending
+    && (next.moves.length !== view.pending.ply || next.status !== "live") ? null : view.pending;
+  const movable = legalByPiece(next);
+  const selected = view.selected && isMyTurn(state.me, next) && !pending
+    && movable.has(view.selected.piece) ? view.selected : null;
+  let notice = state.notice;
+  for (const event of update.events) {
+    const text = eventNotice(event, next, state.me);
+    if (text) notice = { text, kind: "info" };
+  }
+  return {
+    ...state,
+    notice,
+    game: {
+      ...view,
+      state: next,
+      receivedAt: now,
+      lastMove: moved ? lastMoveOf(next, old) : view.lastMove,
+      selected,
+      pending,
+    },
+  };
+}
+
+function eventNotice(event, gs, me) {
+  const mine = me && seatColor(gs, me.player) === event.by;
+  if (event.kind === "draw_decline" && !mine) return `${capital(event.by)} declined the draw.`;
+  if (event.kind === "draw_offer" && !mine) return `${capital(event.by)} offers a draw.`;
+  if (event.kind === "rematch_offer" && !mine) return `${capital(event.by)} offers a rematch.`;
+  if (event.kind === "mute" || event.kind === "unmute") {
+    const whom = me && event.player === me.player ? "you" : event.text;
+    return `${event.by} ${event.kind === "mute" ? "muted" : "unmuted"} ${whom} in this game's chat.`;
+  }
+  return null;
+}
+
+/** The last move's piece and hexes; `from` is null for a placement and undefined when the
+ * previous position is not known (the client saw only this state). */
+export function lastMoveOf(gs, old) {
+  if (gs.moves.length === 0) return null;
+  const text = gs.moves[gs.moves.length - 1];
+  if (text === PASS) return { pass: true };
+  const piece = text.split(" ")[0];
+  const at = gs.pieces.find((p) => p.piece === piece);
+  if (!at) return null;
+  let from;
+  if (old && old.moves.length === gs.moves.length - 1) {
+    const before = old.pieces.find((p) => p.piece === piece);
+    from = before ? { q: before.q, r: before.r } : null;
+  }
+  return { piece, from, to: { q: at.q, r: at.r } };
+}
+
+/** A refusal from the server. */
+export function errorReceived(state, error) {
+  const view = state.game;
+  if (view && error.game === view.id && error.request === "play") {
+    const probe = view.probe;
+    const game = { ...view, probe: null };
+    let text;
+    if (probe && error.code === ErrorCode.ILLEGAL_MOVE) {
+      text = `${probe.piece} cannot go there: ${why(error.message)}`;
+    } else if (error.code === ErrorCode.STALE) {
+      // The same move sent twice (a queued move that had arrived after all) is stale too: the
+      // update that showed it played has already cleared the pending move.
+      if (!view.pending && !probe) return { ...state, game };
+      text = "The position changed before your move arrived: choose again.";
+    } else {
+      text = error.code === ErrorCode.ILLEGAL_MOVE ? `Illegal move: ${why(error.message)}` : error.message;
+    }
+    if (!probe) game.pending = null;
+    return { ...state, game, notice: { text, kind: "error" } };
+  }
+  return { ...state, notice: { text: error.message, kind: "error" } };
+}
+
+/** The engine's reason without the quoted MoveString in front ("'wA1 -bQ': moving..."). */
+function why(message) {
+  const found = /^'[^']*': (.*)$/s.exec(message);
+  return found ? found[1] : message;
+}
+
+/** Pick up `piece` (in hand when `from` is null). */
+export function selected(state, piece, from = null) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs || !isPlayer(state.me, gs)) return state;
+  if (gs.status !== "live") return noticed(state, "The game is not in progress.");
+  if (!isMyTurn(state.me, gs)) return noticed(state, `It is ${gs.turn}'s turn.`);
+  if (view.pending) return noticed(state, "Your move is on its way.");
+  const moves = legalByPiece(gs).get(piece) ?? [];
+  const notice = moves.length === 0
+    ? { text: gs.must_pass ? "You have no move: pass." : `${piece} has no legal move now.`, kind: "info" }
+    : null;
+  return { ...state, notice, game: { ...view, selected: { piece, from } } };
+}
+
+export const deselected = (state) => (state.game ? { ...state, game: { ...state.game, selected: null } } : state);
+
+/** A legal move chosen (or PASS): it is pending until an update shows it played. */
+export function moveMade(state, move, connection) {
+  const view = state.game;
+  const gs = view.state;
+  const legal = move === PASS ? null : move;
+  return {
+    ...state,
+    notice: null,
+    game: {
+      ...view,
+      selected: null,
+      pending: {
+        move: legal ? legal.move : PASS,
+        version: gs.version,
+        ply: gs.moves.length,
+        piece: legal?.piece ?? null,
+        from: legal && legal.from_q !== null ? { q: legal.from_q, r: legal.from_r } : null,
+        to: legal ? { q: legal.to_q, r: legal.to_r } : null,
+        sentOn: connection,
+      },
+    },
+  };
+}
+
+/** The pending move went out on connection number `connection`. */
+export const pendingSent = (state, connection) => ({
+  ...state, game: { ...state.game, pending: { ...state.game.pending, sentOn: connection } },
+});
+
+/** An illegal drop sent to learn why: nothing changes on the board. */
+export const probed = (state, piece, move) => ({
+  ...state, game: { ...state.game, selected: null, probe: { piece, move } },
+});
+
+// -- review ---------------------------------------------------------------------------------------
+
+export function reviewLoaded(state, doc) {
+  if (!state.review) return state;
+  const last = doc.frames.length - 1;
+  const ply = state.review.ply === null ? last : Math.min(Math.max(0, state.review.ply), last);
+  return { ...state, review: { ...state.review, doc, ply, error: null } };
+}
+
+export const reviewFailed = (state, error) => (state.review ? { ...state, review: { ...state.review, error } } : state);
+
+export function reviewStepped(state, ply) {
+  const review = state.review;
+  if (!review?.doc) return state;
+  const last = review.doc.frames.length - 1;
+  return { ...state, review: { ...review, ply: Math.min(Math.max(0, ply), last) } };
+}
+
+// -- selectors -------------------------------------------------------------------------------------
+
+const capital = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+
+/** "white", "black" or null: the colour `player` plays in game state `gs`. */
+export function seatColor(gs, player) {
+  if (!gs || !player) return null;
+  if (gs.white?.player === player) return "white";
+  if (gs.black?.player === player) return "black";
+  return null;
+}
+
+export const isPlayer = (me, gs) => Boolean(me && seatColor(gs, me.player));
+export const isMyTurn = (me, gs) => Boolean(me && gs.status === "live" && seatColor(gs, me.player) === gs.turn);
+
+/** Map piece -> its legal moves. */
+export function legalByPiece(gs) {
+  const byPiece = new Map();
+  for (const move of gs?.legal ?? []) {
+    if (!byPiece.has(move.piece)) byPiece.set(move.piece, []);
+    byPiece.get(move.piece).push(move);
+  }
+  return byPiece;
+}
+
+/** The chat lines of game state `gs` as shown to `me`: {by, text, player, muted, canMute}.
+ * A player of the game may mute (or unmute) anyone else's lines; lines from before chat
+ * events named their player cannot be. */
+export function chatLines(gs, me) {
+  const muted = new Set(gs.muted ?? []);
+  const seated = isPlayer(me, gs);
+  return gs.chat.map((e) => ({
+    by: e.by,
+    text: e.text,
+    player: e.player ?? null,
+    muted: Boolean(e.player && muted.has(e.player)),
+    canMute: Boolean(seated && e.player && e.player !== me.player),
+  }));
+}
+
+/** The CreateGame fields of a challenge to `bot` (a BotInfo): the create form's `choice`
+ * ({game_type, time, color}) where the bot plays it, otherwise the bot's first game type and
+ * `fallback[kind]` (a TimeControl) of the first kind of time control it plays. */
+export function challengeTerms(bot, choice, fallback) {
+  const game_type = bot.game_types.includes(choice.game_type) ? choice.game_type : bot.game_types[0];
+  const time = bot.times.includes(choice.time.kind) ? choice.time : fallback[bot.times[0]];
+  return { game_type, time, color: choice.color, opponent: Opponent.BOTS, challenge: bot.name };
+}
+
+/** Whether `bot` (a BotInfo) plays as many games as it takes at once. */
+export const isBusy = (bot) => bot.playing >= bot.max_games;
+
+/** What the board draws for the game on show. */
+export function boardModel(state) {
+  const view = state.game;
+  const gs = view.state;
+  const interactive = isMyTurn(state.me, gs) && !view.pending;
+  const movable = interactive ? legalByPiece(gs) : new Map();
+  const targets = view.selected ? movable.get(view.selected.piece) ?? [] : [];
+  return {
+    pieces: gs.pieces,
+    stacks: stacksOf(gs.pieces),
+    movable: new Set(movable.keys()),
+    selected: view.selected,
+    targets,
+    lastMove: view.lastMove,
+    pending: view.pending,
+    interactive,
+  };
+}
+
+/** The human words for a finished game: {title, detail}. */
+export function resultText(gs) {
+  const winner = gs.result === "WhiteWins" ? "white" : gs.result === "BlackWins" ? "black" : null;
+  const name = (color) => gs[color]?.name ?? capital(color);
+  const loser = winner === "white" ? "black" : "white";
+  const reasons = {
+    queen: `${name(loser)}'s Queen is surrounded`,
+    both_queens: "both Queens are surrounded",
+    repetition: "the same position came three times",
+    resign: `${name(loser)} resigned`,
+    agreement: "agreed",
+    timeout: winner ? `${name(loser)} ran out of time` : "time ran out",
+    abandoned: `${name(loser)} left the game`,
+    aborted: "a first move did not come in time",
+    cancelled: "the game was cancelled",
+    expired: "nobody joined",
+  };
+  const detail = reasons[gs.reason] ?? gs.reason ?? "";
+  if (gs.result === "Draw") return { title: "Draw", detail };
+  if (winner) return { title: `${name(winner)} wins`, detail, winner };
+  return { title: gs.reason === "aborted" ? "Game aborted" : "No result", detail };
+}

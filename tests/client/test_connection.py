@@ -1,0 +1,200 @@
+"""The browser's connection: a reload comes back to the same game, a killed socket reconnects
+and resyncs, a move made while the socket is down goes once it is back (once, not twice), and
+an illegal drop changes nothing and says why."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, expect
+
+from hive import Game, Piece
+from server.client import Client
+from tests.client.support import (
+    Link,
+    Person,
+    destination_of,
+    duel,
+    layout_of,
+    reply,
+    seen,
+)
+from tests.server.conftest import Running
+
+pytestmark = pytest.mark.browser
+
+RECORD_STATUS = """() => {
+  window.seenStatus = [];
+  const badge = document.querySelector('[data-testid=connection]');
+  new MutationObserver(() => window.seenStatus.push(badge.dataset.status))
+    .observe(badge, {attributes: true, attributeFilter: ['data-status']});
+}"""
+
+
+async def opening(ada: Person, bob: Client, game_id: str) -> Game:
+    """Ada plays wS1 by clicking, Bob answers bS1 wS1-; Ada's turn again."""
+    game = Game("Base")
+    await ada.my_turn()
+    await ada.play(game, "wS1")
+    game.play("wS1")
+    await reply(bob, game_id, game, "bS1 wS1-")
+    game.play("bS1 wS1-")
+    await ada.wait_version(4)
+    await ada.my_turn()
+    return game
+
+
+def last_move(moves: list[str], game_type: str = "Base") -> tuple[str, tuple[int, int] | None]:
+    """(piece, destination) of the last of ``moves``."""
+    game = Game(game_type)
+    for text in moves[:-1]:
+        game.play(text)
+    move = game.parse_move(moves[-1])
+    return Piece(move.piece).name, game.layout().endpoints(move)[1]
+
+
+async def test_a_reload_mid_game_returns_to_the_same_game_and_position(
+    srv: Running, browser: Browser
+) -> None:
+    async with duel(srv, browser) as (ada, bob, game_id):
+        game = await opening(ada, bob, game_id)
+        shown = await ada.pieces()
+        assert shown == layout_of(game)
+        await ada.page.reload()
+        await ada.online()
+        assert await ada.game_id() == game_id
+        await ada.wait_version(4)
+        assert await ada.pieces() == shown
+        assert await ada.moves() == ["wS1", "bS1 wS1-"]
+        await ada.my_turn()
+        # and the game goes on from there
+        await ada.play(game, "wQ -wS1")
+        game.play("wQ -wS1")
+        update = await seen(bob, game_id, 3)
+        assert update.version == 5
+        assert last_move(update.state.moves) == ("wQ", (-1, 0))
+        assert ada.errors == []
+
+
+async def test_a_killed_socket_reconnects_by_itself_and_the_game_goes_on(
+    srv: Running, browser: Browser
+) -> None:
+    async with duel(srv, browser) as (ada, bob, game_id):
+        game = await opening(ada, bob, game_id)
+        await ada.play(game, "wQ -wS1")
+        game.play("wQ -wS1")
+        await ada.wait_version(5)
+        await ada.page.evaluate(RECORD_STATUS)
+        sessions = [s for s in srv.hub.sessions if s.name == "ada"]
+        assert len(sessions) == 1
+        sessions[0].ws.transport.abort()  # the connection drops, no close handshake
+        # Bob moves at once, most likely while Ada is away: she gets it when she is back.
+        await reply(bob, game_id, game, "bQ bS1-")
+        game.play("bQ bS1-")
+        await ada.wait_version(6)
+        await ada.online()
+        statuses = await ada.page.evaluate("window.seenStatus")
+        assert "reconnecting" in statuses and statuses[-1] == "online"
+        assert await ada.pieces() == layout_of(game)
+        await ada.my_turn()
+        await ada.play(game, "wG1 /wQ")
+        game.play("wG1 /wQ")
+        update = await seen(bob, game_id, game.ply)
+        assert last_move(update.state.moves) == ("wG1", (-2, 1))
+        await ada.wait_version(7)
+        assert await ada.pieces() == layout_of(game)
+        assert ada.errors == []
+
+
+async def test_a_move_made_while_the_socket_is_down_goes_once_when_it_is_back(
+    srv: Running, browser: Browser
+) -> None:
+    link = Link()
+    async with duel(srv, browser, link=link) as (ada, bob, game_id):
+        game = await opening(ada, bob, game_id)
+        await link.cut()
+        await expect(ada.page.get_by_test_id("connection")).to_have_attribute(
+            "data-status", "reconnecting"
+        )
+        plays = len(link.plays())
+        await ada.play(game, "wQ -wS1")  # the board still shows the last position
+        await expect(ada.page.get_by_test_id("pending")).to_be_visible()
+        await expect(ada.page.get_by_test_id("status")).to_contain_text("queued")
+        record = await srv.hub.store.get(game_id)
+        assert record is not None and len(record.moves) == 2  # nothing went out
+        assert len(link.plays()) == plays
+
+        link.restore()
+        await ada.online()
+        await ada.wait_version(5)
+        game.play("wQ -wS1")
+        assert await ada.pieces() == layout_of(game)
+        await expect(ada.page.get_by_test_id("pending")).to_have_count(0)
+        record = await srv.hub.store.get(game_id)
+        assert record is not None and record.version == 5
+        assert last_move(record.moves) == ("wQ", (-1, 0))
+        assert len(link.plays()) == plays + 1  # sent once, after the reconnect
+        await expect(ada.page.get_by_test_id("notice")).not_to_contain_text("changed")
+
+        # A move whose answer is lost with the connection is not sent again on return.
+        await reply(bob, game_id, game, "bQ bS1-")
+        game.play("bQ bS1-")
+        await ada.wait_version(6)
+        await ada.my_turn()
+        link.deaf = True
+        await ada.play(game, "wG1 /wQ")
+        await srv_has_moves(srv, game_id, 5)
+        await link.cut()
+        link.restore()
+        await ada.online()
+        await ada.wait_version(7)
+        game.play("wG1 /wQ")
+        assert await ada.pieces() == layout_of(game)
+        assert len(link.plays()) == plays + 2
+        record = await srv.hub.store.get(game_id)
+        assert record is not None and record.version == 7
+        await expect(ada.page.get_by_test_id("status")).to_contain_text("bob to move")
+        assert ada.errors == []
+
+
+async def srv_has_moves(srv: Running, game_id: str, count: int) -> None:
+    """Wait until the server's game has ``count`` moves (it publishes each change)."""
+    from tests.server.support import published
+
+    record = await srv.hub.store.get(game_id)
+    if record is not None and len(record.moves) >= count:
+        return
+    async with published(srv.redis_url) as wait:
+        while record is None or len(record.moves) < count:
+            await wait(game_id, "move")
+            record = await srv.hub.store.get(game_id)
+
+
+async def test_an_illegal_drop_does_nothing_and_says_why(srv: Running, browser: Browser) -> None:
+    link = Link()
+    async with duel(srv, browser, link=link) as (ada, bob, game_id):
+        game = await opening(ada, bob, game_id)
+        before = await ada.pieces()
+        notice = ada.page.get_by_test_id("notice")
+        # the Queen dropped where she touches only Black's Spider
+        await ada.drag('[data-hand="wQ"]', 2, 0)
+        await expect(notice).to_contain_text(
+            "wQ cannot go there: a piece may be placed only where it touches its own colour"
+        )
+        # the Spider moved before its Queen is placed
+        await ada.drag('.board-svg .piece[data-piece="wS1"]', 1, -1)
+        await expect(notice).to_contain_text("no piece may move before its side's Queen is placed")
+        assert await ada.pieces() == before
+        assert await ada.version() == 4
+        # the server was asked about exactly the hexes dropped on
+        probes = [destination_of(game, play.move) for play in link.plays()[-2:]]
+        assert probes == [("wQ", (2, 0)), ("wS1", (1, -1))]
+        await expect(ada.page.locator('[data-hand="wQ"]')).to_be_visible()
+        await expect(ada.page.get_by_test_id("pending")).to_have_count(0)
+        record = await srv.hub.store.get(game_id)
+        assert record is not None and record.version == 4 and len(record.moves) == 2
+        # a legal drop plays
+        await ada.drag('[data-hand="wQ"]', -1, 0)
+        await ada.wait_version(5)
+        game.play("wQ -wS1")
+        assert await ada.pieces() == layout_of(game)
+        assert ada.errors == []

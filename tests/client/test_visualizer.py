@@ -1,0 +1,105 @@
+"""The search-tree visualizer at /visualizer, on a trace written by ``hive-ai bestmove --trace``:
+the tree from the root with the run's figures, a node opened by a click (its children, with
+the cut and pruned ones as single nodes), the evaluation terms on hover, and the node's
+position on the small board (positions asked of the server)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, expect
+
+from hive import Game
+from tests.client.support import Person, layout_of
+from tests.server.conftest import Running
+
+pytestmark = pytest.mark.browser
+
+POSITION = "Base+MLP;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 /wQ;bA1 bQ/"
+
+
+async def write_trace(path: Path) -> dict[str, Any]:
+    """``hive-ai bestmove --trace`` as a person runs it; returns the trace it wrote."""
+    hive_ai = Path(sys.executable).parent / "hive-ai"
+    process = await asyncio.create_subprocess_exec(
+        str(hive_ai),
+        "bestmove",
+        "--level",
+        "medium",
+        "--seed",
+        "3",
+        "--trace",
+        str(path),
+        "--trace-depth",
+        "3",
+        POSITION,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await process.communicate()
+    assert process.returncode == 0, out
+    trace: dict[str, Any] = json.loads(path.read_text())
+    return trace
+
+
+def label(node: dict[str, Any]) -> str:
+    return node["move"] if node["kind"] == "move" else f"{node['count']}"
+
+
+async def test_the_visualizer_draws_a_trace_opens_nodes_and_shows_terms(
+    srv: Running, browser: Browser, tmp_path: Path, artifacts: Path
+) -> None:
+    trace = await write_trace(tmp_path / "trace.json")
+    root = trace["root"]
+    viz = await Person.open(browser, srv.http_url, "viz", "/visualizer", online=False)
+    page = viz.page
+    await page.get_by_test_id("trace-file").set_input_files(tmp_path / "trace.json")
+
+    # the root and its children, best first; the run's figures
+    await expect(page.locator('.node[data-node="0"]')).to_contain_text("root")
+    children = page.locator('[data-testid=tree] .node[data-node^="0."]')
+    await expect(children).to_have_count(len(root["children"]))
+    for i, child in enumerate(root["children"][:5]):
+        await expect(page.locator(f'.node[data-node="0.{i}"]')).to_contain_text(label(child))
+    run = page.get_by_test_id("run")
+    await expect(run.locator('[data-figure="level"]')).to_have_text("medium")
+    await expect(run.locator('[data-figure="chosen"]')).to_have_text(trace["run"]["chosen"])
+    await expect(run.locator('[data-figure="nodes"]')).to_have_text(f"{trace['run']['nodes']:,}")
+
+    # a click opens a node: its children appear, the cut and pruned ones as one node each
+    first = root["children"][0]
+    await page.locator('.node[data-node="0.0"]').click()
+    grandchildren = page.locator('[data-testid=tree] .node[data-node^="0.0."]')
+    await expect(grandchildren).to_have_count(len(first["children"]))
+    for i, child in enumerate(first["children"]):
+        node = page.locator(f'.node[data-node="0.0.{i}"]')
+        await expect(node).to_contain_text(label(child))
+        if child["kind"] in ("cut", "pruned"):
+            await expect(node).to_have_attribute("data-kind", child["kind"])
+    assert any(c["kind"] in ("cut", "pruned") for c in first["children"])
+
+    # its position on the small board, from the server
+    game = Game.from_game_string(POSITION)
+    game.play(first["move"])
+    await expect(page.locator("[data-slot=board]")).to_have_attribute("data-node", "0.0")
+    assert await viz.pieces("[data-slot=board]") == layout_of(game)
+
+    # hovering a move shows its pre-score broken down by term
+    reply = first["children"][0]
+    await page.locator('.node[data-node="0.0.0"]').hover()
+    tip = page.get_by_test_id("tip")
+    await expect(tip).to_be_visible()
+    await expect(tip).to_contain_text(reply["move"])
+    rows = tip.locator("[data-testid=terms] tr[data-term]")
+    await expect(rows).to_have_count(len(reply["terms"]))
+    shown = await rows.evaluate_all("rows => rows.map(r => [r.dataset.term, +r.dataset.value])")
+    assert dict(shown) == reply["terms"]
+    await viz.page.screenshot(path=str(artifacts / "visualizer.png"))
+    # a click on an open node closes it
+    await page.locator('.node[data-node="0.0"]').click()
+    await expect(grandchildren).to_have_count(0)
+    assert viz.errors == []
