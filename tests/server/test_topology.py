@@ -1,0 +1,505 @@
+"""The deployment: docker-compose.yml and deploy/haproxy.cfg are valid, and the topology they
+describe works for real: Debian's haproxy, run on deploy/haproxy.cfg itself, in front of two
+``hive-server`` processes on one Redis. Players connect through the proxy, the process a player
+is on is killed outright in the middle of a move, and the players reconnect through the proxy
+and finish the game with every acknowledged move recorded exactly once. Then a ``hive-bot``
+plays a challenge through the proxy."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+import redis.asyncio as aioredis
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from server.client import Client
+from server.embedded import RedisProcess
+from server.protocol import CreateGame, Update, Watch
+from server.store import Store
+from tests.server.conftest import free_port
+from tests.server.support import (
+    ServerProcess,
+    create_bot,
+    decisive_game,
+    hive_bot,
+    http_get,
+    lobby_with_bot,
+    play,
+    play_to_the_end,
+    published,
+    start_game,
+    updated,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+SERVED_BY = "X-Hive-Server"
+"""The response header in which deploy/haproxy.cfg names the process that answered."""
+
+_T = TypeVar("_T")
+
+
+def system_tool(name: str) -> str:
+    """The path of a Debian tool the tests drive (``make test`` installs them)."""
+    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+    if found is None:
+        pytest.fail(f"the deployment tests need Debian's {name}: run make test")
+    return found
+
+
+async def until(
+    check: Callable[[], Awaitable[_T | None]], what: str, *, timeout: float = 20.0
+) -> _T:
+    """Poll ``check`` until it returns something other than None; fail after ``timeout``."""
+    give_up = time.monotonic() + timeout
+    while True:
+        found = await check()
+        if found is not None:
+            return found
+        if time.monotonic() > give_up:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.05)  # polling a condition in other processes
+
+
+def _served_by(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            name: str | None = response.headers.get(SERVED_BY)
+            return name
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return None  # refused, or 503 from haproxy with no process up: not yet
+
+
+class Haproxy:
+    """Debian's haproxy in the foreground, on deploy/haproxy.cfg, its log in ``log``."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env = env
+        self.log = log
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        with self.log.open("wb") as out:  # the child keeps its own descriptor
+            self.process = await asyncio.create_subprocess_exec(
+                system_tool("haproxy"),
+                "-f",
+                str(HAPROXY_CFG),
+                "-db",
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=out,
+                stderr=asyncio.subprocess.STDOUT,
+                env={**os.environ, **self.env},
+            )
+
+    def exited(self) -> str | None:
+        """Its log if it has exited."""
+        if self.process is None or self.process.returncode is None:
+            return None
+        return self.log.read_text(errors="replace")
+
+    def state(self, server: str) -> str | None:
+        """What haproxy's health checks last said of ``server`` ("UP, reason: ...", "DOWN,
+        reason: ..."); None: nothing yet (a server starts as up, unannounced)."""
+        said = re.findall(
+            rf"^Server hive_servers/{server} is ((?:UP|DOWN), reason: [^,]*)",
+            self.log.read_text(errors="replace"),
+            re.MULTILINE,
+        )
+        return said[-1] if said else None
+
+    async def stop(self) -> None:
+        if self.process is None or self.process.returncode is not None:
+            return
+        self.process.terminate()
+        try:
+            async with asyncio.timeout(10):
+                await self.process.wait()
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+
+
+@dataclass
+class Topology:
+    """Redis, two ``hive-server`` processes named as haproxy names them (``server1``,
+    ``server2``), and haproxy in front. A step may kill and restart processes; it leaves them
+    all up and serving behind the proxy when it ends."""
+
+    redis: RedisProcess
+    servers: dict[str, ServerProcess]
+    proxy: Haproxy
+    port: int
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def served_by(self) -> str | None:
+        """Which process answers ``/healthz`` through the proxy now (None: none does)."""
+        gone = self.proxy.exited()
+        if gone is not None:
+            raise AssertionError(f"haproxy exited:\n{gone}")
+        return await asyncio.to_thread(_served_by, f"{self.http_url}/healthz")
+
+    async def wait_serving(self, name: str) -> None:
+        """Wait until haproxy passes requests to the process ``name`` (its checks found it up)."""
+
+        async def serving() -> bool | None:
+            return await self.served_by() == name or None
+
+        await until(serving, f"haproxy sends requests to {name}")
+
+    def freeze(self, name: str) -> None:
+        """Stop the process ``name`` (SIGSTOP): what it is sent now stays unread."""
+        process = self.servers[name].process
+        assert process is not None
+        process.send_signal(signal.SIGSTOP)
+
+    async def kill(self, name: str) -> None:
+        """Kill the process ``name`` outright (SIGKILL), as a crash would."""
+        assert await self.servers[name].stop(signal.SIGKILL) == -signal.SIGKILL
+
+    async def checked(self, name: str, state: str) -> None:
+        """Wait until haproxy's health checks last said ``state`` of the process ``name``."""
+
+        async def said() -> str | None:
+            found = self.proxy.state(name)
+            return found if found is not None and found.startswith(state) else None
+
+        await until(said, f"haproxy's checks say {name} is {state}")
+
+    async def restart(self, name: str) -> None:
+        """Start the process ``name`` again, on the same port, once haproxy's checks have seen
+        it die; wait until they see it up (its /healthz answered 200) and haproxy uses it."""
+        await self.checked(name, "DOWN")
+        again = ServerProcess(*self.servers[name].args)
+        self.servers[name] = again
+        await again.start()
+        await self.checked(name, "UP, reason: Layer7 check passed")
+        await self.wait_serving(name)
+
+    async def connect(self, player: Player, stack: contextlib.AsyncExitStack) -> None:
+        """(Re)connect ``player`` through the proxy with its token; retried while haproxy still
+        sends the connection to a process that has just died."""
+
+        async def connected() -> Client | None:
+            try:
+                return await stack.enter_async_context(
+                    Client.connect(self.ws_url, token=player.token)
+                )
+            except (OSError, InvalidHandshake, ConnectionClosed):
+                return None
+
+        player.client = await until(connected, f"{player.name} reconnects through the proxy")
+
+
+@contextlib.asynccontextmanager
+async def deployed(redis: RedisProcess, folder: Path) -> AsyncIterator[Topology]:
+    """The topology of docker-compose.yml on this machine, stopped on exit whatever happens."""
+    names = ("server1", "server2")
+    servers = {
+        name: ServerProcess(
+            "--port",
+            str(free_port()),
+            "--redis-url",
+            redis.url,
+            "--data",
+            str(folder / name),
+            "--bot-workers",
+            "1",
+        )
+        for name in names
+    }
+    port = free_port()
+    env = {"HIVE_PROXY_BIND": f"127.0.0.1:{port}"}
+    for number, server in enumerate(servers.values(), 1):
+        env[f"HIVE_SERVER{number}"] = f"127.0.0.1:{server.args[1]}"
+    topology = Topology(redis, servers, Haproxy(env, folder / "haproxy.log"), port)
+    try:
+        for server in servers.values():
+            await server.start()
+        await topology.proxy.start()
+
+        seen: set[str] = set()
+
+        async def both_seen() -> bool | None:
+            found = await topology.served_by()
+            if found is not None:
+                seen.add(found)
+            return seen == set(names) or None
+
+        await until(both_seen, "haproxy sends requests to both processes")
+        yield topology
+    except BaseException:
+        print("haproxy's log:", topology.proxy.log.read_text(errors="replace"), sep="\n")
+        for name, server in topology.servers.items():
+            print(f"{name}'s log:\n" + "".join(server.log))
+        raise
+    finally:
+        try:
+            await topology.proxy.stop()
+        finally:
+            for server in topology.servers.values():
+                if server.process is not None:
+                    await server.stop()
+
+
+# -- players -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    """A player seen from outside: its token, its connection now, the last update it got."""
+
+    name: str
+    token: str
+    client: Client
+    last: Update
+
+    @property
+    def server(self) -> str:
+        """The process haproxy put this connection on."""
+        response = self.client.ws.response
+        assert response is not None
+        return response.headers[SERVED_BY]
+
+
+@dataclass
+class Match:
+    """A game between two players through the proxy, and the moves acknowledged so far (each
+    seen in an update by both players)."""
+
+    game: str
+    white: Player
+    black: Player
+    acknowledged: list[str]
+
+    @property
+    def players(self) -> tuple[Player, Player]:
+        return self.white, self.black
+
+    @property
+    def mover(self) -> Player:
+        return self.white if len(self.acknowledged) % 2 == 0 else self.black
+
+    async def caught_up(self, ply: int) -> None:
+        """Wait until both players have seen ``ply`` moves."""
+        for player in self.players:
+            while len(player.last.state.moves) < ply:
+                player.last = await updated(player.client, self.game)
+
+    async def play_moves(self, moves: tuple[str, ...]) -> None:
+        for move in moves:
+            await play(self.mover.client, self.mover.last, move)
+            await self.caught_up(len(self.acknowledged) + 1)
+            self.acknowledge(move)
+
+    def acknowledge(self, move: str) -> None:
+        self.acknowledged.append(move)
+        for player in self.players:
+            assert player.last.state.moves == self.acknowledged, player.name
+
+
+async def crash_mid_move(
+    topology: Topology,
+    stack: contextlib.AsyncExitStack,
+    game: Match,
+    move: str,
+    *,
+    committed: bool,
+) -> str:
+    """The mover sends ``move`` and its process is killed outright (SIGKILL): after Redis holds
+    the move (``committed``), or before the process could read it (it is stopped, SIGSTOP, when
+    the move is sent). Whoever was on that process reconnects through the proxy with its token
+    and asks for what it missed since the last version it saw; the mover plays the move again
+    only if it was lost. Returns the process killed."""
+    mover = game.mover
+    victim = mover.server
+    if committed:
+        async with published(topology.redis.url) as wait:
+            await play(mover.client, mover.last, move)
+            await wait(game.game, "move")
+        await topology.kill(victim)
+    else:
+        topology.freeze(victim)
+        try:
+            await play(mover.client, mover.last, move)
+        finally:
+            await topology.kill(victim)
+    dropped = [p for p in game.players if p.server == victim]
+    for player in dropped:
+        with pytest.raises(ConnectionClosed):  # the proxy closes the connection
+            while True:  # an update that went out before the kill still arrives first
+                message = await player.client.recv(timeout=10)
+                if isinstance(message, Update) and message.game == game.game:
+                    player.last = message
+        seen = player.last.version
+        await topology.connect(player, stack)
+        assert player.server != victim
+        assert player.client.welcome.games == [game.game]
+        await player.client.send(Watch(game.game, since=seen))
+        player.last = await updated(player.client, game.game)
+        assert not player.last.snapshot and player.last.version >= seen
+    ply = len(game.acknowledged) + 1
+    if committed:
+        assert mover.last.state.moves[-1:] == [move]
+    else:
+        assert len(mover.last.state.moves) == ply - 1
+        await play(mover.client, mover.last, move)
+    await game.caught_up(ply)
+    game.acknowledge(move)
+    return victim
+
+
+async def a_game_survives_the_loss_of_its_processes(topology: Topology) -> None:
+    """Two players, one on each process. The mover's process dies with the move unread: the
+    mover reconnects to the other process and plays it again. The dead process comes back;
+    then the other one (both players on it now) dies just after committing a move: both
+    reconnect and learn of it from what they missed. The game ends, and its record holds every
+    acknowledged move exactly once, in order."""
+    moves = decisive_game()
+    async with contextlib.AsyncExitStack() as stack:
+        white = await stack.enter_async_context(Client.connect(topology.ws_url, nickname="ada"))
+        black = await stack.enter_async_context(Client.connect(topology.ws_url, nickname="bob"))
+        game_id, w, b = await start_game(white, black)
+        game = Match(
+            game_id,
+            Player("ada", white.welcome.token, white, w),
+            Player("bob", black.welcome.token, black, b),
+            [],
+        )
+        assert game.white.server != game.black.server  # leastconn: one player on each
+
+        await game.play_moves(moves[:8])
+        first = await crash_mid_move(topology, stack, game, moves[8], committed=False)
+        assert game.white.server == game.black.server != first
+        await game.play_moves(moves[9:14])
+        await topology.restart(first)
+        await game.play_moves(moves[14:18])
+        second = await crash_mid_move(topology, stack, game, moves[18], committed=True)
+        assert second != first and game.white.server == game.black.server == first
+        await game.play_moves(moves[19:])
+        await topology.restart(second)
+
+    final = game.white.last.state
+    assert (final.status, final.reason) == ("over", "queen")
+    assert game.acknowledged == list(moves)
+    status, _, body = await http_get(f"{topology.http_url}/games/{game_id}.txt")
+    assert status == 200
+    assert body.decode().strip().split(";")[3:] == list(moves)
+    client = aioredis.Redis.from_url(topology.redis.url)
+    try:
+        events = await Store(client).events_after(game_id, 0)
+    finally:
+        await client.aclose()
+    assert events is not None
+    assert [e.text for e in events if e.kind == "move"] == list(moves)  # each once, in order
+    assert [e.version for e in events] == list(range(1, len(events) + 1))
+
+
+async def a_hive_bot_plays_through_the_proxy(topology: Topology) -> None:
+    """An operator creates a bot account on the deployment's Redis; ``hive-bot`` connects
+    through the proxy, as does a person, who challenges it by name and plays it to the end."""
+    status, token, err = await create_bot(topology.redis.url, "proxy-bot")
+    assert status == 0, err
+    args = ("--server", topology.ws_url, "--token", token.strip(), "--level", "beginner")
+    async with hive_bot(*args) as bot, Client.connect(topology.ws_url, nickname="cy") as cy:
+        await bot.wait_for("connected")
+        await lobby_with_bot(cy, "proxy-bot")  # whichever process each of them is on
+        await cy.send(CreateGame("Base", opponent="bots", challenge="proxy-bot"))
+        game_id = (await cy.expect(Update)).game
+        end = await play_to_the_end(cy, await updated(cy, game_id), random.Random(6))
+        assert end.state.result is not None
+        await bot.wait_for(f"game {game_id} over")
+
+
+# -- the tests -----------------------------------------------------------------------------------
+
+
+async def test_the_deployed_topology_behind_haproxy(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    """The steps run one after the other on one topology; each leaves every process up and
+    serving behind the proxy, so that the next one starts from the whole deployment."""
+    async with deployed(redis_server, tmp_path) as topology:
+        await a_game_survives_the_loss_of_its_processes(topology)
+        await a_hive_bot_plays_through_the_proxy(topology)
+
+
+def test_the_compose_file_is_valid() -> None:
+    env = {**os.environ, "HIVE_BOT_TOKEN": "a-token"}
+    for extra in ([], ["--profile", "bot"]):
+        done = subprocess.run(
+            [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), *extra, "config", "-q"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+    services = subprocess.run(
+        [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), "config", "--services"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    assert sorted(services) == ["bot", "haproxy", "redis", "server1", "server2"]
+
+
+def test_the_compose_file_gives_haproxy_every_address_its_configuration_reads() -> None:
+    config = re.sub(r"#.*", "", HAPROXY_CFG.read_text())
+    wanted = set(re.findall(r'"\$\{(\w+)\}"', config))
+    assert wanted == {"HIVE_PROXY_BIND", "HIVE_SERVER1", "HIVE_SERVER2"}
+    resolved = subprocess.run(
+        [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), "config"],
+        env={**os.environ, "HIVE_BOT_TOKEN": "a-token"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    haproxy = resolved.split("\n  haproxy:\n", 1)[1].split("\n  redis:\n", 1)[0]
+    given = set(re.findall(r"^      (HIVE_\w+): ", haproxy, re.MULTILINE))
+    assert given == wanted
+
+
+@pytest.mark.parametrize("server2", ["127.0.0.1:8082", "server2:8080"])
+def test_haproxy_accepts_the_configuration(server2: str) -> None:
+    """Debian's haproxy checks the file, with addresses as the test gives them and as docker
+    compose does (a name that does not resolve here must not stop it)."""
+    done = subprocess.run(
+        [system_tool("haproxy"), "-c", "-f", str(HAPROXY_CFG)],
+        env={
+            **os.environ,
+            "HIVE_PROXY_BIND": "127.0.0.1:8080",
+            "HIVE_SERVER1": "127.0.0.1:8081",
+            "HIVE_SERVER2": server2,
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Configuration file is valid" in done.stdout
