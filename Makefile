@@ -4,7 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench arenas clean
+CLIENT_DEPS := client/node_modules/.package-lock.json
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: run engine test lint typecheck pytest bench arenas clean system-tools
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,8 +15,37 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## run: start the UHP engine on stdin/stdout (until the server exists)
-run: $(STAMP)
+# The web client's npm packages (@msgpack/msgpack), again whenever the lockfile changes.
+$(CLIENT_DEPS): client/package-lock.json
+	@command -v npm >/dev/null || { echo "the web client needs npm (Debian: apt-get install npm)" >&2; exit 1; }
+	cd client && npm ci --no-audit --no-fund
+	touch $(CLIENT_DEPS)
+
+# The system tools the tests drive, from Debian: chromium (the browser tests; Playwright's own
+# browser download cannot be used), haproxy and docker-compose (tests/server/test_topology.py).
+# Only the missing ones are installed, in one apt-get, as root or through passwordless sudo.
+system-tools:
+	@missing=; \
+	[ -x $(CHROMIUM) ] || missing="$$missing chromium"; \
+	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
+	command -v docker-compose >/dev/null || missing="$$missing docker-compose"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO=sudo; \
+	  else echo "make test needs Debian's$$missing and cannot install it (not root, no sudo):" \
+	    "run 'sudo apt-get install$$missing'" >&2; exit 1; fi; \
+	  echo "installing Debian's$$missing for the tests"; \
+	  $$SUDO apt-get update -qq \
+	    && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
+	    || { echo "apt-get could not install$$missing, which the tests need" >&2; exit 1; }; \
+	fi
+
+## run: start the server on its embedded defaults (Redis under ./data); it prints the URL to open
+run: $(STAMP) $(CLIENT_DEPS)
+	$(BIN)/hive-server
+
+## engine: the UHP engine on stdin/stdout, to play the bots in a terminal or a UHP viewer
+engine: $(STAMP)
 	@echo "Hive Arena UHP engine: type UHP commands (info, newgame, play, validmoves, ...); Ctrl-D quits."
 	$(BIN)/hive-engine
 
@@ -27,7 +59,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(CLIENT_DEPS) system-tools
 	$(BIN)/pytest
 
 ## bench: print the engine's and the bots' speed figures
