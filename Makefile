@@ -22,22 +22,25 @@ $(CLIENT_DEPS): client/package-lock.json
 	touch $(CLIENT_DEPS)
 
 # The system tools the tests drive, from Debian: chromium (the browser tests; Playwright's own
-# browser download cannot be used), haproxy and docker-compose (tests/server/test_topology.py).
-# Only the missing ones are installed, in one apt-get, as root or through passwordless sudo.
+# browser download cannot be used), haproxy and docker-compose (tests/server/test_topology.py;
+# only its `config` command runs, so without the Docker engine it recommends). Only the
+# missing ones are installed, as root or through passwordless sudo; downloads are retried.
+APT := env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 -qq
 system-tools:
 	@missing=; \
 	[ -x $(CHROMIUM) ] || missing="$$missing chromium"; \
 	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
-	command -v docker-compose >/dev/null || missing="$$missing docker-compose"; \
-	if [ -n "$$missing" ]; then \
+	compose=; command -v docker-compose >/dev/null || compose=docker-compose; \
+	if [ -n "$$missing$$compose" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
 	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO=sudo; \
-	  else echo "make test needs Debian's$$missing and cannot install it (not root, no sudo):" \
-	    "run 'sudo apt-get install$$missing'" >&2; exit 1; fi; \
-	  echo "installing Debian's$$missing for the tests"; \
-	  $$SUDO apt-get update -qq \
-	    && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
-	    || { echo "apt-get could not install$$missing, which the tests need" >&2; exit 1; }; \
+	  else echo "make test needs Debian's$$missing $$compose and cannot install it (not root," \
+	    "no sudo): run 'sudo apt-get install$$missing $$compose'" >&2; exit 1; fi; \
+	  echo "installing Debian's$$missing $$compose for the tests"; \
+	  { $$SUDO $(APT) update \
+	    && { [ -z "$$missing" ] || $$SUDO $(APT) install -y $$missing; } \
+	    && { [ -z "$$compose" ] || $$SUDO $(APT) install -y --no-install-recommends $$compose; }; } \
+	    || { echo "apt-get could not install$$missing $$compose, which the tests need" >&2; exit 1; }; \
 	fi
 
 ## run: start the server on its embedded defaults (Redis under ./data); it prints the URL to open
