@@ -212,9 +212,14 @@ export class Board {
   }
 
   /** Show what lies in the stack at (q, r), top first, near a client point. */
+  /** Show what lies beneath the stack at (q, r), beside the pointer; returns whether there
+   * was a stack to show (a single piece has nothing beneath it). */
   showStack(q, r, clientX, clientY) {
     const stack = this.stacks?.get(key(q, r));
-    if (!stack || stack.length < 2) return this.hideStack();
+    if (!stack || stack.length < 2) {
+      this.hideStack();
+      return false;
+    }
     const rect = this.container.getBoundingClientRect();
     this.tip.innerHTML = `<div class="tip-title">Stack of ${stack.length}</div>`
       + [...stack].reverse().map((name, i) => `<div class="tip-row">${pieceIcon(name, 26)}`
@@ -225,7 +230,7 @@ export class Board {
     this.tip.style.left = `${Math.max(4, left)}px`;
     this.tip.style.top = `${Math.max(4, top)}px`;
     this.tip.dataset.stack = key(q, r);
-    return undefined;
+    return true;
   }
 
   hideStack() {

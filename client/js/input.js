@@ -50,10 +50,8 @@ export function bindBoard(board, handlers) {
       const { q, r } = { q: Number(el.dataset.q), r: Number(el.dataset.r) };
       if (event.pointerType !== "mouse") {
         longTimer = setTimeout(() => {
-          if (press && !press.moved) {
-            press.long = true;
-            board.showStack(q, r, press.x, press.y);
-          }
+          // a long press shows a stack; on a single piece it is a tap like any other
+          if (press && !press.moved) press.long = board.showStack(q, r, press.x, press.y);
         }, LONG_PRESS);
       }
     }

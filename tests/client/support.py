@@ -19,6 +19,7 @@ from typing import Any
 from playwright.async_api import (
     Browser,
     BrowserContext,
+    Locator,
     Page,
     ViewportSize,
     WebSocketRoute,
@@ -34,6 +35,8 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts"
 DESKTOP = ViewportSize(width=1280, height=800)
 PHONE = ViewportSize(width=390, height=844)
+HOLD_MS = 700
+"""A slow tap: longer than the client's long press (450 ms), which shows a stack."""
 
 Placed = tuple[str, int, int, int]
 """A piece on the board as the page shows it: ``(piece, q, r, height)``."""
@@ -144,9 +147,10 @@ class Person:
 
     # -- acting -------------------------------------------------------------------------------
 
-    async def play(self, game: Game, text: str, *, tap: bool = False) -> None:
-        """Make ``text`` (a MoveString legal in ``game``) by clicking, or tapping, its piece
-        and then its destination; ``game`` is not changed."""
+    async def play(self, game: Game, text: str, *, tap: bool = False, hold: bool = False) -> None:
+        """Make ``text`` (a MoveString legal in ``game``) by clicking, tapping or (``hold``)
+        pressing a finger for a while on its piece and then its destination; ``game`` is not
+        changed."""
         move = game.parse_move(text)
         if move == PASS:
             await self.page.get_by_test_id("pass").click()
@@ -160,12 +164,27 @@ class Person:
             piece = self.page.locator(f'.board-svg .piece[data-piece="{name}"]:not(.under)')
         q, r = target
         destination = self.page.locator(f'[data-target][data-q="{q}"][data-r="{r}"]')
-        if tap:
+        if hold:
+            await self.hold(piece)
+            await self.hold(destination)
+        elif tap:
             await piece.tap()
             await destination.tap()
         else:
             await piece.click()
             await destination.click()
+
+    async def hold(self, target: Locator, ms: float = HOLD_MS) -> None:
+        """Touch the middle of ``target`` and lift the finger ``ms`` later (a slow tap; the
+        wait is the length of the press, not a synchronisation)."""
+        box = await target.bounding_box()
+        assert box is not None
+        point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+        cdp = await self.context.new_cdp_session(self.page)
+        await cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+        await self.page.wait_for_timeout(ms)
+        await cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        await cdp.detach()
 
     async def drag(self, source: str, q: int, r: int) -> None:
         """Drag the element at ``source`` with the mouse and let go over hex (q, r)."""

@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from ai.bots import Bot
-from hive import Game, GameState
+from hive import Game, GameState, Piece
 from server.protocol import CreateGame, JoinGame, Play, TimeControl, Update
 from tests.client.support import Person, assert_drawn_in_place, layout_of, replay
 from tests.server.conftest import Running
@@ -149,6 +149,19 @@ async def test_a_game_on_a_phone_sized_screen_by_tapping(
             await bob.send(Play(game_id, update.version, reply))
             game.play(reply)
             await zoe.wait_version(update.version + 1)
+        # slow taps (a finger held past the long press) on a single piece and on a destination
+        # play like quick ones: only a stack has anything beneath it to show
+        await zoe.my_turn()
+        text = next(game.move_string(m) for m in game.legal_moves() if m.piece == Piece.wG1)
+        await zoe.play(game, text, hold=True)
+        game.play(text)
+        update = await bob.expect(Update)
+        while len(update.state.moves) < game.ply:
+            update = await bob.expect(Update)
+        reply = game.move_string(game.legal_moves()[0])
+        await bob.send(Play(game_id, update.version, reply))
+        game.play(reply)
+        await zoe.wait_version(update.version + 1)
         await zoe.my_turn()
         assert await zoe.pieces() == layout_of(game)
         # the board fills the screen's width; the reserves and clocks fit
