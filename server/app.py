@@ -271,11 +271,12 @@ class Hub:
     async def hello(self, session: Session, message: Hello) -> None:
         if session.player is not None:
             raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "hello was already said")
+        bot = False
         if message.token is not None:
             found = await self.store.player_of(message.token)
             if found is None:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
-            player, name, session.bot = found
+            player, name, bot = found
             token = message.token
         else:
             name = (message.nickname or "").strip()
@@ -285,16 +286,17 @@ class Hub:
                     f"a nickname has 1 to {MAX_NICKNAME} letters, digits, spaces, '.', '-', '_'",
                 )
             player, token = await self.store.new_player(name, now_ms())
-        session.player, session.name = player, name
-        if session.bot:
-            rate, burst = self.settings.bot_message_rate, self.settings.bot_message_burst
-            session.messages = Bucket(rate, burst, time.monotonic())
-        first = player not in self.by_player
-        self.by_player.setdefault(player, set()).add(session)
-        if first:
+        if player not in self.by_player:
             await self.store.set_online(player, now_ms(), ONLINE_TTL)
         games = await self.store.games_of(player)
-        await session.send(Welcome(player, name, token, now_ms(), games, session.bot))
+        # Storage said all it had to: only now is the connection signed in, so a hello that
+        # failed on the way (storage away) leaves it as it was, free to say hello again.
+        session.player, session.name, session.bot = player, name, bot
+        if bot:
+            rate, burst = self.settings.bot_message_rate, self.settings.bot_message_burst
+            session.messages = Bucket(rate, burst, time.monotonic())
+        self.by_player.setdefault(player, set()).add(session)
+        await session.send(Welcome(player, name, token, now_ms(), games, bot))
         if session.bot and player in self.bot_offers:
             self.lobby_dirty.set()  # listed again
 

@@ -8,6 +8,8 @@ const TOKEN_KEY = "hive.token";
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
 const PING_EVERY_MS = 5000;
 const PONG_TIMEOUT_MS = 12000;
+/** Refusals of a hello that a later hello may not get: retried with the reconnect backoff. */
+const HELLO_AGAIN = new Set([ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL]);
 
 export const tokenStore = {
   get: () => localStorage.getItem(TOKEN_KEY),
@@ -137,6 +139,13 @@ export class Connection {
         else this.setStatus("signed-out");
         return;
       }
+      if (HELLO_AGAIN.has(message.code)) {
+        // the server cannot take us in just now (its storage is away): say why, try again later
+        this.onMessage(message);
+        this.abandon();
+        return;
+      }
+      this.setStatus("signed-out"); // a nickname the server refuses: the page asks for another
     }
     this.onMessage(message);
   }

@@ -9,6 +9,7 @@ from playwright.async_api import Browser, expect
 
 from hive import Game, Piece
 from server.client import Client
+from server.embedded import RedisProcess
 from tests.client.support import (
     Link,
     Person,
@@ -198,3 +199,20 @@ async def test_an_illegal_drop_does_nothing_and_says_why(srv: Running, browser: 
         game.play("wQ -wS1")
         assert await ada.pieces() == layout_of(game)
         assert ada.errors == []
+
+
+async def test_a_page_opened_while_storage_is_away_signs_in_once_it_is_back(
+    redis_server: RedisProcess, srv: Running, browser: Browser
+) -> None:
+    redis_server.stop()
+    ada = await Person.open(browser, srv.http_url, "ada", online=False)
+    # the hello is refused; the page says why and keeps trying with its backoff
+    await expect(ada.page.get_by_test_id("notice")).to_contain_text("storage unavailable")
+    badge = ada.page.get_by_test_id("connection")
+    await expect(badge).to_have_attribute("data-status", "reconnecting")
+    redis_server.start()
+    await expect(badge).to_have_attribute("data-status", "online", timeout=15_000)
+    await ada.choose("Base", None, "white")  # and the lobby works: a game is created
+    await ada.page.get_by_test_id("create").click()
+    await ada.game_id()
+    assert ada.errors == []

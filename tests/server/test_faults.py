@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from redis import Redis
+from websockets.asyncio.client import connect
 
 from server.embedded import RedisProcess
-from server.protocol import ErrorCode, Ping, Pong, TimeControl
+from server.protocol import (
+    Error,
+    ErrorCode,
+    Hello,
+    Ping,
+    Pong,
+    TimeControl,
+    Welcome,
+    decode_server,
+    encode,
+)
 from server.store import game_key
 from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, play, published, start_game, updated
@@ -30,7 +41,15 @@ async def test_redis_going_away_is_answered_with_unavailable_and_the_server_reco
         assert (await black.expect(Pong)).t == 2.0
         status, _, _ = await http_get(f"{srv.http_url}/games/{game_id}.txt")
         assert status == 503
-        redis_server.start()  # the same port and append-only file
+        async with connect(srv.ws_url) as newcomer:  # a hello is refused, and may come again
+            await newcomer.send(encode(Hello(nickname="cy")))
+            refusal = decode_server(await newcomer.recv(decode=False))
+            assert isinstance(refusal, Error), refusal
+            assert (refusal.code, refusal.request) == (ErrorCode.UNAVAILABLE, "hello")
+            redis_server.start()  # the same port and append-only file
+            await newcomer.send(encode(Hello(nickname="cy")))
+            welcome = decode_server(await newcomer.recv(decode=False))
+            assert isinstance(welcome, Welcome) and welcome.nickname == "cy", welcome
         await play(black, b, "bS1 wS1-")
         w, b = await updated(white, game_id), await updated(black, game_id)
     assert w.state.moves == b.state.moves == ["wS1", "bS1 wS1-"]
