@@ -184,6 +184,10 @@ async def test_an_illegal_drop_does_nothing_and_says_why(srv: Running, browser: 
         # the Spider moved before its Queen is placed
         await ada.drag('.board-svg .piece[data-piece="wS1"]', 1, -1)
         await expect(notice).to_contain_text("no piece may move before its side's Queen is placed")
+        # Black's Spider is not hers to pick up
+        await ada.page.locator('.board-svg .piece[data-piece="bS1"]').click()
+        await expect(notice).to_contain_text("bS1 is Black's piece: you play White.")
+        await expect(ada.page.locator("[data-target]")).to_have_count(0)
         assert await ada.pieces() == before
         assert await ada.version() == 4
         # the server was asked about exactly the hexes dropped on
