@@ -104,8 +104,7 @@ export class GameScreen {
         <span class="spectators" data-testid="spectators" data-count="${gs.spectators}" title="spectators">${ICONS.eye} ${gs.spectators} watching</span></div>
       <div class="info-row"><span>Game <code>${esc(gs.id)}</code></span>
         <span><a href="/games/${esc(gs.id)}.txt" target="_blank" data-testid="record-link">record</a>
-        ${gs.status === "over" ? ` · <a href="#/review/${esc(gs.id)}" data-testid="review-link">review</a>` : ""}
-        ${gs.status === "open" ? "" : ` · <a href="#/review/${esc(gs.id)}">replay</a>`}</span></div>`);
+        ${gs.status === "open" ? "" : ` · <a href="#/review/${esc(gs.id)}" data-testid="review-link">${gs.status === "over" ? "review" : "replay"}</a>`}</span></div>`);
   }
 
   renderBar(el, gs, color, model) {

@@ -56,6 +56,13 @@ async def test_two_people_play_a_whole_game_by_clicking(srv: Running, browser: B
         assert await person.moves() == [*moves]
     winner = ada if game.state == GameState.WHITE_WINS else bob
     await expect(winner.page.get_by_test_id("result")).to_contain_text("You won!")
+    # the game's details link its record and, once, its review, which opens at the last move
+    review = ada.page.locator(f'[data-testid=game] .info-row a[href="#/review/{game_id}"]')
+    await expect(review).to_have_count(1)
+    await expect(review).to_have_text("review")
+    await review.click()
+    shown = ada.page.locator("[data-testid=review][data-ply]")
+    await expect(shown).to_have_attribute("data-ply", str(len(moves)))
     record = await srv.hub.store.get(game_id)
     assert record is not None and record.moves == [*moves]
     assert ada.errors == [] and bob.errors == []
