@@ -179,7 +179,7 @@ export function selected(state, piece, from = null) {
   if (!isMyTurn(state.me, gs)) return noticed(state, `It is ${gs.turn}'s turn.`);
   if (view.pending) return noticed(state, "Your move is on its way.");
   const owner = piece[0] === "w" ? "white" : "black";
-  if (owner !== gs.turn) return noticed(state, `${piece} is ${cap(owner)}'s piece: you play ${cap(gs.turn)}.`);
+  if (owner !== gs.turn) return noticed(state, `${piece} is ${capital(owner)}'s piece: you play ${capital(gs.turn)}.`);
   const moves = legalByPiece(gs).get(piece) ?? [];
   const notice = moves.length === 0
     ? { text: gs.must_pass ? "You have no move: pass." : `${piece} has no legal move now.`, kind: "info" }
@@ -334,5 +334,3 @@ export function resultText(gs) {
   if (winner) return { title: `${name(winner)} wins`, detail, winner };
   return { title: gs.reason === "aborted" ? "Game aborted" : "No result", detail };
 }
-
-const cap = (word) => word[0].toUpperCase() + word.slice(1);
