@@ -94,6 +94,11 @@ class App {
     }
     if (route.page === "lobby") this.screen.render(this.state, this.recent());
     else this.screen.render(this.state);
+    if (route.page === "review" && this.state.review?.doc) {
+      // the address names the move on show, so a reload or a shared link opens it there
+      const hash = `#/review/${route.id}/${this.state.review.ply}`;
+      if (location.hash !== hash) history.replaceState(null, "", hash);
+    }
     this.renderHeader();
   }
 

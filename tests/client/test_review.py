@@ -61,6 +61,11 @@ async def test_a_finished_game_is_reviewed_move_by_move(srv: Running, browser: B
         assert await cy.pieces(scope) == positions_after(moves, ply)
     await cy.page.get_by_test_id("prev").click()
     await expect(review).to_have_attribute("data-ply", "2")
+    # the address names the move on show: a reload (or the link, shared) opens there
+    assert await cy.page.evaluate("location.hash") == f"#/review/{game_id}/2"
+    await cy.page.reload()
+    await expect(review).to_have_attribute("data-ply", "2")
+    assert await cy.pieces(scope) == positions_after(moves, 2)
     await cy.page.keyboard.press("End")
     await expect(review).to_have_attribute("data-ply", str(last))
     assert cy.errors == []
