@@ -114,6 +114,17 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _nickname(text: str) -> str:
+    """``text`` as a nickname (spaces around it dropped), or a ``bad_message`` refusal."""
+    name = text.strip()
+    if not NICKNAME_RE.fullmatch(name):
+        raise ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"a nickname has 1 to {MAX_NICKNAME} letters, digits, spaces, '.', '-', '_'",
+        )
+    return name
+
+
 class Session:
     """One websocket connection."""
 
@@ -272,19 +283,24 @@ class Hub:
         if session.player is not None:
             raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "hello was already said")
         bot = False
+        nickname = None if message.nickname is None else _nickname(message.nickname)
         if message.token is not None:
             found = await self.store.player_of(message.token)
             if found is None:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
             player, name, bot = found
             token = message.token
+            if nickname is not None and nickname != name:  # a guest takes a new name
+                if bot:
+                    raise ProtocolError(
+                        ErrorCode.NOT_ALLOWED, "a bot account's name is set by the operator"
+                    )
+                await self.store.rename(player, nickname)
+                name = nickname
+        elif nickname is None:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello needs a nickname or a token")
         else:
-            name = (message.nickname or "").strip()
-            if not NICKNAME_RE.fullmatch(name):
-                raise ProtocolError(
-                    ErrorCode.BAD_MESSAGE,
-                    f"a nickname has 1 to {MAX_NICKNAME} letters, digits, spaces, '.', '-', '_'",
-                )
+            name = nickname
             player, token = await self.store.new_player(name, now_ms())
         if player not in self.by_player:
             await self.store.set_online(player, now_ms(), ONLINE_TTL)

@@ -167,6 +167,10 @@ class Store:
             await pipe.execute()
         return player, token
 
+    async def rename(self, player: str, name: str) -> None:
+        """Give a guest a new name (its games keep the seats' names they were played under)."""
+        await self.redis.hset(_player_key(player), "name", name)
+
     async def new_bot(self, name: str, now: int, *, new_token: bool = False) -> tuple[str, str]:
         """The bot account ``name``, created: its player id and its secret token. With
         ``new_token``, an existing account gets a new token and its old one stops working.

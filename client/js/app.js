@@ -132,6 +132,7 @@ class App {
   receive(message) {
     switch (message.type) {
       case P.ServerType.WELCOME:
+        if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
         this.dispatch(S.welcomed, message);
         this.subscribe();
         break;
@@ -365,7 +366,7 @@ class App {
         if (!nickname) return;
         localStorage.setItem(NICKNAME_KEY, nickname);
         this.dispatch((s) => ({ ...S.nicknameChosen(s, nickname), editingName: false }));
-        this.conn.restart();
+        this.conn.rename();
       },
       openGame: (data) => {
         const id = String(data.get("id")).trim();

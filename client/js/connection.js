@@ -40,6 +40,7 @@ export class Connection {
     this.pingTimer = null;
     this.lastPong = 0;
     this.stopped = false;
+    this.renaming = false; // the next hello carries the nickname with the token
     addEventListener("online", () => this.retryNow());
   }
 
@@ -72,9 +73,10 @@ export class Connection {
     this.scheduleRetry();
   }
 
-  /** Forget the session and say hello again with the nickname (a new player). */
-  restart() {
-    tokenStore.clear();
+  /** Say hello again, now with the nickname: with a session, the same player takes that name
+   * (its games stay its own); without one, a new guest of that name. */
+  rename() {
+    this.renaming = true;
     clearTimeout(this.timer);
     const ws = this.ws;
     this.ws = null;
@@ -101,7 +103,7 @@ export class Connection {
     this.ws = ws;
     this.setStatus(this.number === 0 && this.attempt === 0 ? "connecting" : "reconnecting");
     ws.addEventListener("open", () => {
-      const hello = token ? Hello({ token }) : Hello({ nickname });
+      const hello = token ? Hello({ token, nickname: this.renaming ? nickname : null }) : Hello({ nickname });
       ws.send(encode(hello));
     });
     ws.addEventListener("message", (event) => this.receive(ws, event.data));
@@ -124,6 +126,7 @@ export class Connection {
     }
     if (message.type === ServerType.WELCOME) {
       tokenStore.set(message.token);
+      this.renaming = false;
       this.number += 1;
       this.attempt = 0;
       this.setStatus("online");

@@ -220,3 +220,25 @@ async def test_a_page_opened_while_storage_is_away_signs_in_once_it_is_back(
     await ada.page.get_by_test_id("create").click()
     await ada.game_id()
     assert ada.errors == []
+
+
+async def test_a_new_name_keeps_the_players_seat_in_its_games(
+    srv: Running, browser: Browser
+) -> None:
+    async with duel(srv, browser) as (ada, bob, game_id):
+        game = await opening(ada, bob, game_id)
+        await ada.page.evaluate("location.hash = '#/'")
+        await ada.page.locator("[data-action=editName]").click()
+        await ada.page.get_by_test_id("nickname").fill("Ada Lovelace")
+        await ada.page.get_by_test_id("nickname").press("Enter")
+        await expect(ada.page.get_by_test_id("me")).to_have_text("Ada Lovelace")
+        await ada.online()
+        assert await ada.page.evaluate("localStorage.getItem('hive.nickname')") == "Ada Lovelace"
+        # the same player: back in her game, it is still her move to make
+        await ada.page.evaluate(f"location.hash = '#/game/{game_id}'")
+        await ada.my_turn()
+        await ada.play(game, "wQ -wS1")
+        game.play("wQ -wS1")
+        update = await seen(bob, game_id, game.ply)
+        assert update.state.moves == ["wS1", "bS1 wS1-", "wQ -wS1"]
+        assert ada.errors == []

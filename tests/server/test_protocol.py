@@ -65,7 +65,7 @@ from server.protocol import (
     encode,
 )
 from tests.server.conftest import Running
-from tests.server.support import http_get
+from tests.server.support import http_get, start_game
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 DOC: Final = ROOT / "docs" / "protocol.md"
@@ -713,9 +713,32 @@ async def test_a_bad_token_and_a_second_hello_are_refused(srv: Running) -> None:
             assert (error.code, error.request) == (ErrorCode.ALREADY_AUTHENTICATED, "hello")
         await still_answers(ws, 3.0)
     async with raw(srv) as ws:  # the token is good, on another connection
-        resumed = await ask(ws, encode(Hello(nickname="someone else", token=welcome.token)))
+        resumed = await ask(ws, encode(Hello(token=welcome.token)))
         assert isinstance(resumed, Welcome)
         assert (resumed.player, resumed.nickname) == (welcome.player, "ada")
+
+
+async def test_a_guest_takes_a_new_name_with_its_token_and_keeps_its_games(srv: Running) -> None:
+    async with srv.connect("ada") as ada, srv.connect("bob") as bob:
+        game_id, _, _ = await start_game(ada, bob)
+        token = ada.welcome.token
+    async with raw(srv) as ws:
+        renamed = await ask(ws, encode(Hello(nickname=" ada2 ", token=token)))
+        assert isinstance(renamed, Welcome)
+        assert (renamed.player, renamed.nickname) == (ada.player, "ada2")
+        assert renamed.games == [game_id]  # the same player, seated where it was
+    async with raw(srv) as ws:  # the name is kept: a later resume says it
+        resumed = await ask(ws, encode(Hello(token=token)))
+        assert isinstance(resumed, Welcome) and resumed.nickname == "ada2"
+    async with raw(srv) as ws:  # a bad new name is refused like a guest's first one
+        error = await refusal(ws, encode(Hello(nickname="a;b", token=token)))
+        assert (error.code, error.request) == (BAD, "hello")
+    player, bot_token = await srv.hub.store.new_bot("robo", 0)
+    async with raw(srv) as ws:  # a bot account's name is the operator's
+        error = await refusal(ws, encode(Hello(nickname="other", token=bot_token)))
+        assert (error.code, error.request) == (ErrorCode.NOT_ALLOWED, "hello")
+        same = await ask(ws, encode(Hello(nickname="robo", token=bot_token)))
+        assert isinstance(same, Welcome) and (same.player, same.nickname) == (player, "robo")
 
 
 @pytest.mark.parametrize("nickname", [None, "", "   ", "x" * 25, "a\nb", "<b>ada</b>", "a;b"])
