@@ -289,12 +289,13 @@ class Link:
 
 @contextlib.asynccontextmanager
 async def duel(
-    srv: Running, browser: Browser, *, link: Link | None = None
+    srv: Running, browser: Browser, *, link: Link | None = None, time: str = "none"
 ) -> AsyncIterator[tuple[Person, Client, str]]:
-    """Ada in the browser opens a Base game as White with no clock; Bob, a Python client, joins.
-    Yields both and the game's id once Ada's page shows the game started."""
+    """Ada in the browser opens a Base game as White with no clock (or the lobby's ``time``
+    choice, such as ``"5+5"``); Bob, a Python client, joins. Yields both and the game's id once
+    Ada's page shows the game started."""
     ada = await Person.open(browser, base=srv.http_url, nickname="ada", link=link)
-    await ada.choose("Base", "none", "white")
+    await ada.choose("Base", time, "white")
     await ada.page.get_by_test_id("create").click()
     game_id = await ada.game_id()
     async with srv.connect("bob") as bob:
