@@ -1,5 +1,6 @@
-"""The game's buttons in the browser: chat, a draw offered and declined, a draw agreed, a
-rematch that takes both players to the new game, a resignation, and a spectator muted."""
+"""The game's buttons in the browser: chat, a draw offered and declined, a draw agreed (offered
+by either side), a rematch that takes both players to the new game (asked by either side), a
+resignation, a pass when it is the only move, the record's link, and a spectator muted."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from collections.abc import Callable
 import pytest
 from playwright.async_api import Browser, expect
 
+from hive import Game
 from server.client import Client
 from server.protocol import Draw, Rematch, Update
-from tests.client.support import Person, duel, seen
+from tests.client.support import Person, duel, layout_of, reply, seen
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
@@ -62,6 +64,72 @@ async def test_chat_draws_rematch_and_resign(srv: Running, browser: Browser) -> 
         await expect(result).to_contain_text("You lost")
         record = await srv.hub.store.get(rematch)
         assert record is not None and (record.result, record.reason) == ("WhiteWins", "resign")
+        assert ada.errors == []
+
+
+async def test_accepting_the_opponents_draw_and_rematch_and_the_records_link(
+    srv: Running, browser: Browser
+) -> None:
+    async with duel(srv, browser) as (ada, bob, game_id):
+        page = ada.page
+        record = page.get_by_test_id("record-link")
+        await expect(record).to_have_attribute("href", f"/games/{game_id}.txt")
+        fetched = await page.request.get(srv.http_url + f"/games/{game_id}.txt")
+        assert fetched.ok and (await fetched.text()).startswith("Base;NotStarted;White[1]")
+
+        # Bob offers a draw; Ada accepts it in the page
+        await bob.send(Draw(game_id, "offer"))
+        await page.get_by_test_id("accept-draw").click()
+        result = page.get_by_test_id("result")
+        await expect(result).to_have_attribute("data-result", "Draw")
+        await expect(result).to_have_attribute("data-reason", "agreement")
+        stored = await srv.hub.store.get(game_id)
+        assert stored is not None and (stored.result, stored.reason) == ("Draw", "agreement")
+
+        # Bob asks for a rematch; Ada's button accepts it and her page goes to the new game
+        await bob.send(Rematch(game_id))
+        await expect(page.get_by_test_id("rematch")).to_have_text("Accept rematch")
+        await page.get_by_test_id("rematch").click()
+        await page.wait_for_function(
+            "id => location.hash.startsWith('#/game/') && !location.hash.endsWith(id)", arg=game_id
+        )
+        rematch = await ada.game_id()
+        await expect(page.get_by_test_id("name-white")).to_have_text("bob")
+        await expect(page.get_by_test_id("record-link")).to_have_attribute(
+            "href", f"/games/{rematch}.txt"
+        )
+        assert ada.errors == []
+
+
+# fmt: off
+PASS_GAME = [
+    "wA1", "bS1 wA1-", "wQ -wA1", "bQ bS1/", "wQ \\wA1", "bA1 bS1\\",
+    "wQ -wA1", "bA2 bQ\\", "wQ \\wA1", "bA1 \\wQ", "wG1 /wQ", "bA2 /wG1",
+]
+# fmt: on
+"""Twelve plies after which White has no move but to pass (nokamute's UHP test "Pass")."""
+
+
+async def test_a_pass_when_it_is_the_only_move(srv: Running, browser: Browser) -> None:
+    async with duel(srv, browser) as (ada, bob, game_id):
+        game = Game("Base")
+        for mine, theirs in zip(PASS_GAME[::2], PASS_GAME[1::2], strict=True):
+            await ada.my_turn()
+            await expect(ada.page.get_by_test_id("pass")).to_have_count(0)
+            await ada.play(game, mine)
+            game.play(mine)
+            await reply(bob, game_id, game, theirs)
+            game.play(theirs)
+            await ada.wait_version(2 + game.ply)
+        assert game.legal_moves() == [game.parse_move("pass")]
+        assert await ada.pieces() == layout_of(game)
+        await ada.my_turn()
+        await ada.page.get_by_test_id("pass").click()
+        update = await seen(bob, game_id, game.ply + 1)
+        assert update.state.moves[-1] == "pass" and update.state.turn == "black"
+        await ada.wait_version(2 + game.ply + 1)
+        await expect(ada.page.get_by_test_id("moves")).to_contain_text("pass")
+        await expect(ada.page.get_by_test_id("pass")).to_have_count(0)
         assert ada.errors == []
 
 
