@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -102,4 +103,64 @@ async def test_the_visualizer_draws_a_trace_opens_nodes_and_shows_terms(
     # a click on an open node closes it
     await page.locator('.node[data-node="0.0"]').click()
     await expect(grandchildren).to_have_count(0)
+    assert viz.errors == []
+
+
+async def test_a_pasted_trace_colours_its_levels_and_the_view_zooms_and_pans(
+    srv: Running, browser: Browser, tmp_path: Path
+) -> None:
+    trace = await write_trace(tmp_path / "trace.json")
+    viz = await Person.open(browser, srv.http_url, "viz", "/visualizer", online=False)
+    page = viz.page
+    # not JSON: said so, nothing drawn
+    await page.get_by_text("…or paste its JSON").click()
+    paste = page.locator("form[data-form=paste]")
+    await paste.locator("textarea").fill("{not json")
+    await paste.get_by_role("button", name="Show").click()
+    await expect(page.locator("[data-slot=error]")).to_contain_text("Not JSON")
+    await expect(page.locator('.node[data-node="0"]')).to_have_count(0)
+    # the trace pasted
+    await paste.locator("textarea").fill(json.dumps(trace))
+    await paste.get_by_role("button", name="Show").click()
+    await expect(page.locator('.node[data-node="0"]')).to_contain_text("root")
+    await expect(page.locator("[data-slot=error]")).to_have_text("")
+
+    # each level in its colour: the root's, then the maximising and minimising sides alternate
+    first = trace["root"]["children"][0]
+    await page.locator('.node[data-node="0.0"]').click()
+    fills = {}
+    for node_id, node in (("0.0", first), ("0.0.0", first["children"][0])):
+        shown = page.locator(f'.node[data-node="{node_id}"]')
+        side = "max" if node["maximizing"] else "min"
+        await expect(shown).to_have_class(re.compile(rf"\b{side}\b"))
+        fills[side] = await shown.locator("rect").evaluate("r => getComputedStyle(r).fill")
+    root_fill = await page.locator('.node[data-node="0"] rect').evaluate(
+        "r => getComputedStyle(r).fill"
+    )
+    assert len({*fills.values(), root_fill}) == 3, fills
+
+    # the wheel zooms about the pointer; a drag pans
+    node = page.locator('.node[data-node="0.0"]')
+    before = await node.bounding_box()
+    assert before is not None
+    await page.mouse.move(before["x"] + 5, before["y"] + 5)
+    await page.mouse.wheel(0, -300)
+    await page.wait_for_function(
+        "([sel, w]) => document.querySelector(sel).getBoundingClientRect().width > w",
+        arg=['.node[data-node="0.0"]', before["width"] * 1.2],
+    )
+    zoomed = await node.bounding_box()
+    assert zoomed is not None
+    tree = await page.get_by_test_id("tree").bounding_box()
+    assert tree is not None
+    start = (tree["x"] + tree["width"] - 40, tree["y"] + tree["height"] - 40)  # empty canvas
+    await page.mouse.move(*start)
+    await page.mouse.down()
+    await page.mouse.move(start[0] - 100, start[1] - 60, steps=8)
+    await page.mouse.up()
+    moved = await node.bounding_box()
+    assert moved is not None
+    assert moved["x"] - zoomed["x"] == pytest.approx(-100, abs=2)
+    assert moved["y"] - zoomed["y"] == pytest.approx(-60, abs=2)
+    await expect(page.locator('.node[data-node^="0.0."]').first).to_be_visible()  # still open
     assert viz.errors == []
