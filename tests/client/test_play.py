@@ -178,3 +178,36 @@ async def test_a_game_on_a_phone_sized_screen_by_tapping(
         await expect(zoe.page.locator("[data-target]").first).to_be_visible()
         await zoe.screenshot(artifacts / "game-phone.png")
     assert zoe.errors == []
+
+
+async def test_the_create_form_seats_a_bot_of_the_level_chosen_and_the_reserves_count(
+    srv: Running, browser: Browser
+) -> None:
+    ada = await Person.open(browser, srv.http_url, "ada")
+    await ada.choose("Base+M", "10+10", "black")
+    await ada.page.locator("[data-testid=create-form] select[name=opponent]").select_option(
+        "bot:easy"
+    )
+    await ada.page.get_by_test_id("create").click()
+    game_id = await ada.game_id()
+    await expect(ada.page.get_by_test_id("name-black")).to_have_text("ada")
+    await expect(ada.page.get_by_test_id("name-white")).to_contain_text("bot")
+    await ada.my_turn()  # the bot, White, has played its first piece
+    record = await srv.hub.store.get(game_id)
+    assert record is not None and record.white is not None
+    assert (record.game_type, record.white.bot) == ("Base+M", "easy")
+    assert (record.time.kind, record.time.base, record.time.increment) == ("clock", 600, 10)
+    assert len(record.moves) == 1
+    # the reserves count what is in each hand: all of Black's, all of White's but one
+    counts = await ada.page.eval_on_selector_all(
+        "[data-testid=game] .reserve-piece",
+        "els => els.map(e => [e.dataset.bug, +e.querySelector('.count').textContent])",
+    )
+    full = {"Q": 1, "S": 2, "B": 2, "G": 3, "A": 3, "M": 1}
+    game = replay("Base+M", list(record.moves))
+    placed = Piece(game.moves[0].piece).name  # e.g. "wS1"
+    expected = {f"b{bug}": n for bug, n in full.items()}
+    expected |= {f"w{bug}": n for bug, n in full.items()}
+    expected[placed[:2]] -= 1
+    assert dict(counts) == {bug: n for bug, n in expected.items() if n}
+    assert ada.errors == []
