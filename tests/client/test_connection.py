@@ -4,6 +4,8 @@ an illegal drop changes nothing and says why."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Browser, expect
 
@@ -95,6 +97,9 @@ async def test_a_killed_socket_reconnects_by_itself_and_the_game_goes_on(
         await ada.online()
         statuses = await ada.page.evaluate("window.seenStatus")
         assert "reconnecting" in statuses and statuses[-1] == "online"
+        # the lag the pings measure is shown with the state
+        badge = ada.page.get_by_test_id("connection")
+        await expect(badge).to_have_text(re.compile(r"^online · \d+ ms$"))
         assert await ada.pieces() == layout_of(game)
         await ada.my_turn()
         await ada.play(game, "wG1 /wQ")
