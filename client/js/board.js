@@ -211,9 +211,8 @@ export class Board {
     if (ghost) ghost.setAttribute("hidden", "");
   }
 
-  /** Show what lies in the stack at (q, r), top first, near a client point. */
-  /** Show what lies beneath the stack at (q, r), beside the pointer; returns whether there
-   * was a stack to show (a single piece has nothing beneath it). */
+  /** Show the stack at (q, r), top first, beside a client point; returns whether there was a
+   * stack to show (a single piece has nothing beneath it). */
   showStack(q, r, clientX, clientY) {
     const stack = this.stacks?.get(key(q, r));
     if (!stack || stack.length < 2) {
