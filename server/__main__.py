@@ -125,6 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # websockets says every connection and HTTP request at INFO: with a proxy's health check
+    # every second, that drowns the server's own lines. Its warnings and errors still show.
+    logging.getLogger("websockets").setLevel(logging.WARNING)
     try:
         # uvloop: the event loop in C (asyncio's own loop was a fifth of the CPU under load).
         uvloop.run(run(settings))

@@ -86,3 +86,6 @@ async def test_sigterm_closes_connections_with_1001_and_stops_redis(tmp_path: Pa
     assert (data / "redis" / "appendonly.aof").exists() or (
         data / "redis" / "appendonlydir"
     ).exists()
+    # the log has the server's own lines, not one per connection or health check
+    assert any("INFO server: stopping" in line for line in server.log), server.log
+    assert not any(" websockets." in line for line in server.log), server.log
