@@ -19,7 +19,7 @@ export const tokenStore = {
 
 /**
  * Status: "connecting" (first try), "online" (welcomed), "reconnecting" (dropped, retrying),
- * "signed-out" (no token and no nickname to say hello with).
+ * "signed-out" (no token and no nickname to say hello with, or a nickname the server refused).
  */
 export class Connection {
   /**
@@ -53,7 +53,7 @@ export class Connection {
     this.open();
   }
 
-  /** Close and open again at once (a new nickname, or the browser came back online). */
+  /** Close and open again at once (the browser came back online). */
   retryNow() {
     if (this.stopped || this.status === "online") return;
     clearTimeout(this.timer);
