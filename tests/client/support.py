@@ -307,6 +307,19 @@ async def duel(
             await ada.close()
 
 
+async def exchange(
+    ada: Person, bob: Client, game_id: str, game: Game, mine: str, theirs: str
+) -> None:
+    """Ada plays ``mine`` by clicking when it is her turn, then Bob answers ``theirs``; returns
+    once Ada's page shows both (``game`` has both played)."""
+    await ada.my_turn()
+    await ada.play(game, mine)
+    game.play(mine)
+    await reply(bob, game_id, game, theirs)
+    game.play(theirs)
+    await ada.wait_version(2 + game.ply)
+
+
 async def seen(bob: Client, game_id: str, plies: int) -> Update:
     """The first update Bob receives of a game with ``plies`` moves played."""
     while True:

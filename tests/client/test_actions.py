@@ -12,7 +12,7 @@ from playwright.async_api import Browser, expect
 from hive import Game
 from server.client import Client
 from server.protocol import Draw, Rematch, Update
-from tests.client.support import Person, duel, layout_of, reply, seen
+from tests.client.support import Person, duel, exchange, layout_of, seen
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
@@ -116,11 +116,7 @@ async def test_a_pass_when_it_is_the_only_move(srv: Running, browser: Browser) -
         for mine, theirs in zip(PASS_GAME[::2], PASS_GAME[1::2], strict=True):
             await ada.my_turn()
             await expect(ada.page.get_by_test_id("pass")).to_have_count(0)
-            await ada.play(game, mine)
-            game.play(mine)
-            await reply(bob, game_id, game, theirs)
-            game.play(theirs)
-            await ada.wait_version(2 + game.ply)
+            await exchange(ada, bob, game_id, game, mine, theirs)
         assert game.legal_moves() == [game.parse_move("pass")]
         assert await ada.pieces() == layout_of(game)
         await ada.my_turn()

@@ -8,23 +8,10 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from hive import Game
-from server.client import Client
-from tests.client.support import Person, duel, layout_of, reply
+from tests.client.support import Person, duel, exchange, layout_of
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
-
-
-async def exchange(
-    ada: Person, bob: Client, game_id: str, game: Game, mine: str, theirs: str
-) -> None:
-    """Ada plays ``mine`` by clicking, then Bob answers ``theirs``; Ada's page shows both."""
-    await ada.my_turn()
-    await ada.play(game, mine)
-    game.play(mine)
-    await reply(bob, game_id, game, theirs)
-    game.play(theirs)
-    await ada.wait_version(2 + game.ply)
 
 
 async def width(ada: Person, piece: str) -> float:
