@@ -214,6 +214,7 @@ class Hub:
         # What the other server processes on this Redis share (see share_view).
         self.process = secrets.token_hex(4)
         self.spectators_elsewhere: dict[str, int] = {}
+        self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
         self.online_elsewhere: set[str] = set()
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
         self.metrics = Metrics(
@@ -827,18 +828,29 @@ class Hub:
 
     async def share_view(self) -> None:
         """Tell the other server processes how many spectators each game has here, and learn
-        theirs and who is connected to them (every VIEW_SECONDS, from the heartbeat)."""
-        mine = {
-            game_id: count
-            for game_id, live in self.games.items()
-            if (count := self._local_spectators(game_id, live.record))
-        }
-        spectators, online = await self.store.share_view(
-            self.process, mine, now_ms(), int(VIEW_SECONDS * 3)
+        theirs and which players of the games watched here (and which bot accounts) are
+        connected to them (every VIEW_SECONDS, from the heartbeat)."""
+        mine: dict[str, int] = {}
+        asked = self.bot_offers.keys() - self.by_player.keys()
+        for game_id in self.watchers:
+            live = self.games.get(game_id)
+            if live is None:
+                continue
+            if count := self._local_spectators(game_id, live.record):
+                mine[game_id] = count
+            asked.update(p for p in live.record.players() if p not in self.by_player)
+        changes = {game_id: n for game_id, n in mine.items() if self.shared.get(game_id) != n}
+        changes.update(dict.fromkeys(self.shared.keys() - mine.keys(), 0))
+        offers = await self.store.bot_offers()
+        asked.update(offers.keys() - self.by_player.keys())
+        spectators, online, renewed = await self.store.share_view(
+            self.process, changes, asked, now_ms(), int(VIEW_SECONDS * 3)
         )
+        # Counts shared before that had lapsed (Redis was away, or this process stalled) are
+        # all shared again next time.
+        self.shared = mine if renewed or not self.shared else {}
         self.spectators_elsewhere = spectators
         online_elsewhere = online - self.by_player.keys()
-        offers = await self.store.bot_offers()
         if offers.keys() & (online_elsewhere ^ self.online_elsewhere) or offers != self.bot_offers:
             self.lobby_dirty.set()  # a bot came or went on another process
         self.online_elsewhere = online_elsewhere
@@ -972,8 +984,9 @@ class Hub:
             await self.store.index(live.record, self._deadline(live.record))
 
     async def heartbeat(self) -> None:
-        """Every second, mark this server alive; every tenth, renew its players' online marks
-        (they expire after ONLINE_TTL if this process dies)."""
+        """Every second, mark this server alive and renew the online marks of a tenth of its
+        players (each player's every ten seconds; they lapse after ONLINE_TTL if this process
+        dies); every VIEW_SECONDS, share the view with the other processes."""
         beats = 0
         while True:
             with contextlib.suppress(
@@ -982,12 +995,23 @@ class Hub:
                 started = time.perf_counter()
                 await self.store.heartbeat(now_ms())
                 self.metrics.redis_seconds.observe(time.perf_counter() - started)
-                if beats % 10 == 0:
-                    await self.store.keep_online(list(self.by_player), now_ms(), ONLINE_TTL)
+                await self.renew_online(beats)
                 if beats % VIEW_SECONDS == 0:
                     await self.share_view()
             beats += 1
             await asyncio.sleep(1)
+
+    async def renew_online(self, beat: int) -> None:
+        """Renew the online marks of a tenth of this process's players, which tenth by
+        ``beat``; the lapsed marks are forgotten every tenth beat. (One command for all the
+        players every ten seconds was a pause for every game's moves.)"""
+        part = beat % 10
+        await self.store.keep_online(
+            [player for player in self.by_player if hash(player) % 10 == part],
+            now_ms(),
+            ONLINE_TTL,
+            forget_lapsed=part == 0,
+        )
 
     async def recover(self) -> None:
         """On start: rebuild the indexes, give back the time no server ran, restart bots."""

@@ -242,15 +242,17 @@ class Store:
             pipe.delete(f"hive:offline:{{{player}}}")
             await pipe.execute()
 
-    async def keep_online(self, players: list[str], now: int, ttl: int) -> None:
-        """Renew the online marks of ``players``, and forget the lapsed marks, in one command
-        each (however many players: a pipeline of one command per player held the event loop
-        for 70 ms with 2,000 of them)."""
+    async def keep_online(
+        self, players: list[str], now: int, ttl: int, *, forget_lapsed: bool = True
+    ) -> None:
+        """Renew the online marks of ``players``, and (``forget_lapsed``) forget the lapsed
+        marks, in one command each however many players there are."""
         async with self.redis.pipeline(transaction=False) as pipe:
             if players:
                 until = now + ttl * 1000
                 pipe.zadd(ONLINE_KEY, dict.fromkeys(players, until))
-            pipe.zremrangebyscore(ONLINE_KEY, "-inf", now)
+            if forget_lapsed:
+                pipe.zremrangebyscore(ONLINE_KEY, "-inf", now)
             await pipe.execute()
 
     async def set_offline(self, player: str, now: int) -> None:
@@ -271,22 +273,46 @@ class Store:
         return int(offline) if offline is not None else 0
 
     async def share_view(
-        self, process: str, spectators: dict[str, int], now: int, ttl: int
-    ) -> tuple[dict[str, int], set[str]]:
-        """Store this server process's spectator counts (game id -> count) for ``ttl``
-        seconds; return the other live processes' counts summed per game, and the players
-        connected anywhere (their online marks)."""
+        self,
+        process: str,
+        changes: dict[str, int],
+        players: Iterable[str],
+        now: int,
+        ttl: int,
+    ) -> tuple[dict[str, int], set[str], bool]:
+        """Share this server process's spectator counts, kept for ``ttl`` seconds: ``changes``
+        since the last call (game id -> count; 0 drops the game). Return the other live
+        processes' counts summed per game, which of ``players`` are connected anywhere (their
+        online marks), and whether this process's counts were still in Redis (False: none
+        were shared yet, or they lapsed and must all be shared again).
+
+        Only changes travel and only the players asked about are looked up: a process with a
+        thousand games sent and read everything every two seconds, a pause of several
+        milliseconds for the moves of all its games."""
         key = f"hive:proc:{process}:spectators"
+        kept = [game_id for game_id, count in changes.items() if count]
+        gone = [game_id for game_id, count in changes.items() if not count]
+        asked = list(players)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.delete(key)
-            if spectators:
-                pipe.hset(key, mapping=spectators)
+            pipe.expire(key, ttl)  # 0: the key had lapsed (or never held anything)
+            if kept:
+                pipe.hset(key, mapping={game_id: changes[game_id] for game_id in kept})
                 pipe.expire(key, ttl)
+            if gone:
+                pipe.hdel(key, *gone)
             pipe.zadd(PROCESSES_KEY, {process: now})
             pipe.zremrangebyscore(PROCESSES_KEY, "-inf", now - ttl * 1000)
             pipe.zrange(PROCESSES_KEY, 0, -1)
-            pipe.zrangebyscore(ONLINE_KEY, now, "+inf")
-            *_, processes, online = await pipe.execute()
+            if asked:
+                pipe.zmscore(ONLINE_KEY, asked)
+            replies = await pipe.execute()
+        renewed = bool(replies[0])
+        if asked:
+            *_, processes, scores = replies
+        else:
+            *_, processes = replies
+            scores = []
+        online = {player for player, until in zip(asked, scores, strict=True) if (until or 0) > now}
         others = [p.decode() for p in processes if p.decode() != process]
         totals: dict[str, int] = {}
         if others:
@@ -297,7 +323,7 @@ class Store:
                     for game_id, count in counts.items():
                         name = game_id.decode()
                         totals[name] = totals.get(name, 0) + int(count)
-        return totals, {player.decode() for player in online}
+        return totals, online, renewed
 
     async def count_in_window(self, player: str, what: str, seconds: float, now: int) -> int:
         """Count one more ``what`` of ``player`` at ``now`` (ms); how many there were in the

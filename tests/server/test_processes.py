@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import redis.asyncio as aioredis
 
+from server.app import now_ms
 from server.client import Client
 from server.embedded import RedisProcess
 from server.protocol import (
@@ -144,6 +145,55 @@ async def test_spectators_and_presence_are_counted_over_processes(
         assert w.state.spectators == b.state.spectators == 2
         assert w.state.black is not None and w.state.black.connected
         assert b.state.white is not None and b.state.white.connected
+
+
+async def test_ten_heartbeats_renew_every_players_online_mark(start_server: StartServer) -> None:
+    """Each beat renews a tenth of the process's players; ten beats renew them all."""
+    async with start_server() as srv, contextlib.AsyncExitStack() as stack:
+        for n in range(12):
+            await stack.enter_async_context(srv.connect(f"p{n}"))
+        redis = srv.hub.store.redis
+        players = list(srv.hub.by_player)
+        assert len(players) == 12
+        soon = now_ms() + 5_000  # the marks lapse soon; a renewed one lasts ONLINE_TTL
+        await redis.zadd("hive:online", dict.fromkeys(players, soon))
+
+        async def renewed() -> int:
+            return sum(until > soon for until in await redis.zmscore("hive:online", players))
+
+        await srv.hub.renew_online(3)
+        assert await renewed() < 12  # a part of them, not all in one beat
+        for beat in range(10):
+            await srv.hub.renew_online(beat)
+        assert await renewed() == 12
+
+
+async def test_a_process_shares_its_spectators_again_once_they_lapsed(
+    start_server: StartServer,
+) -> None:
+    """A process sends only the counts that changed; counts that lapsed in Redis (it stalled,
+    or Redis was away) are all sent again, and the other process sees the spectator again."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        two.connect("bob") as black,
+        one.connect("cy") as fan,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        await fan.send(Watch(game_id))
+        await updated(fan, game_id)
+        key = f"hive:proc:{one.hub.process}:spectators"
+        await one.hub.share_view()
+        assert await one.hub.store.redis.hgetall(key) == {game_id.encode(): b"1"}
+        await one.hub.store.redis.delete(key)  # lapsed
+        await one.hub.share_view()  # no change to send; it finds out they lapsed
+        await one.hub.share_view()
+        assert await one.hub.store.redis.hgetall(key) == {game_id.encode(): b"1"}
+        await two.hub.share_view()
+        await play(white, w, "wS1")
+        b = await updated(black, game_id)  # from process two
+        assert b.state.spectators == 1
 
 
 async def test_a_rematch_takes_both_players_along_whichever_process_they_are_on(
