@@ -711,9 +711,13 @@ class Hub:
                 if decided is None:
                     return None
                 record, event = decided
-                expected = live.record.version
+                was = live.record
                 if await self.store.commit(
-                    record, event, expected=expected, deadline=self._deadline(record)
+                    record,
+                    event,
+                    expected=was.version,
+                    deadline=self._deadline(record),
+                    indexed=(was.status, self._deadline(was)),
                 ):
                     live.apply(record, event)
                     self._after_commit(record)

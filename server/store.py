@@ -354,11 +354,21 @@ class Store:
         return [unpack(raw) for raw in raws if raw is not None]
 
     async def commit(
-        self, record: Record, event: Event, *, expected: int, deadline: int | None
+        self,
+        record: Record,
+        event: Event,
+        *,
+        expected: int,
+        deadline: int | None,
+        indexed: tuple[str, int | None] | None = None,
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
         (0: the game must be new), publish them, and update the indexes. False: someone else
-        changed the game first, and nothing was written."""
+        changed the game first, and nothing was written.
+
+        ``indexed``: the status and the deadline the game was indexed with at ``expected``.
+        While the status stays, only a changed deadline is written (a move of a game in
+        progress touches no other index)."""
         body = pack(record)
         event_body = pack_event(event)
         message = msgpack.packb([record.id, record.version, body, event_body])
@@ -376,7 +386,10 @@ class Store:
         )
         if not done:
             return False
-        await self.index(record, deadline)
+        if indexed is None or indexed[0] != record.status:
+            await self.index(record, deadline)
+        elif indexed[1] != deadline:
+            await self.index_deadline(record.id, deadline)
         return True
 
     async def index(self, record: Record, deadline: int | None) -> None:
@@ -401,6 +414,12 @@ class Store:
             else:
                 pipe.zadd("hive:deadlines", {game_id: deadline})
             await pipe.execute()
+
+    async def index_deadline(self, game_id: str, deadline: int | None) -> None:
+        if deadline is None:
+            await self.redis.zrem("hive:deadlines", game_id)
+        else:
+            await self.redis.zadd("hive:deadlines", {game_id: deadline})
 
     async def rewrite(self, record: Record) -> bool:
         """Replace the stored record without an event (same version), if still current."""

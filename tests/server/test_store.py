@@ -94,6 +94,32 @@ async def test_indexes_follow_the_game_and_repair_rebuilds_them(store: Store) ->
     assert await store.due(2000 + 60_000) == [record.id]  # the first-move deadline
 
 
+async def test_a_move_writes_only_the_deadline_of_a_game_in_progress(store: Store) -> None:
+    """While the status stays, a commit told how the game was indexed writes only a changed
+    deadline; a change of status indexes everything again."""
+    record = new_record(time=TimeControl("clock", 600, 0))
+    await store.commit(record, Event(1, "created", 0), expected=0, deadline=record.expires)
+    live, event = match.join(record, Seat("p2", "bob"), 2000)
+    await store.commit(live, event, expected=1, deadline=62_000, indexed=("open", record.expires))
+    assert (await store.live_ids(), await store.due(62_000)) == ([record.id], [record.id])
+    await store.redis.delete("hive:live")  # shows what the next commits write
+    moved = replace(live, version=3, moves=["wS1"])
+    move = Event(3, "move", 3000, by="white", text="wS1")
+    assert await store.commit(moved, move, expected=2, deadline=90_000, indexed=("live", 62_000))
+    assert await store.due(62_000) == []
+    assert await store.due(90_000) == [record.id]
+    assert await store.live_ids() == []  # untouched: the status did not change
+    said = replace(moved, version=4)
+    chat = Event(4, "chat", 3500, by="bob", text="hi")
+    assert await store.commit(said, chat, expected=3, deadline=90_000, indexed=("live", 90_000))
+    assert await store.due(90_000) == [record.id]
+    over, end = match.resign(said, "p1", 4000)
+    assert await store.commit(over, end, expected=4, deadline=None, indexed=("live", 90_000))
+    assert await store.due(10**12) == []
+    assert await store.games_of("p1") == []
+    assert [m.decode() for m in await store.redis.zrange("hive:over", 0, -1)] == [record.id]
+
+
 async def test_session_tokens_are_kept_hashed(store: Store) -> None:
     player, token = await store.new_player("ada", 0)
     assert await store.player_of(token) == (player, "ada", False)
