@@ -204,7 +204,6 @@ class Hub:
         self.games: dict[str, Live] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.sending: dict[str, asyncio.Lock] = {}
-        self.committing: dict[str, int] = {}  # game id -> the version a request here commits
         # The lobby's games, the last changed last; summed up only when someone watches.
         self.lobby_open: dict[str, Record] = {}
         self.lobby_live: dict[str, Record] = {}
@@ -445,8 +444,7 @@ class Hub:
         assert session.player is not None
         seat = session.seat()
         watched = message.game in session.watching
-        if not watched:
-            self._watch(session, message.game, 0)  # before the commit: its update comes here
+        self._watch(session, message.game, 0)  # before the commit: its update comes here
         try:
             await self.change(message.game, lambda live, now: match.join(live.record, seat, now))
         except ProtocolError:
@@ -551,12 +549,12 @@ class Hub:
             created.append(new)
             return old, event
 
-        old = await self.change(message.game, accept, deliver=False)
+        old = await self.change(message.game, accept)
         assert old is not None
         new = created[-1]
         self._follow_rematch(old, new.id)  # before any client hears of it (and unwatches)
-        # The old game's rematch event reaches its watchers before the new game's first state:
-        # a client follows the event to the new game.
+        # The old game's rematch event reaches its watchers before the new game's first state
+        # (the listener would pass it on later): a client follows the event to the new game.
         await self.deliver(message.game)
         start = Event(new.version, "joined", new.created, text=message.game)
         if await self.store.commit(new, start, expected=0, deadline=self._deadline(new)):
@@ -698,71 +696,37 @@ class Hub:
         return live
 
     async def change(
-        self,
-        game_id: str,
-        decide: Callable[[Live, int], tuple[Record, Event] | None],
-        *,
-        deliver: bool = True,
+        self, game_id: str, decide: Callable[[Live, int], tuple[Record, Event] | None]
     ) -> Record | None:
         """Apply the change ``decide`` makes to the game, committed against the version it was
         decided on; retried on a fresh copy if another process changed the game meanwhile.
-        Then the game's watchers here are brought up to date (the listener leaves a change
-        committed here to the request that made it, which has it at hand); with ``deliver``
-        off, the caller does it once the change is committed.
 
         Raises:
             ProtocolError: from ``decide``, or UNKNOWN_GAME.
         """
-        # lost: a commit here failed (another process's change made that version) or may
-        # have gone through unanswered; the listener left that version to this request.
-        committed = lost = False
-        try:
-            async with self.lock(game_id):
-                for _ in range(3):
-                    live = await self.live(game_id)
-                    decided = decide(live, now_ms())
-                    if decided is None:
-                        return None
-                    record, event = decided
-                    was = live.record
-                    self.committing[game_id] = record.version
-                    try:
-                        lost = True
-                        done = await self.store.commit(
-                            record,
-                            event,
-                            expected=was.version,
-                            deadline=self._deadline(record),
-                            indexed=(was.status, self._deadline(was)),
-                        )
-                    finally:
-                        del self.committing[game_id]
-                    if done:
-                        committed, lost = True, False
-                        live.apply(record, event)
-                        self._after_commit(record)
-                        return record
-                    fresh = await self.store.get(game_id)
-                    if fresh is None:
-                        raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}")
-                    if fresh.rematch is not None and was.rematch is None:
-                        self._follow_rematch(fresh, fresh.rematch)
-                    self._update_lobby(self._cache(fresh).record)
-                raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
-        finally:
-            if (deliver and committed) or lost:
-                await self._pass_on(game_id)
-
-    async def _pass_on(self, game_id: str) -> None:
-        """Deliver the game's changes to its watchers here (a failure is logged: the change
-        itself is committed)."""
-        try:
-            await self.deliver(game_id)
-            self._forget_if_idle(game_id)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
-            log.warning("game %s: update not delivered: storage unavailable (%s)", game_id, error)
-        except Exception:
-            log.exception("game %s: update not delivered", game_id)
+        async with self.lock(game_id):
+            for _ in range(3):
+                live = await self.live(game_id)
+                decided = decide(live, now_ms())
+                if decided is None:
+                    return None
+                record, event = decided
+                was = live.record
+                if await self.store.commit(
+                    record,
+                    event,
+                    expected=was.version,
+                    deadline=self._deadline(record),
+                    indexed=(was.status, self._deadline(was)),
+                ):
+                    live.apply(record, event)
+                    self._after_commit(record)
+                    return record
+                fresh = await self.store.get(game_id)
+                if fresh is None:
+                    raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}")
+                self._cache(fresh)
+            raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
 
     def _after_commit(self, record: Record) -> None:
         self._update_lobby(record)
@@ -914,8 +878,6 @@ class Hub:
     async def _published(self, data: bytes) -> None:
         """One committed change, from Redis: update the cache, the lobby and the watchers."""
         game_id, version, body, event_body = peek_published(data)
-        if self.committing.get(game_id) == version:
-            return  # being committed here: the committing request passes it on
         try:
             live = self.games.get(game_id)
             if live is None or live.record.version < version:  # not a change made here

@@ -3,20 +3,16 @@ from both, the lobby seen alike from both, and a flag that falls exactly once.""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
-import pytest
 import redis.asyncio as aioredis
 
 from server.app import now_ms
-from server.client import Client, ServerError
+from server.client import Client
 from server.embedded import RedisProcess
 from server.protocol import (
     CreateGame,
-    ErrorCode,
     JoinGame,
     Lobby,
     Rematch,
@@ -26,7 +22,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
-from server.store import Store, peek_published
+from server.store import Store
 from tests.server.conftest import StartServer, free_port
 from tests.server.support import ServerProcess, decisive_game, play, start_game, updated
 
@@ -149,51 +145,6 @@ async def test_spectators_and_presence_are_counted_over_processes(
         assert w.state.spectators == b.state.spectators == 2
         assert w.state.black is not None and w.state.black.connected
         assert b.state.white is not None and b.state.white.connected
-
-
-async def test_a_process_that_loses_a_race_passes_the_winners_change_on(
-    start_server: StartServer,
-) -> None:
-    """Ada's move (process one) and Bob's resignation (process two) are made on the same
-    version; Bob's is committed first. Process one's listener leaves that version to the
-    request committing it there, which loses: that request passes the resignation on to Ada
-    and to the spectator on process one."""
-    async with (
-        start_server() as one,
-        start_server() as two,
-        one.connect("ada") as white,
-        two.connect("bob") as black,
-        one.connect("cy") as fan,
-    ):
-        game_id, w, _ = await start_game(white, black)
-        await fan.send(Watch(game_id))
-        await updated(fan, game_id)
-        hub = one.hub
-        committing, skipped = asyncio.Event(), asyncio.Event()
-        commit, published = hub.store.commit, hub._published
-
-        async def held_commit(*args: Any, **kwargs: Any) -> bool:
-            committing.set()
-            await skipped.wait()  # the resignation has reached process one meanwhile
-            return await commit(*args, **kwargs)
-
-        async def watched_published(data: bytes) -> None:
-            await published(data)
-            if peek_published(data)[1] == w.version + 1:
-                skipped.set()
-
-        hub.store.commit = held_commit  # type: ignore[method-assign]
-        hub._published = watched_published  # type: ignore[method-assign]
-        await play(white, w, "wS1")
-        await committing.wait()
-        await black.send(Resign(game_id))
-        assert (await updated(black, game_id)).state.reason == "resign"
-        for client in (white, fan):
-            seen = await updated(client, game_id)
-            assert (seen.version, seen.state.reason) == (w.version + 1, "resign")
-        with pytest.raises(ServerError) as refused:
-            await updated(white, game_id)
-        assert refused.value.error.code == ErrorCode.GAME_OVER
 
 
 async def test_ten_heartbeats_renew_every_players_online_mark(start_server: StartServer) -> None:
