@@ -444,7 +444,8 @@ class Hub:
         assert session.player is not None
         seat = session.seat()
         watched = message.game in session.watching
-        self._watch(session, message.game, 0)  # before the commit: its update comes here
+        if not watched:
+            self._watch(session, message.game, 0)  # before the commit: its update comes here
         try:
             await self.change(message.game, lambda live, now: match.join(live.record, seat, now))
         except ProtocolError:

@@ -306,6 +306,17 @@ async def test_the_lobby_lists_open_games_and_games_in_progress(srv: Running) ->
             lobby = await cy.expect(Lobby)
 
 
+async def test_a_refused_join_of_a_watched_game_leaves_the_watch_as_it_was(srv: Running) -> None:
+    async with srv.connect("ada") as ada, srv.connect("bob") as bob:
+        await ada.send(CreateGame())
+        created = await ada.expect(Update)
+        await ada.send(JoinGame(created.game))
+        assert await refused(ada, created.game) == ErrorCode.OWN_GAME
+        await bob.send(JoinGame(created.game))
+        joined = await updated(ada, created.game)
+        assert [e.version for e in joined.events] == [2]  # not the events ada has seen again
+
+
 async def test_pass_is_played_when_it_is_the_only_move_and_refused_otherwise(
     srv: Running,
 ) -> None:
