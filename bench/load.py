@@ -1274,12 +1274,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--sweep", action="store_true", help="find the highest rate with p99 < 100 ms"
     )
     parser.add_argument(
-        "--sweep-from", type=float, default=100, help="the sweep's first rate (default %(default)s)"
+        "--sweep-from", type=float, default=500, help="the sweep's first rate (default %(default)s)"
     )
     parser.add_argument(
-        "--sweep-factor", type=float, default=1.2, help="rate step (default %(default)s)"
+        "--sweep-factor", type=float, default=1.15, help="rate step (default %(default)s)"
     )
-    parser.add_argument("--sweep-steps", type=int, default=12, help="(default %(default)s)")
+    parser.add_argument("--sweep-steps", type=int, default=10, help="(default %(default)s)")
     parser.add_argument("--sweep-seconds", type=float, default=10, help="(default %(default)s)")
     parser.add_argument("--no-relay", action="store_true", help="skip the relay comparison")
     parser.add_argument(
