@@ -836,7 +836,7 @@ class Hub:
         theirs and which players of the games watched here (and which bot accounts) are
         connected to them (every VIEW_SECONDS, from the heartbeat)."""
         mine: dict[str, int] = {}
-        asked = self.bot_offers.keys() - self.by_player.keys()
+        asked: set[str] = set()
         for game_id in self.watchers:
             live = self.games.get(game_id)
             if live is None:

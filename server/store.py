@@ -290,13 +290,13 @@ class Store:
         thousand games sent and read everything every two seconds, a pause of several
         milliseconds for the moves of all its games."""
         key = f"hive:proc:{process}:spectators"
-        kept = [game_id for game_id, count in changes.items() if count]
+        kept = {game_id: count for game_id, count in changes.items() if count}
         gone = [game_id for game_id, count in changes.items() if not count]
         asked = list(players)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.expire(key, ttl)  # 0: the key had lapsed (or never held anything)
             if kept:
-                pipe.hset(key, mapping={game_id: changes[game_id] for game_id in kept})
+                pipe.hset(key, mapping=kept)
                 pipe.expire(key, ttl)
             if gone:
                 pipe.hdel(key, *gone)
@@ -409,17 +409,11 @@ class Store:
                     pipe.srem(_games_key(player), game_id)
             if record.status == "over":
                 pipe.zadd("hive:over", {game_id: record.ended or 0})
-            if deadline is None:
-                pipe.zrem("hive:deadlines", game_id)
-            else:
-                pipe.zadd("hive:deadlines", {game_id: deadline})
+            _set_deadline(pipe, game_id, deadline)
             await pipe.execute()
 
     async def index_deadline(self, game_id: str, deadline: int | None) -> None:
-        if deadline is None:
-            await self.redis.zrem("hive:deadlines", game_id)
-        else:
-            await self.redis.zadd("hive:deadlines", {game_id: deadline})
+        await _set_deadline(self.redis, game_id, deadline)
 
     async def rewrite(self, record: Record) -> bool:
         """Replace the stored record without an event (same version), if still current."""
@@ -478,6 +472,14 @@ class Store:
         """Record that a server is alive at ``now``; returns the previous beat."""
         previous = await self.redis.set("hive:heartbeat", now, get=True)
         return None if previous is None else int(previous)
+
+
+def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
+    """The command that puts the game's deadline in ``hive:deadlines`` (None: takes it out),
+    queued on a pipeline or sent by a client (then awaited by the caller)."""
+    if deadline is None:
+        return redis.zrem("hive:deadlines", game_id)
+    return redis.zadd("hive:deadlines", {game_id: deadline})
 
 
 def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
