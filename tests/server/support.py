@@ -27,6 +27,7 @@ from server.protocol import (
     Resign,
     TimeControl,
     Update,
+    Watch,
     WatchLobby,
 )
 from server.store import EVENTS_CHANNEL, decode_published
@@ -72,6 +73,12 @@ async def start_game(
     assert created.state.status == "open"
     await black.send(JoinGame(created.game))
     return created.game, await updated(white, created.game), await updated(black, created.game)
+
+
+async def watch(client: Client, game: str, since: int | None = None) -> Update:
+    """``client`` watches ``game`` (from version ``since``); the update it gets first."""
+    await client.send(Watch(game, since=since))
+    return await updated(client, game)
 
 
 async def play(client: Client, update: Update, move: str) -> None:

@@ -22,7 +22,7 @@ from server.protocol import (
     WatchLobby,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import play, start_game, updated
+from tests.server.support import play, start_game, updated, watch
 
 
 async def refused(client: Client, game: str) -> ErrorCode:
@@ -52,8 +52,7 @@ async def test_a_reconnect_receives_exactly_the_events_it_missed(srv: Running) -
         await white.send(Chat(game_id, "still there?"))
         await updated(white, game_id)
         async with srv.connect(token=token) as black:
-            await black.send(Watch(game_id, since=seen))
-            back = await updated(black, game_id)
+            back = await watch(black, game_id, since=seen)
             assert not back.snapshot
             assert [(e.version, e.kind, e.text) for e in back.events] == [
                 (seen + 1, "chat", "still there?")
@@ -75,8 +74,7 @@ async def test_a_reconnect_too_far_behind_gets_a_snapshot(start_server: StartSer
             await white.send(Chat(game_id, f"line {n}"))
             w = await updated(white, game_id)
         async with srv.connect(token=black.welcome.token) as black:
-            await black.send(Watch(game_id, since=seen))
-            late = await updated(black, game_id)
+            late = await watch(black, game_id, since=seen)
             assert late.snapshot and late.events == [] and late.version == w.version
             assert [e.text for e in late.state.chat] == [f"line {n}" for n in range(5)]
         async with srv.connect(token=black.welcome.token) as black:
@@ -150,8 +148,7 @@ async def test_chat_has_a_length_limit_and_a_rate_limit(start_server: StartServe
         srv.connect("cy") as fan,
     ):
         game_id, _, _ = await start_game(white, black)
-        await fan.send(Watch(game_id))
-        await updated(fan, game_id)
+        await watch(fan, game_id)
         await fan.send(Chat(game_id, "x" * 21))
         assert await refused(fan, game_id) == ErrorCode.TOO_LONG
         await fan.send(Chat(game_id, "go ada"))  # spectators chat too
@@ -169,8 +166,7 @@ async def test_a_player_mutes_a_chatter_whose_lines_are_refused_until_unmuted(
 ) -> None:
     async with srv.connect("ada") as white, srv.connect("bob") as black, srv.connect("cy") as fan:
         game_id, _, _ = await start_game(white, black)
-        await fan.send(Watch(game_id))
-        await updated(fan, game_id)
+        await watch(fan, game_id)
 
         async def everyone_sees() -> list[Update]:
             return [await updated(client, game_id) for client in (white, black, fan)]
@@ -231,8 +227,7 @@ async def test_a_mute_holds_on_every_server_and_after_a_restart(
         two.connect("cy") as fan,
     ):
         game_id, _, _ = await start_game(white, black)
-        await fan.send(Watch(game_id))
-        await updated(fan, game_id)  # server two holds the game now
+        await watch(fan, game_id)  # server two holds the game now
         await white.send(Mute(game_id, fan.player))
         assert (await updated(fan, game_id)).state.muted == [fan.player]
         await fan.send(Chat(game_id, "boo"))
@@ -243,8 +238,7 @@ async def test_a_mute_holds_on_every_server_and_after_a_restart(
         assert record is not None and record.muted == [player]
         await fan.send(Chat(game_id, "boo"))
         assert await refused(fan, game_id) == ErrorCode.NOT_ALLOWED
-        await fan.send(Watch(game_id))
-        assert (await updated(fan, game_id)).state.muted == [player]
+        assert (await watch(fan, game_id)).state.muted == [player]
 
 
 async def test_threefold_repetition_is_a_draw(srv: Running) -> None:

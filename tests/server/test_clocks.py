@@ -6,10 +6,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from server.protocol import CreateGame, TimeControl, Update, Watch
+from server.protocol import CreateGame, TimeControl, Update
 from server.store import game_key, unpack
 from tests.server.conftest import Running, StartServer
-from tests.server.support import play, published, start_game, updated
+from tests.server.support import play, published, start_game, updated, watch
 
 
 async def test_a_flag_falls_with_nobody_connected(srv: Running) -> None:
@@ -25,8 +25,7 @@ async def test_a_flag_falls_with_nobody_connected(srv: Running) -> None:
         over = await wait(game_id, "over")  # both players are gone by now
     assert (over.by, over.text) == ("BlackWins", "timeout")
     async with srv.connect(token=tokens[0]) as white:
-        await white.send(Watch(game_id))
-        final = (await updated(white, game_id)).state
+        final = (await watch(white, game_id)).state
     assert (final.status, final.result, final.reason) == ("over", "BlackWins", "timeout")
     assert final.clocks.white == 0 and final.clocks.running is None
     assert final.moves == ["wS1", "bS1 wS1-"]
@@ -76,8 +75,7 @@ async def test_time_while_no_server_ran_is_not_charged(start_server: StartServer
     async with start_server() as srv:
         shifted = await _turn_started(srv.redis_url, game_id)
         async with srv.connect(token=tokens) as white:
-            await white.send(Watch(game_id))
-            after = (await updated(white, game_id)).state
+            after = (await watch(white, game_id)).state
     assert 60_000 <= shifted - stored < 60_000 + 10_000  # the outage, measured from the beat
     assert after.clocks.white is not None and after.clocks.white > 300_000
     async with start_server() as srv:  # a quick restart: no outage

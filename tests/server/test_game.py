@@ -11,10 +11,9 @@ from server.protocol import (
     ErrorCode,
     Play,
     Update,
-    Watch,
 )
 from tests.server.conftest import Running
-from tests.server.support import decisive_game, http_get, play, start_game, updated
+from tests.server.support import decisive_game, http_get, play, start_game, updated, watch
 
 
 async def test_two_players_play_a_whole_game_to_a_win_and_a_spectator_sees_every_move(
@@ -23,8 +22,7 @@ async def test_two_players_play_a_whole_game_to_a_win_and_a_spectator_sees_every
     moves = decisive_game()
     async with srv.connect("ada") as white, srv.connect("bob") as black, srv.connect("cy") as fan:
         game_id, w, b = await start_game(white, black)
-        await fan.send(Watch(game_id))
-        seen = await updated(fan, game_id)
+        seen = await watch(fan, game_id)
         assert seen.snapshot and seen.state.moves == []
         players = {0: (white, w), 1: (black, b)}
         spectated: list[str | None] = []
@@ -77,8 +75,7 @@ async def test_refused_moves_get_their_code_and_change_nothing(srv: Running) -> 
         await white.send(Play(game_id, w.version, "wQ"))
         refusal = await _error(white)
         assert "Queen may not be placed on a player's first turn" in refusal.message
-        await cy.send(Watch(game_id))
-        snapshot = await updated(cy, game_id)
+        snapshot = await watch(cy, game_id)
         assert snapshot.version == w.version and snapshot.state.moves == []
         await play(white, w, "wS1")
         assert (await updated(black, game_id)).state.moves == ["wS1"]

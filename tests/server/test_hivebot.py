@@ -21,7 +21,6 @@ from server.protocol import (
     JoinGame,
     TimeControl,
     Update,
-    Watch,
 )
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
@@ -33,6 +32,7 @@ from tests.server.support import (
     play_to_the_end,
     run_command,
     updated,
+    watch,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -217,8 +217,7 @@ async def test_hive_bot_reconnects_after_a_restart_and_finishes_its_game(
             await bot.wait_for("connected")  # the same bot process, back
             async with srv.connect(token=ada_token) as ada:
                 assert ada.welcome.games == [game_id]
-                await ada.send(Watch(game_id))
-                end = await play_to_the_end(ada, await updated(ada, game_id), rng)
+                end = await play_to_the_end(ada, await watch(ada, game_id), rng)
         assert end.state.result is not None and len(end.state.moves) > before + 2
 
 

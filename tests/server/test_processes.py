@@ -24,7 +24,7 @@ from server.protocol import (
 )
 from server.store import Store
 from tests.server.conftest import StartServer, free_port
-from tests.server.support import ServerProcess, decisive_game, play, start_game, updated
+from tests.server.support import ServerProcess, decisive_game, play, start_game, updated, watch
 
 
 @contextlib.asynccontextmanager
@@ -136,8 +136,7 @@ async def test_spectators_and_presence_are_counted_over_processes(
     ):
         game_id, w, b = await start_game(white, black)
         for fan in (fan_one, fan_two):
-            await fan.send(Watch(game_id))
-            await updated(fan, game_id)
+            await watch(fan, game_id)
         for hub in (one.hub, two.hub, one.hub):  # each shares its view (the heartbeat does)
             await hub.share_view()
         await play(white, w, "wS1")
@@ -181,8 +180,7 @@ async def test_a_process_shares_its_spectators_again_once_they_lapsed(
         one.connect("cy") as fan,
     ):
         game_id, w, _ = await start_game(white, black)
-        await fan.send(Watch(game_id))
-        await updated(fan, game_id)
+        await watch(fan, game_id)
         key = f"hive:proc:{one.hub.process}:spectators"
         await one.hub.share_view()
         assert await one.hub.store.redis.hgetall(key) == {game_id.encode(): b"1"}

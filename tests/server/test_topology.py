@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from server.client import Client
 from server.embedded import RedisProcess
-from server.protocol import CreateGame, Update, Watch
+from server.protocol import CreateGame, Update
 from server.store import Store
 from tests.server.conftest import free_port
 from tests.server.support import (
@@ -44,6 +44,7 @@ from tests.server.support import (
     published,
     start_game,
     updated,
+    watch,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -357,8 +358,7 @@ async def crash_mid_move(
         await topology.connect(player, stack)
         assert player.server != victim
         assert player.client.welcome.games == [game.game]
-        await player.client.send(Watch(game.game, since=seen))
-        player.last = await updated(player.client, game.game)
+        player.last = await watch(player.client, game.game, since=seen)
         assert not player.last.snapshot and player.last.version >= seen
     ply = len(game.acknowledged) + 1
     if committed:
