@@ -60,6 +60,7 @@ from server.protocol import (
     Error,
     ErrorCode,
     Event,
+    GameState,
     GameSummary,
     Hello,
     JoinGame,
@@ -165,12 +166,15 @@ class Live:
         """The cache of ``record``, keeping at most ``keep`` recent events."""
         return cls(record, record.new_game(), deque(maxlen=min(keep, RECENT_EVENTS)))
 
-    def apply(self, record: Record, event: Event) -> None:
-        """Bring the cache to ``record`` (no-op when it is not newer), keeping ``event``."""
+    def apply(self, record: Record, event: Event, game: Game | None = None) -> None:
+        """Bring the cache to ``record`` (no-op when it is not newer), keeping ``event``;
+        ``game``, if given, already holds the record's moves."""
         if record.version <= self.record.version:
             return
         played = self.record.moves
-        if record.moves[: len(played)] == played:
+        if game is not None:
+            self.game = game
+        elif record.moves[: len(played)] == played:
             for move in record.moves[len(played) :]:
                 self.game.play_unchecked(move)  # committed: checked when played
         else:
@@ -713,14 +717,16 @@ class Hub:
                     return None
                 record, event = decided
                 was = live.record
+                game = _game_after(live, record)
                 if await self.store.commit(
                     record,
                     event,
                     expected=was.version,
                     deadline=self._deadline(record),
                     indexed=(was.status, self._deadline(was)),
+                    update=None if game is None else self._update(record, game, event),
                 ):
-                    live.apply(record, event)
+                    live.apply(record, event, game)
                     self._after_commit(record)
                     return record
                 fresh = await self.store.get(game_id)
@@ -785,10 +791,27 @@ class Hub:
 
     # -- delivery ------------------------------------------------------------------------------
 
-    async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
+    def _update(self, record: Record, game: Game, event: Event) -> bytes:
+        """The encoded update of the change to ``record`` (``game`` holds its moves) for a
+        watcher one version behind: built once, by the process that makes the change, and
+        published with it (every process passes it on, see ``deliver``)."""
+        state = match.state(
+            record,
+            game,
+            now_ms(),
+            spectators=self._spectators(record.id, record),
+            connected=self._connected,
+        )
+        return encode(Update(record.id, record.version, [event], state, False))
+
+    async def deliver(
+        self, game_id: str, *, also: Session | None = None, built: tuple[int, bytes] | None = None
+    ) -> None:
         """Bring every watcher of the game up to date: the events it has not seen, then the
         state (a snapshot when the events are too old). ``also`` gets an update even when it
-        has seen everything (it has just asked to watch)."""
+        has seen everything (it has just asked to watch). ``built``: a version and the update
+        for the watchers one version behind it, as the process that made the change built it;
+        passed on as it is while the game is at that version."""
         async with self.sending.setdefault(game_id, asyncio.Lock()):
             watchers = self.watchers.get(game_id)
             live = self.games.get(game_id)
@@ -802,14 +825,22 @@ class Hub:
                     behind.setdefault(seen, []).append(session)
             if not behind:
                 return
-            state = match.state(
-                record,
-                live.game,
-                now_ms(),
-                spectators=self._spectators(game_id, record),
-                connected=self._connected,
-            )
+            state: GameState | None = None
             for seen, sessions in behind.items():
+                if built is not None and built[0] == record.version == seen + 1:
+                    broadcast([s.ws for s in sessions], built[1])
+                    for s in sessions:
+                        if game_id in s.watching:
+                            s.watching[game_id] = record.version
+                    continue
+                if state is None:
+                    state = match.state(
+                        record,
+                        live.game,
+                        now_ms(),
+                        spectators=self._spectators(game_id, record),
+                        connected=self._connected,
+                    )
                 events: list[Event] | None = None
                 if seen >= 0:
                     events = live.events_after(seen)
@@ -878,7 +909,7 @@ class Hub:
 
     async def _published(self, data: bytes) -> None:
         """One committed change, from Redis: update the cache, the lobby and the watchers."""
-        game_id, version, body, event_body = peek_published(data)
+        game_id, version, body, event_body, update = peek_published(data)
         try:
             live = self.games.get(game_id)
             if live is None or live.record.version < version:  # not a change made here
@@ -892,7 +923,7 @@ class Hub:
                     self._follow_rematch(record, event.text)  # before the event is passed on
             else:
                 self._update_lobby(live.record)
-            await self.deliver(game_id)
+            await self.deliver(game_id, built=None if update is None else (version, update))
             self._forget_if_idle(game_id)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
             raise
@@ -1041,6 +1072,19 @@ class Hub:
             if record.status == "live":
                 self.games[record.id] = Live.of(record, self.settings.event_log)
                 self._after_commit(record)
+
+
+def _game_after(live: Live, record: Record) -> Game | None:
+    """The game of ``record``, a change of the cached one: the cached game itself when no move
+    was made, a copy with the move played when one was, else None."""
+    played = live.record.moves
+    if record.moves == played:
+        return live.game
+    if len(record.moves) == len(played) + 1 and record.moves[:-1] == played:
+        game = live.game.copy()
+        game.play_unchecked(record.moves[-1])  # checked by the change
+        return game
+    return None
 
 
 # -- HTTP ----------------------------------------------------------------------------------------

@@ -59,7 +59,9 @@ BOT_OFFERS_KEY: Final = "hive:bot-offers"
 PROCESSES_KEY: Final = "hive:processes"
 
 EVENTS_CHANNEL: Final = "hive:events"
-"""Pub/sub channel: ``[game id, version, record, event]`` (msgpack) of every committed change."""
+"""Pub/sub channel: ``[game id, version, record, event, update]`` (msgpack) of every committed
+change; ``update``: the ``Update`` frame for watchers one version behind, built once by the
+process that made the change (None when it built none)."""
 
 _COMMIT: Final = """
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -361,6 +363,7 @@ class Store:
         expected: int,
         deadline: int | None,
         indexed: tuple[str, int | None] | None = None,
+        update: bytes | None = None,
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
         (0: the game must be new), publish them, and update the indexes. False: someone else
@@ -368,10 +371,13 @@ class Store:
 
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
-        progress touches no other index)."""
+        progress touches no other index).
+
+        ``update``: the encoded ``Update`` of this change for a watcher one version behind,
+        published with it so that every process passes it on instead of building it again."""
         body = pack(record)
         event_body = pack_event(event)
-        message = msgpack.packb([record.id, record.version, body, event_body])
+        message = msgpack.packb([record.id, record.version, body, event_body, update])
         done = await self._commit(
             keys=[game_key(record.id), _log_key(record.id)],
             args=[
@@ -483,13 +489,13 @@ def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
 
 
 def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
-    """A message of ``EVENTS_CHANNEL``."""
-    game_id, version, body, event_body = peek_published(data)
+    """A message of ``EVENTS_CHANNEL``: the change's game, version, record and event."""
+    game_id, version, body, event_body, _ = peek_published(data)
     return game_id, version, unpack(body), unpack_event(event_body)
 
 
-def peek_published(data: bytes) -> tuple[str, int, bytes, bytes]:
+def peek_published(data: bytes) -> tuple[str, int, bytes, bytes, bytes | None]:
     """A message of ``EVENTS_CHANNEL`` with its record and event still packed (a process that
-    made the change already has them)."""
-    game_id, version, body, event_body = msgpack.unpackb(data)
-    return game_id, version, body, event_body
+    made the change already has them), and the update frame built with it (or None)."""
+    game_id, version, body, event_body, update = msgpack.unpackb(data)
+    return game_id, version, body, event_body, update

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
+from hive import Game
+from server import match
 from server.app import now_ms
 from server.client import Client
 from server.embedded import RedisProcess
+from server.match import Record
 from server.protocol import (
     CreateGame,
+    GameState,
     JoinGame,
     Lobby,
     Rematch,
@@ -144,6 +150,37 @@ async def test_spectators_and_presence_are_counted_over_processes(
         assert w.state.spectators == b.state.spectators == 2
         assert w.state.black is not None and w.state.black.connected
         assert b.state.white is not None and b.state.white.connected
+
+
+async def test_a_change_is_built_once_and_passed_on_by_both_processes(
+    start_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process that commits a move builds its update; the other passes the published
+    frame on to its watchers as it is."""
+    built: list[tuple[object, int]] = []
+    real_state = match.state
+
+    def state(record: Record, game: Game, now: int, **view: Any) -> GameState:
+        built.append((view["connected"].__self__, record.version))  # the hub that builds
+        return real_state(record, game, now, **view)
+
+    monkeypatch.setattr(match, "state", state)
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        two.connect("bob") as black,
+        two.connect("cy") as fan,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        await watch(fan, game_id)
+        built.clear()
+        await play(white, w, "wS1")
+        w, b, f = [await updated(c, game_id) for c in (white, black, fan)]
+        assert w.version == b.version == f.version == 3
+        assert b.state.legal and b.state.legal == f.state.legal
+        assert built == [(one.hub, 3)]  # once, by the process of the move
+        assert w == b == f
 
 
 async def test_ten_heartbeats_renew_every_players_online_mark(start_server: StartServer) -> None:
