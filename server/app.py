@@ -23,7 +23,7 @@ import random
 import re
 import secrets
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
@@ -218,7 +218,15 @@ class Hub:
         # What the other server processes on this Redis share (see share_view).
         self.process = secrets.token_hex(4)
         self.spectators_elsewhere: dict[str, int] = {}
+        # The view is kept up to date game by game: ``seen`` holds the games whose watchers
+        # or players here changed since share_view last looked (a loop over every watched
+        # game every two seconds was a pause for every game's moves).
+        self.seen: set[str] = set()
+        self.spectating: dict[str, int] = {}  # spectators here by game id (none: left out)
+        self.players_of: dict[str, tuple[str, ...]] = {}  # the players of the games watched here
+        self.watched_players: Counter[str] = Counter()  # ... counted in how many games
         self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
+        self.share_all = True  # Redis holds none of them: share them all next time
         self.online_elsewhere: set[str] = set()
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
         self.metrics = Metrics(
@@ -645,6 +653,7 @@ class Hub:
     def _watch(self, session: Session, game_id: str, version: int) -> None:
         session.watching[game_id] = version
         self.watchers.setdefault(game_id, {})[session] = None
+        self.seen.add(game_id)
 
     def _unwatch(self, session: Session, game_id: str) -> None:
         session.watching.pop(game_id, None)
@@ -653,6 +662,7 @@ class Hub:
             watchers.pop(session, None)
             if not watchers:
                 del self.watchers[game_id]
+            self.seen.add(game_id)
         self._forget_if_idle(game_id)
 
     def _forget_if_idle(self, game_id: str) -> None:
@@ -862,29 +872,60 @@ class Hub:
         players = set(record.players())
         return sum(1 for s in self.watchers.get(game_id, ()) if s.player not in players)
 
+    def _look_again(self) -> set[str]:
+        """Count again the spectators here, and note the players, of the games whose watchers
+        or players changed since the last look; returns those games."""
+        looked, self.seen = self.seen, set()
+        for game_id in looked:
+            for player in self.players_of.pop(game_id, ()):
+                self.watched_players[player] -= 1
+                if not self.watched_players[player]:
+                    del self.watched_players[player]
+            self.spectating.pop(game_id, None)
+            if game_id not in self.watchers:
+                continue
+            live = self.games.get(game_id)
+            if live is None:  # not loaded yet: look next time
+                self.seen.add(game_id)
+                continue
+            players = self.players_of[game_id] = tuple(live.record.players())
+            self.watched_players.update(players)
+            if count := self._local_spectators(game_id, live.record):
+                self.spectating[game_id] = count
+        return looked
+
     async def share_view(self) -> None:
         """Tell the other server processes how many spectators each game has here, and learn
         theirs and which players of the games watched here (and which bot accounts) are
         connected to them (every VIEW_SECONDS, from the heartbeat)."""
-        mine: dict[str, int] = {}
-        asked: set[str] = set()
-        for game_id in self.watchers:
-            live = self.games.get(game_id)
-            if live is None:
-                continue
-            if count := self._local_spectators(game_id, live.record):
-                mine[game_id] = count
-            asked.update(p for p in live.record.players() if p not in self.by_player)
-        changes = {game_id: n for game_id, n in mine.items() if self.shared.get(game_id) != n}
-        changes.update(dict.fromkeys(self.shared.keys() - mine.keys(), 0))
-        offers = await self.store.bot_offers()
-        asked.update(offers.keys() - self.by_player.keys())
-        spectators, online, renewed = await self.store.share_view(
-            self.process, changes, asked, now_ms(), int(VIEW_SECONDS * 3)
-        )
-        # Counts shared before that had lapsed (Redis was away, or this process stalled) are
-        # all shared again next time.
-        self.shared = mine if renewed or not self.shared else {}
+        looked = self._look_again()
+        shared = self.shared
+        if self.share_all:
+            looked = looked | self.spectating.keys() | shared.keys()
+        changes = {
+            game_id: count
+            for game_id in looked
+            if (count := self.spectating.get(game_id, 0)) != shared.get(game_id, 0)
+        }
+        try:
+            offers = await self.store.bot_offers()
+            asked = (self.watched_players.keys() | offers.keys()) - self.by_player.keys()
+            spectators, online, renewed = await self.store.share_view(
+                self.process, changes, asked, now_ms(), int(VIEW_SECONDS * 3)
+            )
+        except BaseException:
+            self.seen |= looked  # their changes were not shared: look again next time
+            raise
+        if renewed or self.share_all:  # Redis holds what it held, and the changes
+            for game_id, count in changes.items():
+                if count:
+                    shared[game_id] = count
+                else:
+                    shared.pop(game_id, None)
+            self.share_all = False
+        else:  # the counts had lapsed (Redis was away, or this process stalled): Redis holds
+            self.shared = {}  # only the changes; all are shared again next time
+            self.share_all = True
         self.spectators_elsewhere = spectators
         online_elsewhere = online - self.by_player.keys()
         if offers.keys() & (online_elsewhere ^ self.online_elsewhere) or offers != self.bot_offers:
@@ -957,8 +998,9 @@ class Hub:
         )
 
     def _update_lobby(self, record: Record) -> None:
-        self.lobby_open.pop(record.id, None)
-        self.lobby_live.pop(record.id, None)
+        was = self.lobby_open.pop(record.id, None) or self.lobby_live.pop(record.id, None)
+        if (was is None or was.status != record.status) and record.id in self.watchers:
+            self.seen.add(record.id)  # a join changes the players, so the spectators
         if record.status == "open":
             self.lobby_open[record.id] = record
         elif record.status == "live":

@@ -21,9 +21,12 @@ from server.protocol import (
     GameState,
     JoinGame,
     Lobby,
+    Ping,
+    Pong,
     Rematch,
     Resign,
     TimeControl,
+    Unwatch,
     Update,
     Watch,
     WatchLobby,
@@ -181,6 +184,40 @@ async def test_a_change_is_built_once_and_passed_on_by_both_processes(
         assert b.state.legal and b.state.legal == f.state.legal
         assert built == [(one.hub, 3)]  # once, by the process of the move
         assert w == b == f
+
+
+async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
+    start_server: StartServer,
+) -> None:
+    """A process shares the changed counts only: a spectator who leaves, and one who takes
+    the open seat (a player, no longer a spectator), count no more on the other process."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        one.connect("bob") as fan,
+        one.connect("cy") as joiner,
+        two.connect("dee") as far,
+    ):
+        await white.send(CreateGame(game_type="Base", color="white"))
+        game_id = (await white.expect(Update)).game
+        for client in (fan, joiner):
+            await watch(client, game_id)
+        await watch(far, game_id)
+
+        async def seen_from_two() -> int:
+            await one.hub.share_view()
+            await two.hub.share_view()
+            return two.hub._spectators(game_id, two.hub.games[game_id].record)
+
+        assert await seen_from_two() == 3  # bob, cy here and dee there
+        await fan.send(Unwatch(game_id))
+        await fan.send(Ping())  # answered after the Unwatch: it has been applied
+        await fan.expect(Pong)
+        assert await seen_from_two() == 2
+        await joiner.send(JoinGame(game_id))
+        assert (await updated(far, game_id)).state.status == "live"
+        assert await seen_from_two() == 1  # cy plays now; dee still watches, on two
 
 
 async def test_ten_heartbeats_renew_every_players_online_mark(start_server: StartServer) -> None:
