@@ -227,6 +227,9 @@ class Hub:
         self.watched_players: Counter[str] = Counter()  # ... counted in how many games
         self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
         self.share_all = True  # Redis holds none of them: share them all next time
+        # No other process runs (as of the last share_view): a change's update is built by
+        # whoever delivers it, not before the commit to be published with it.
+        self.alone = False
         self.online_elsewhere: set[str] = set()
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
         self.metrics = Metrics(
@@ -727,7 +730,7 @@ class Hub:
                     return None
                 record, event = decided
                 was = live.record
-                game = _game_after(live, record)
+                game = None if self.alone else _game_after(live, record)
                 if await self.store.commit(
                     record,
                     event,
@@ -910,13 +913,14 @@ class Hub:
         try:
             offers = await self.store.bot_offers()
             asked = (self.watched_players.keys() | offers.keys()) - self.by_player.keys()
-            spectators, online, renewed = await self.store.share_view(
+            view = await self.store.share_view(
                 self.process, changes, asked, now_ms(), int(VIEW_SECONDS * 3)
             )
         except BaseException:
             self.seen |= looked  # their changes were not shared: look again next time
             raise
-        if renewed or self.share_all:  # Redis holds what it held, and the changes
+        self.alone = view.others == 0
+        if view.renewed or self.share_all:  # Redis holds what it held, and the changes
             for game_id, count in changes.items():
                 if count:
                     shared[game_id] = count
@@ -926,8 +930,8 @@ class Hub:
         else:  # the counts had lapsed (Redis was away, or this process stalled): Redis holds
             self.shared = {}  # only the changes; all are shared again next time
             self.share_all = True
-        self.spectators_elsewhere = spectators
-        online_elsewhere = online - self.by_player.keys()
+        self.spectators_elsewhere = view.spectators
+        online_elsewhere = view.online - self.by_player.keys()
         if offers.keys() & (online_elsewhere ^ self.online_elsewhere) or offers != self.bot_offers:
             self.lobby_dirty.set()  # a bot came or went on another process
         self.online_elsewhere = online_elsewhere

@@ -44,7 +44,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgpack
 from redis.asyncio import Redis
@@ -281,12 +281,10 @@ class Store:
         players: Iterable[str],
         now: int,
         ttl: int,
-    ) -> tuple[dict[str, int], set[str], bool]:
+    ) -> View:
         """Share this server process's spectator counts, kept for ``ttl`` seconds: ``changes``
-        since the last call (game id -> count; 0 drops the game). Return the other live
-        processes' counts summed per game, which of ``players`` are connected anywhere (their
-        online marks), and whether this process's counts were still in Redis (False: none
-        were shared yet, or they lapsed and must all be shared again).
+        since the last call (game id -> count; 0 drops the game). Return what the other live
+        processes share (see ``View``).
 
         Only changes travel and only the players asked about are looked up: a process with a
         thousand games sent and read everything every two seconds, a pause of several
@@ -325,7 +323,7 @@ class Store:
                     for game_id, count in counts.items():
                         name = game_id.decode()
                         totals[name] = totals.get(name, 0) + int(count)
-        return totals, online, renewed
+        return View(totals, online, renewed, len(others))
 
     async def count_in_window(self, player: str, what: str, seconds: float, now: int) -> int:
         """Count one more ``what`` of ``player`` at ``now`` (ms); how many there were in the
@@ -478,6 +476,20 @@ class Store:
         """Record that a server is alive at ``now``; returns the previous beat."""
         previous = await self.redis.set("hive:heartbeat", now, get=True)
         return None if previous is None else int(previous)
+
+
+class View(NamedTuple):
+    """What ``Store.share_view`` learns."""
+
+    spectators: dict[str, int]
+    """The other live processes' spectator counts, summed per game."""
+    online: set[str]
+    """The players asked about that are connected anywhere (their online marks)."""
+    renewed: bool
+    """Whether this process's counts were still in Redis (False: none were shared yet, or
+    they lapsed and must all be shared again)."""
+    others: int
+    """How many other server processes are alive."""
 
 
 def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:

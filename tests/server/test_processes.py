@@ -3,6 +3,7 @@ from both, the lobby seen alike from both, and a flag that falls exactly once.""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -31,7 +32,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
-from server.store import Store
+from server.store import EVENTS_CHANNEL, Store, peek_published
 from tests.server.conftest import StartServer, free_port
 from tests.server.support import ServerProcess, decisive_game, play, start_game, updated, watch
 
@@ -177,6 +178,8 @@ async def test_a_change_is_built_once_and_passed_on_by_both_processes(
     ):
         game_id, w, _ = await start_game(white, black)
         await watch(fan, game_id)
+        for hub in (one.hub, two.hub):  # each learns of the other (the heartbeat does)
+            await hub.share_view()
         built.clear()
         await play(white, w, "wS1")
         w, b, f = [await updated(c, game_id) for c in (white, black, fan)]
@@ -218,6 +221,45 @@ async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
         await joiner.send(JoinGame(game_id))
         assert (await updated(far, game_id)).state.status == "live"
         assert await seen_from_two() == 1  # cy plays now; dee still watches, on two
+
+
+async def test_a_lone_process_publishes_no_update_with_a_change(
+    start_server: StartServer,
+) -> None:
+    """Alone on its Redis, a process builds no update to publish (nobody would use it); once
+    another process runs, its changes carry theirs."""
+    async with (
+        start_server() as one,
+        one.connect("ada") as white,
+        one.connect("bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black)
+        redis = aioredis.Redis.from_url(one.redis_url)
+        pubsub = redis.pubsub()
+        await pubsub.subscribe(EVENTS_CHANNEL)
+
+        async def next_update() -> bytes | None:
+            async with asyncio.timeout(30):
+                async for message in pubsub.listen():
+                    if message["type"] == "message":
+                        found, _, _, _, update = peek_published(message["data"])
+                        if found == game_id:
+                            return update
+            raise AssertionError("the subscription ended")
+
+        try:
+            await one.hub.share_view()
+            await play(white, w, "wS1")
+            assert await next_update() is None
+            b = await updated(black, game_id)
+            async with start_server() as two:
+                await two.hub.share_view()
+                await one.hub.share_view()
+                await play(black, b, "bS1 wS1-")
+                assert await next_update() is not None
+        finally:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await redis.aclose()
 
 
 async def test_ten_heartbeats_renew_every_players_online_mark(start_server: StartServer) -> None:

@@ -149,18 +149,21 @@ async def test_presence_marks_lapse_unless_renewed(store: Store) -> None:
 async def test_processes_share_their_spectators_and_who_is_online(store: Store) -> None:
     await store.set_online("ada", now=1_000, ttl=30)
     view = store.share_view
-    assert await view("one", {"g1": 2, "g2": 1}, ["ada", "bob"], 1_000, 6) == ({}, {"ada"}, False)
-    assert await view("two", {"g1": 3}, ["ada"], 2_000, 6) == ({"g1": 2, "g2": 1}, {"ada"}, False)
+    # (the last figure: how many other processes are alive)
+    one = await view("one", {"g1": 2, "g2": 1}, ["ada", "bob"], 1_000, 6)
+    assert one == ({}, {"ada"}, False, 0)
+    two = await view("two", {"g1": 3}, ["ada"], 2_000, 6)
+    assert two == ({"g1": 2, "g2": 1}, {"ada"}, False, 1)
     # Only changes travel: 0 drops a game; the players asked about are the ones looked up.
-    assert await view("one", {"g1": 0, "g2": 4}, [], 3_000, 6) == ({"g1": 3}, set(), True)
-    assert await view("three", {}, ["bob"], 4_000, 6) == ({"g1": 3, "g2": 4}, set(), False)
+    assert await view("one", {"g1": 0, "g2": 4}, [], 3_000, 6) == ({"g1": 3}, set(), True, 1)
+    assert await view("three", {}, ["bob"], 4_000, 6) == ({"g1": 3, "g2": 4}, set(), False, 2)
     # A process that stops sharing (it died) drops out after the ttl.
-    assert await view("two", {}, [], 8_500, 6) == ({"g2": 4}, set(), True)
-    assert await view("two", {}, [], 9_500, 6) == ({}, set(), True)
-    assert await view("three", {}, ["ada"], 40_000, 6) == ({}, set(), False)  # ada lapsed
+    assert await view("two", {}, [], 8_500, 6) == ({"g2": 4}, set(), True, 2)
+    assert await view("two", {}, [], 9_500, 6) == ({}, set(), True, 1)
+    assert await view("three", {}, ["ada"], 40_000, 6) == ({}, set(), False, 0)  # ada lapsed
     # (False: "three" has no counts in Redis; it never shared any.)
     # Counts that lapsed in Redis are reported, so that the process shares them all again.
     await store.redis.delete("hive:proc:two:spectators")
-    assert await view("two", {"g5": 1}, [], 41_000, 6) == ({}, set(), False)
+    assert await view("two", {"g5": 1}, [], 41_000, 6) == ({}, set(), False, 1)
     assert await store.redis.hgetall("hive:proc:two:spectators") == {b"g5": b"1"}
     assert 0 < await store.redis.ttl("hive:proc:two:spectators") <= 6
