@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import Enum
 from typing import Final, NamedTuple
 
@@ -18,6 +19,7 @@ from hive.pieces import (
     BUG_OF,
     COLOR_OF,
     FIRST_OF,
+    NAMES,
     Bug,
     Color,
     GameType,
@@ -295,6 +297,26 @@ class Game:
         if move.is_pass:
             return notation.PASS_STRING
         return notation.spell(move.piece, self.board, move.destination)
+
+    def move_strings(self, moves: Iterable[Move]) -> list[str]:
+        """The canonical MoveStrings of ``moves`` of this position, as ``move_string`` spells
+        each. Placements on one hex differ only in the piece's name (a piece in hand is never
+        its own reference), so each hex's reference is looked for once."""
+        board = self.board
+        after_name: dict[int, str] = {}  # a placement's hex -> its MoveString after the name
+        spelled = []
+        for piece, source, destination in moves:
+            if piece < 0:
+                spelled.append(notation.PASS_STRING)
+            elif source != HAND:
+                spelled.append(notation.spell(piece, board, destination))
+            elif (rest := after_name.get(destination)) is not None:
+                spelled.append(NAMES[piece] + rest)
+            else:
+                text = notation.spell(piece, board, destination)
+                after_name[destination] = text[len(NAMES[piece]) :]
+                spelled.append(text)
+        return spelled
 
     def parse_move(self, text: str) -> Move:
         """Read a MoveString and check that it is legal here; raises InvalidMoveError or

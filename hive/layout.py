@@ -45,7 +45,7 @@ class Layout:
             of a stack share ``(q, r)`` and their levels follow ``Board.stack`` bottom first.
     """
 
-    __slots__ = ("_coordinates", "positions")
+    __slots__ = ("_beside", "_coordinates", "positions")
 
     def __init__(self, moves: Iterable[tuple[int, int, int]]) -> None:
         board = Board()
@@ -62,6 +62,7 @@ class Layout:
                 coordinates[dst] = _beside(coordinates, dst)
             board.place(piece, dst)
         self._coordinates = coordinates
+        self._beside: dict[int, Axial] = {}  # empty hexes looked up, by hex
         hex_of = board.hex_of
         positions: dict[Piece, tuple[int, int, int]] = {}
         for p in range(NUM_PIECES):
@@ -81,7 +82,7 @@ class Layout:
             HiveError: ``h`` is neither a stack nor next to one, so has no stable coordinates.
         """
         coordinates = self._coordinates
-        found = coordinates.get(h)
+        found = coordinates.get(h) or self._beside.get(h)
         if found is not None:
             return found
         if not coordinates:
@@ -90,7 +91,8 @@ class Layout:
             near = coordinates.get(n)
             if near is not None:
                 dq, dr = DIRECTIONS[d]
-                return (near[0] - dq, near[1] - dr)
+                found = self._beside[h] = (near[0] - dq, near[1] - dr)
+                return found
         raise HiveError(f"hex {h!r} at wrapped {axial(h)} touches no piece: no stable coordinates")
 
     def endpoints(self, move: tuple[int, int, int]) -> tuple[Axial | None, Axial | None]:

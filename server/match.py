@@ -555,13 +555,13 @@ def state(
     if record.status == "live":
         moves = game.legal_moves()
         must_pass = moves == [PASS]
-        for move in moves:
+        for move, text in zip(moves, game.move_strings(moves), strict=True):
             source, target = layout.endpoints(move)
             if target is None:  # the pass has no hexes
                 continue
             legal.append(
                 LegalMove(
-                    game.move_string(move),
+                    text,
                     NAMES[move.piece],
                     None if source is None else source[0],
                     None if source is None else source[1],

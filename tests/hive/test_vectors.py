@@ -66,6 +66,15 @@ def test_real_game_legal_moves(game_string: str, moves: str) -> None:
     assert game.count_legal_moves() == len(expected)
 
 
+@pytest.mark.parametrize(("game_string", "moves"), REAL_GAME_CASES)
+def test_move_strings_spell_every_legal_move_as_move_string_does(
+    game_string: str, moves: str
+) -> None:
+    game = Game.from_game_string(game_string)
+    legal = game.legal_moves()
+    assert game.move_strings(legal) == [game.move_string(move) for move in legal]
+
+
 # -- Mzinga: the moves of one piece --------------------------------------------------------------
 
 
