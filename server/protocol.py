@@ -503,7 +503,7 @@ def encode(message: Message) -> bytes:
     """The msgpack frame of ``message``: the same as packing ``to_plain(message)``, but msgpack
     walks the lists and the plain values itself and asks ``_plain`` only for the dataclasses
     and enums inside (a state holds a hundred small dataclasses and a thousand plain values)."""
-    body = _plain(message)
+    body = dict(_plain(message))
     body["type"] = message.TYPE
     packed: bytes = msgpack.packb(body, default=_plain)
     return packed
@@ -513,6 +513,11 @@ def _plain(value: Any) -> Any:
     """A dataclass as the dict of its fields (not converted further), an enum as its value."""
     names = _field_names(type(value))
     if names is not None:
+        # A dataclass instance's __dict__ holds its fields in order (the messages have no
+        # slots and set nothing else): msgpack reads it as it is, with no dict built.
+        fields = getattr(value, "__dict__", None)
+        if fields is not None and len(fields) == len(names):
+            return fields
         return {name: getattr(value, name) for name in names}
     if isinstance(value, enum.Enum):
         return value.value
