@@ -83,7 +83,7 @@ from server.protocol import (
     encode,
 )
 from server.settings import Settings
-from server.store import EVENTS_CHANNEL, Store, peek_published, unpack, unpack_event
+from server.store import EVENTS_CHANNEL, Store, pack, peek_published, unpack, unpack_event
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +213,10 @@ class Hub:
         self.lobby_live: dict[str, Record] = {}
         self.lobby_dirty = asyncio.Event()
         self.bot_tasks: dict[str, asyncio.Task[None]] = {}
+        # The change of a game in flight here: its packed record, record, event and game (if
+        # built). The listener often hears of a change before its request resumes, and takes
+        # these instead of unpacking the record and replaying its move.
+        self.committing: dict[str, tuple[bytes, Record, Event, Game | None]] = {}
         self.ready = False
         self.first_move_ms = int(settings.first_move_timeout * 1000)
         # What the other server processes on this Redis share (see share_view).
@@ -731,14 +735,21 @@ class Hub:
                 record, event = decided
                 was = live.record
                 game = None if self.alone else _game_after(live, record)
-                if await self.store.commit(
-                    record,
-                    event,
-                    expected=was.version,
-                    deadline=self._deadline(record),
-                    indexed=(was.status, self._deadline(was)),
-                    update=None if game is None else self._update(record, game, event),
-                ):
+                body = pack(record)
+                self.committing[game_id] = (body, record, event, game)
+                try:
+                    committed = await self.store.commit(
+                        record,
+                        event,
+                        expected=was.version,
+                        deadline=self._deadline(record),
+                        indexed=(was.status, self._deadline(was)),
+                        update=None if game is None else self._update(record, game, event),
+                        body=body,
+                    )
+                finally:
+                    del self.committing[game_id]
+                if committed:
                     live.apply(record, event, game)
                     self._after_commit(record)
                     return record
@@ -957,10 +968,15 @@ class Hub:
         game_id, version, body, event_body, update = peek_published(data)
         try:
             live = self.games.get(game_id)
-            if live is None or live.record.version < version:  # not a change made here
-                record, event = unpack(body), unpack_event(event_body)
+            if live is None or live.record.version < version:  # not applied here yet
+                mine = self.committing.get(game_id)
+                game: Game | None = None
+                if mine is not None and mine[0] == body:  # made here; its request waits
+                    _, record, event, game = mine
+                else:
+                    record, event = unpack(body), unpack_event(event_body)
                 if live is not None:
-                    live.apply(record, event)
+                    live.apply(record, event, game)
                 elif game_id in self.watchers:
                     self._cache(record)
                 self._update_lobby(record)

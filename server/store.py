@@ -362,6 +362,7 @@ class Store:
         deadline: int | None,
         indexed: tuple[str, int | None] | None = None,
         update: bytes | None = None,
+        body: bytes | None = None,
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
         (0: the game must be new), publish them, and update the indexes. False: someone else
@@ -372,8 +373,9 @@ class Store:
         progress touches no other index).
 
         ``update``: the encoded ``Update`` of this change for a watcher one version behind,
-        published with it so that every process passes it on instead of building it again."""
-        body = pack(record)
+        published with it so that every process passes it on instead of building it again.
+        ``body``: ``pack(record)``, if the caller has it."""
+        body = pack(record) if body is None else body
         event_body = pack_event(event)
         message = msgpack.packb([record.id, record.version, body, event_body, update])
         done = await self._commit(
