@@ -569,6 +569,12 @@ class Slot:
                     await self.wait(other, self.version + 1)
             finally:
                 self.in_flight = None
+        # Spectators watch to the end. With two processes, a spectator's process may pass the
+        # last move on after the opponent's has: one that left once the players had it would
+        # miss its last update, counted as lost.
+        final = max(self.white.latest.get(game, -1), self.black.latest.get(game, -1))
+        for spectator in self.spectators:
+            await self.wait(spectator, final)
         await self._leave()
 
     async def _leave(self) -> None:
