@@ -819,14 +819,18 @@ class Hub:
         """The encoded update of the change to ``record`` (``game`` holds its moves) for a
         watcher one version behind: built once, by the process that makes the change, and
         published with it (every process passes it on, see ``deliver``)."""
-        state = match.state(
+        return encode(Update(record.id, record.version, [event], self._state(record, game), False))
+
+    def _state(self, record: Record, game: Game) -> GameState:
+        """The state of ``record`` (``game`` holds its moves), with this process's view of
+        the spectators and of who is connected."""
+        return match.state(
             record,
             game,
             now_ms(),
             spectators=self._spectators(record.id, record),
             connected=self._connected,
         )
-        return encode(Update(record.id, record.version, [event], state, False))
 
     async def deliver(
         self, game_id: str, *, also: Session | None = None, built: tuple[int, bytes] | None = None
@@ -852,26 +856,18 @@ class Hub:
             state: GameState | None = None
             for seen, sessions in behind.items():
                 if built is not None and built[0] == record.version == seen + 1:
-                    broadcast([s.ws for s in sessions], built[1])
-                    for s in sessions:
-                        if game_id in s.watching:
-                            s.watching[game_id] = record.version
-                    continue
-                if state is None:
-                    state = match.state(
-                        record,
-                        live.game,
-                        now_ms(),
-                        spectators=self._spectators(game_id, record),
-                        connected=self._connected,
-                    )
-                events: list[Event] | None = None
-                if seen >= 0:
-                    events = live.events_after(seen)
-                    if events is None:
-                        events = await self.store.events_after(game_id, seen)
-                update = Update(game_id, record.version, events or [], state, events is None)
-                broadcast([s.ws for s in sessions], encode(update))
+                    frame = built[1]
+                else:
+                    if state is None:
+                        state = self._state(record, live.game)
+                    events: list[Event] | None = None
+                    if seen >= 0:
+                        events = live.events_after(seen)
+                        if events is None:
+                            events = await self.store.events_after(game_id, seen)
+                    update = Update(game_id, record.version, events or [], state, events is None)
+                    frame = encode(update)
+                broadcast([s.ws for s in sessions], frame)
                 for s in sessions:
                     if game_id in s.watching:
                         s.watching[game_id] = record.version
