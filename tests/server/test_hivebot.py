@@ -149,7 +149,16 @@ async def test_bots_say_what_they_play_and_people_challenge_them_by_name(srv: Ru
         await lobby_with_bot(ada, "robo", present=False)  # gone with its connection
 
 
-async def test_hive_bot_plays_a_challenge_and_a_game_for_bots_at_once(srv: Running) -> None:
+async def test_hive_bot_plays_a_challenge_and_a_game_for_bots_at_once(
+    start_server: StartServer,
+) -> None:
+    # Ada and Bob play at once, as fast as the bot: up to 100 moves each in a couple of
+    # seconds, faster than a person may (their limit once cut Ada off with rate_limited).
+    async with start_server(message_rate=1000.0, message_burst=1000) as srv:
+        await two_games_at_once(srv)
+
+
+async def two_games_at_once(srv: Running) -> None:
     _, token = await srv.hub.store.new_bot("robo", 0)
     args = ("--server", srv.ws_url, "--token", token, "--level", "beginner", "--max-games", "3")
     async with hive_bot(*args) as bot, srv.connect("ada") as ada, srv.connect("bob") as bob:
