@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ai.evaluation import terms
@@ -78,12 +78,14 @@ UNTRACED: Final = NodeTrace()
 
 @dataclass(frozen=True)
 class _Search:
-    """What the hooks of one search's kept nodes share."""
+    """What the hooks of one search's kept nodes share; ``visited`` holds, by ``id`` of a kept
+    node, the positions searched below it (for a shallower copy: see ``to_dict``)."""
 
     game: Game
     leaf: Callable[[], int]
     cap: int
     root_color: int
+    visited: dict[int, int] = field(default_factory=dict)
 
     def evaluate(self, node: Node) -> None:
         """Fill ``node``'s pre-score and terms from the current position (its move played)."""
@@ -158,11 +160,13 @@ class _KeptNode(NodeTrace):
 
     def close(self, value: int, bound: int, visited: int) -> None:
         self.score(value, bound)
+        self.search.visited[id(self.node)] = visited
         if not self._expanded():
             self.node["hidden"] = visited
 
     def reset(self) -> None:
         node = self.node
+        self.search.visited.pop(id(node), None)
         node["children"].clear()
         node.pop("table", None)
         node.pop("hidden", None)
@@ -218,6 +222,8 @@ class TraceRecorder(Tracer):
         self.run: dict[str, Any] = {}
         self._root: Node | None = None
         self._building: Node | None = None
+        self._visited: dict[int, int] = {}
+        self._building_visited: dict[int, int] = {}
 
     # -- filled by the search ------------------------------------------------------------------
 
@@ -226,12 +232,14 @@ class TraceRecorder(Tracer):
         root: Node = {**move_node(0, None, str(game.turn), True, depth), "kind": "root"}
         self._building = root
         search = _Search(game, leaf, self.max_depth, game.ply & 1)
+        self._building_visited = search.visited
         search.evaluate(root)
         return _KeptNode(root, search)
 
     def complete(self) -> None:
         if self._building is not None:
             self._root = self._building
+            self._visited = self._building_visited
             self._building = None
 
     def abandon(self) -> None:
@@ -247,16 +255,38 @@ class TraceRecorder(Tracer):
         """The root node of the last completed search, or None."""
         return self._root
 
-    def to_dict(self) -> dict[str, Any]:
-        """The trace document (see ``docs/search-trace.md``)."""
+    def to_dict(self, max_depth: int | None = None) -> dict[str, Any]:
+        """The trace document (see ``docs/search-trace.md``); with ``max_depth`` below the
+        recorder's, the document it would have made with that cap (a trace too large to keep
+        is kept shallower)."""
+        depth = self.max_depth if max_depth is None else max_depth
+        if not 0 <= depth <= self.max_depth:
+            raise ValueError(f"max_depth must lie in 0..{self.max_depth}, not {max_depth!r}")
+        root = self._root
+        if root is not None and depth < self.max_depth:
+            root = self._cut(root, depth)
         return {
             "format": FORMAT,
             "version": VERSION,
             "position": self.position,
-            "max_depth": self.max_depth,
+            "max_depth": depth,
             "run": dict(self.run),
-            "root": self._root,
+            "root": root,
         }
+
+    def _cut(self, node: Node, depth: int) -> Node:
+        """A copy of ``node``'s subtree down to ``depth`` plies below the root; a node at that
+        cap counts the positions searched below it in ``hidden``."""
+        if "children" not in node:  # a group node
+            return node
+        copy = dict(node)
+        if node["ply"] >= depth:
+            copy["children"] = []
+            if id(node) in self._visited:  # searched, not a leaf or a table hit
+                copy["hidden"] = self._visited[id(node)]
+        else:
+            copy["children"] = [self._cut(child, depth) for child in node["children"]]
+        return copy
 
     def to_json(self, *, indent: int | None = None) -> str:
         """``to_dict()`` as JSON text."""

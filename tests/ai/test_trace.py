@@ -117,6 +117,29 @@ def test_real_traces_validate_and_respect_the_cap(cap: int) -> None:
                     assert node["hidden"] > 0
 
 
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_a_trace_given_shallower_is_the_one_recorded_so(level: str) -> None:
+    """``to_dict(depth)`` of a deep recording is what a recorder capped at ``depth`` records
+    of the same search: a node at the new cap counts in ``hidden`` every position searched
+    below it (pre-scoring included), as the search reported it."""
+    text = POSITIONS[0]
+    recorded = {}
+    for cap in (0, 1, 2):
+        trace = TraceRecorder(max_depth=cap)
+        Bot(level, seed=3).choose(Game.from_game_string(text), trace=trace)
+        recorded[cap] = trace
+    for cap in (0, 1):
+        shallower = recorded[2].to_dict(cap)
+        direct = recorded[cap].to_dict()
+        for document in (shallower, direct):
+            document["run"].pop("seconds")
+        assert shallower == direct
+        validate(shallower)
+    assert recorded[2].to_dict(2) == recorded[2].to_dict()
+    with pytest.raises(ValueError, match="max_depth"):
+        recorded[1].to_dict(2)
+
+
 def test_children_account_for_every_legal_move() -> None:
     """Below the root, searched children + pruned + cut = the legal moves of the position, and
     the searched ones are the best pre-scored."""
