@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import resource
 import signal
 import sys
 from collections.abc import Sequence
@@ -18,9 +19,11 @@ import redis
 import redis.asyncio as aioredis
 import uvloop
 
-from server.app import NICKNAME_RE, now_ms, running
+from ai.bots import LEVELS
+from server import names
+from server.app import Hub, now_ms, running
 from server.embedded import RedisProcess
-from server.protocol import MAX_NICKNAME
+from server.protocol import MAX_NICKNAME, ProtocolError
 from server.settings import Settings, add_storage_arguments, from_args
 from server.store import Store
 
@@ -29,27 +32,48 @@ log = logging.getLogger("server")
 
 GC_FREEZE_SECONDS = 5.0
 GC_FULL_SECONDS = 600.0
+GC_FULL_AFTER_CLOSED = 2000
+"""Connections closed since the last full collection that bring the next one forward."""
 
 
-async def tune_gc() -> None:
+async def tune_gc(hub: Hub) -> None:
     """Keep the garbage collector's full passes out of the way of moves.
 
     A server holds hundreds of thousands of long-lived objects (connections, games, boards), and
     each full collection walks them all: pauses of several hundred milliseconds every few
     seconds under load (measured by bench/load.py). What has survived a few seconds is moved out
-    of the collector's sight (``gc.freeze``), young collections run less often, and the frozen
-    objects are looked at again, in one full pass, every ten minutes.
+    of the collector's sight (``gc.freeze``), after a young collection so that fresh garbage is
+    not frozen with it; young collections run less often, and the frozen objects are looked
+    at again, in one full pass, every ten minutes, or sooner once 2,000 connections have
+    closed: a connection that lived across a freeze leaves its reference cycles frozen when it
+    closes, and clients coming and going (hostile or not) would otherwise pile them up for ten
+    minutes (bench/hostile.py measured it).
     """
     gc.set_threshold(50_000, 100, 100)
     loop = asyncio.get_running_loop()
     last_full = loop.time()
+    closed_at_full = hub.closed
     while True:
         await asyncio.sleep(GC_FREEZE_SECONDS)
-        if loop.time() - last_full >= GC_FULL_SECONDS:
+        if (
+            loop.time() - last_full >= GC_FULL_SECONDS
+            or hub.closed - closed_at_full >= GC_FULL_AFTER_CLOSED
+        ):
             gc.unfreeze()
             gc.collect()
             last_full = loop.time()
+            closed_at_full = hub.closed
+        else:
+            gc.collect(1)
         gc.freeze()
+
+
+def raise_file_limit() -> None:
+    """Raise the soft limit on open files to the hard one: every connection is a file, and
+    the server refuses connections near the limit (``Hub.admit``)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 async def run(settings: Settings) -> None:
@@ -57,10 +81,10 @@ async def run(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    async with running(settings) as (server, _):
+    async with running(settings) as (server, hub):
         port = server.sockets[0].getsockname()[1] if settings.port == 0 else settings.port
         log.info("Hive Arena is ready: open http://%s:%d/", settings.host, port)
-        gc_task = asyncio.create_task(tune_gc())
+        gc_task = asyncio.create_task(tune_gc(hub))
         await stop.wait()
         gc_task.cancel()
         log.info("stopping: closing connections (1001), then storage")
@@ -72,7 +96,9 @@ def create_bot(argv: Sequence[str]) -> int:
         prog="hive-server create-bot",
         description="Create a bot account and print its secret token (for hive-bot --token).",
     )
-    p.add_argument("name", help=f"the bot's name: 1 to {MAX_NICKNAME} letters, digits, ' .-_'")
+    p.add_argument(
+        "name", help=f"the bot's name: 1 to {MAX_NICKNAME} letters (of one script), digits, ' .-_'"
+    )
     add_storage_arguments(p)  # the server's own: the running server's Redis
     p.add_argument(
         "--new-token",
@@ -80,8 +106,10 @@ def create_bot(argv: Sequence[str]) -> int:
         help="give an existing bot account a new token (its old token stops working)",
     )
     args = p.parse_args(argv)
-    if not NICKNAME_RE.fullmatch(args.name):
-        p.error(f"a bot's name has 1 to {MAX_NICKNAME} letters, digits, spaces, '.', '-', '_'")
+    try:
+        args.name = names.bot_name(args.name, LEVELS)
+    except ProtocolError as error:
+        p.error(error.message)
     embedded: RedisProcess | None = None
     url = args.redis_url
     if url is None:  # the embedded Redis: the running server's, or started for this
@@ -128,6 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # websockets says every connection and HTTP request at INFO: with a proxy's health check
     # every second, that drowns the server's own lines. Its warnings and errors still show.
     logging.getLogger("websockets").setLevel(logging.WARNING)
+    raise_file_limit()
     try:
         # uvloop: the event loop in C (asyncio's own loop was a fifth of the CPU under load).
         uvloop.run(run(settings))

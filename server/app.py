@@ -1,55 +1,69 @@
-"""The server: the websocket at ``/ws``, the HTTP routes, and the tasks that keep games going.
+"""The server: the websocket at ``/ws``, and the tasks that keep games going.
 
 ``Hub`` holds what one server process knows: its connections (``Session``), who watches which
-game, a cache of the games in play here, and the lobby lists. Every change to a game goes
-through ``Hub.change``: it checks the request against the game (``server.match``) and commits it
-to Redis against the version it was checked on (``server.store``). Redis publishes each
-committed change; the hub's listener passes it on to every session watching the game, in
+game, a cache of the games in play here, and the lobby (``server.lobby``). Every change to a
+game goes through ``Hub.change``: it checks the request against the game (``server.match``) and
+commits it to Redis against the version it was checked on (``server.store``). Redis publishes
+each committed change; the hub's listener passes it on to every session watching the game, in
 version order, so a change reaches everyone the same way whichever process made it.
+
+Nothing a client sends, or fails to read, grows the process without bound: what waits to be
+sent to one client is bounded (``Settings.queue_limit``: past it, its feeds are skipped, and it
+gets a snapshot once it reads again), locks and cached games exist only while used, a
+connection must say hello within ``Settings.hello_timeout``, and an address has a bounded
+number of connections, guests, open games and games against bots.
 
 Background tasks: the listener; the deadline sweep (open games expire, first moves abort,
 flags fall, with nobody connected); the heartbeat (so that a restart knows how long no server
-ran); presence marks; the lobby broadcast (at most twice a second); bot moves.
+ran, and so that ``/healthz`` knows whether Redis answers); presence marks; the lobby broadcast
+(at most twice a second); the catch-up of clients that fell behind; the end of games against
+the server's bots that their person left; bot moves. The HTTP routes are in ``server.http``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import hashlib
+import hmac
 import logging
-import mimetypes
 import random
 import re
+import resource
 import secrets
+import socket
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
-from pathlib import Path
 from typing import Any, Final
 
+import msgpack
 import redis.asyncio as aioredis
 import redis.exceptions
 from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 
+from ai.bots import LEVELS
 from hive import Game
-from server import match, review
+from server import match, names
 from server.bots import BotPool
 from server.embedded import RedisProcess
+from server.http import SERVER, client_address, http, text
 from server.limits import Bucket
+from server.lobby import LobbyBoard
+from server.locks import Locks
 from server.match import Record
-from server.metrics import CONTENT_TYPE, Metrics
+from server.metrics import Metrics
 from server.protocol import (
     MAX_FRAME_BYTES,
-    MAX_NICKNAME,
+    MAX_WATCHING,
+    SIGNED_OUT,
     BotInfo,
     BotReady,
     CancelGame,
@@ -64,7 +78,7 @@ from server.protocol import (
     GameSummary,
     Hello,
     JoinGame,
-    Lobby,
+    Logout,
     Message,
     Mute,
     Ping,
@@ -74,6 +88,7 @@ from server.protocol import (
     Rematch,
     Resign,
     Seat,
+    SpectatorChat,
     Unwatch,
     Update,
     Watch,
@@ -82,21 +97,25 @@ from server.protocol import (
     decode,
     encode,
 )
+from server.review import Positions
 from server.settings import Settings
-from server.store import EVENTS_CHANNEL, Store, pack, peek_published, unpack, unpack_event
+from server.store import (
+    CONTROL_CHANNEL,
+    EVENTS_CHANNEL,
+    Store,
+    pack,
+    peek_published,
+    token_hash,
+    unpack,
+    unpack_event,
+)
 
 log = logging.getLogger(__name__)
 
-CLIENT_DIR: Final = Path(__file__).resolve().parent.parent / "client"
-VENDOR: Final = {
-    "/vendor/msgpack/": CLIENT_DIR / "node_modules" / "@msgpack" / "msgpack" / "dist.esm",
-}
-"""URL prefixes served from the client's npm packages: the ES module builds it imports."""
-_PAGES: Final = {"": "/index.html", "/": "/index.html", "/visualizer": "/visualizer.html"}
 RECENT_EVENTS: Final = 64
 """Events each cached game keeps in memory to fill a watcher's gap without asking Redis."""
-LOBBY_LIVE_SHOWN: Final = 100
-"""Games in progress listed in the lobby (the most recent)."""
+FAR_BEHIND: Final = 50
+"""A watcher more events behind than this gets a snapshot, not the events it missed."""
 ONLINE_TTL: Final = 30
 VIEW_SECONDS: Final = 2
 """How often a process shares its spectator counts and learns the others' (and who is online)."""
@@ -106,36 +125,50 @@ SHUTDOWN_SECONDS: Final = 15
 """Longest wait for connections and tasks to end when the server stops."""
 OUTAGE_MS: Final = 3000
 """A heartbeat older than this on start means no server ran: the outage is not charged."""
+CATCH_UP_SECONDS: Final = 0.25
+"""How often the clients whose feeds were skipped are looked at again."""
+ABANDON_SECONDS: Final = 5.0
+"""How often (at most) games against the server's bots are looked at for a person who left."""
+RESERVED_FILES: Final = 128
+"""File descriptors kept for other things than client connections (Redis, workers, files)."""
+FILE_WARNING_SECONDS: Final = 60.0
+"""Least time between two warnings that connections near the file limit."""
+SOCIAL_PER_MINUTE: Final = 10
+"""Mutes and openings or closings of a game's chat a player may make in a minute."""
+STORAGE_ERRORS: Final = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 _GAME_ID_RE: Final = re.compile(r"[0-9a-z]{8}")
-NICKNAME_RE: Final = re.compile(rf"[\w .\-]{{1,{MAX_NICKNAME}}}")
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _nickname(text: str) -> str:
-    """``text`` as a nickname (spaces around it dropped), or a ``bad_message`` refusal."""
-    name = text.strip()
-    if not NICKNAME_RE.fullmatch(name):
-        raise ProtocolError(
-            ErrorCode.BAD_MESSAGE,
-            f"a nickname has 1 to {MAX_NICKNAME} letters, digits, spaces, '.', '-', '_'",
-        )
-    return name
-
-
 class Session:
-    """One websocket connection."""
+    """One websocket connection.
 
-    def __init__(self, ws: ServerConnection, settings: Settings) -> None:
+    Attributes:
+        address: The client's address (see ``server.http.client_address``).
+        origin: A keyed hash of ``address``: what limits per address count, and what a game
+            records of where it was made.
+        token: The hash of the session token the connection signed in with.
+        owed: Games whose last update was not sent (the client was not reading): it gets one
+            when it reads again.
+        lobby_stale: The lobby's last change was not sent: a snapshot is owed.
+    """
+
+    def __init__(self, ws: ServerConnection, settings: Settings, address: str, origin: str):
         self.ws = ws
+        self.address = address
+        self.origin = origin
         self.player: str | None = None
         self.name = ""
         self.bot = False  # a bot account
+        self.token: str | None = None
         self.watching: dict[str, int] = {}  # game id -> last version sent
         self.lobby = False
+        self.owed: set[str] = set()
+        self.lobby_stale = False
         now = time.monotonic()
         self.messages = Bucket(settings.message_rate, settings.message_burst, now)
         self.chats = Bucket(1 / settings.chat_interval, settings.chat_burst, now)
@@ -148,7 +181,14 @@ class Session:
         assert self.player is not None
         return Seat(self.player, self.name, account="bot" if self.bot else "guest")
 
+    def queued(self) -> int:
+        """Bytes waiting to be sent to this client."""
+        transport = self.ws.transport
+        return 0 if transport is None else transport.get_write_buffer_size()
+
     async def send(self, message: Message) -> None:
+        """Send a reply (it waits while the client does not read: the connection's handler
+        reads nothing more meanwhile, so nothing piles up)."""
         with contextlib.suppress(ConnectionClosed):
             await self.ws.send(encode(message))
 
@@ -202,23 +242,33 @@ class Hub:
         self.settings = settings
         self.store = store
         self.pool = pool
+        self.positions = Positions()
         self.sessions: set[Session] = set()
+        self.closed = 0  # connections closed so far
         self.by_player: dict[str, set[Session]] = {}
+        self.by_address: Counter[str] = Counter()
         self.watchers: dict[str, dict[Session, None]] = {}
         self.games: dict[str, Live] = {}
-        self.locks: dict[str, asyncio.Lock] = {}
-        self.sending: dict[str, asyncio.Lock] = {}
-        # The lobby's games, the last changed last; summed up only when someone watches.
-        self.lobby_open: dict[str, Record] = {}
-        self.lobby_live: dict[str, Record] = {}
-        self.lobby_dirty = asyncio.Event()
+        self.locks = Locks()  # one per game changed here, while a change is decided
+        self.sending = Locks()  # one per game delivered here, while it is delivered
+        self.lobby = LobbyBoard()
+        self.lagging: set[Session] = set()  # sessions owed an update or the lobby
         self.bot_tasks: dict[str, asyncio.Task[None]] = {}
+        self.closing: set[asyncio.Task[None]] = set()
         # The change of a game in flight here: its packed record, record, event and game (if
         # built). The listener often hears of a change before its request resumes, and takes
         # these instead of unpacking the record and replaying its move.
         self.committing: dict[str, tuple[bytes, Record, Event, Game | None]] = {}
         self.ready = False
+        self.storage_ok = True
+        self.started = now_ms()  # a person gone longer than this process runs: gone since then
+        self.secret = b""  # the key of origin hashes (from Redis, on start)
         self.first_move_ms = int(settings.first_move_timeout * 1000)
+        self.session_ttl = int(settings.session_ttl)
+        self.proxies = settings.proxies
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        self.max_connections = max(16, soft - RESERVED_FILES)
+        self.warned_files = 0.0
         # What the other server processes on this Redis share (see share_view).
         self.process = secrets.token_hex(4)
         self.spectators_elsewhere: dict[str, int] = {}
@@ -238,22 +288,99 @@ class Hub:
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
         self.metrics = Metrics(
             connections=lambda: len(self.sessions),
-            live_games=lambda: len(self.lobby_live),
+            live_games=lambda: len(self.lobby.live),
             bot_queue=lambda: self.pool.queued,
+            lagging=lambda: len(self.lagging),
         )
+
+    # -- admission -------------------------------------------------------------------------------
+
+    def origin_of(self, address: str) -> str:
+        """The keyed hash of an address (the address itself is never stored)."""
+        return hmac.new(self.secret, address.encode(), hashlib.sha256).hexdigest()[:16]
+
+    def admit(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Whether a websocket handshake may go on (None) or the refusal: too many connections
+        from its address, or near the file limit (a warning is logged, at most once a
+        minute, from four fifths of it)."""
+        address = client_address(connection, request, self.proxies)
+        if self.by_address[address] >= self.settings.connections_per_address:
+            self.metrics.refused.labels("connections_per_address").inc()
+            return text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n")
+        open_now = len(self.sessions)
+        if open_now >= self.max_connections * 4 // 5:
+            clock = time.monotonic()
+            if clock - self.warned_files >= FILE_WARNING_SECONDS:
+                self.warned_files = clock
+                log.warning(
+                    "%d connections open, near the limit of %d this process's file limit "
+                    "allows (raise it with ulimit -n)",
+                    open_now,
+                    self.max_connections,
+                )
+            if open_now >= self.max_connections:
+                self.metrics.refused.labels("full").inc()
+                return text(HTTPStatus.SERVICE_UNAVAILABLE, "the server is full; try again\n")
+        return None
+
+    def health(self) -> dict[str, Any]:
+        """What ``/healthz`` says: ``status`` ``ok`` only while games are accepted and Redis
+        answers."""
+        status = "starting" if not self.ready else "ok" if self.storage_ok else "storage away"
+        return {
+            "status": status,
+            "connections": len(self.sessions),
+            "games": len(self.lobby.live),
+            "open": len(self.lobby.open),
+        }
+
+    def _storage(self, ok: bool, error: BaseException | None = None) -> None:
+        """Note whether Redis answers (logged when it changes)."""
+        if ok != self.storage_ok:
+            if ok:
+                log.info("storage answers again")
+            else:
+                log.warning("storage unavailable: %s", error)
+        self.storage_ok = ok
 
     # -- the websocket ---------------------------------------------------------------------------
 
     async def handle(self, ws: ServerConnection) -> None:
-        session = Session(ws, self.settings)
+        address = client_address(ws, ws.request, self.proxies) if ws.request else "unknown"
+        session = Session(ws, self.settings, address, self.origin_of(address))
+        sock = ws.transport.get_extra_info("socket")
+        if sock is not None:
+            # The kernel's own buffer for a client that does not read, fixed (its autotuning
+            # grows it to megabytes), so that what waits beyond it is seen and bounded.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.settings.queue_limit)
         self.sessions.add(session)
+        self.by_address[address] += 1
         try:
-            async for frame in ws:
-                await self.receive(session, frame)
+            if self.by_address[address] > self.settings.connections_per_address:
+                # handshakes that came at once all passed ``admit``: the extra ones go now
+                self.metrics.refused.labels("connections_per_address").inc()
+                await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            elif await self._hello_in_time(session):
+                async for frame in ws:
+                    await self.receive(session, frame)
         except ConnectionClosed:
             pass  # the client went away without a proper close: nothing to answer
         finally:
             await self.drop(session)
+
+    async def _hello_in_time(self, session: Session) -> bool:
+        """Answer the connection's frames until it has said hello; False (and the connection
+        closed with 1008) when it has not within ``Settings.hello_timeout``."""
+        try:
+            async with asyncio.timeout(self.settings.hello_timeout):
+                while session.player is None:
+                    await self.receive(session, await session.ws.recv())
+        except TimeoutError:
+            self.metrics.refused.labels("no_hello").inc()
+            await session.ws.close(CloseCode.POLICY_VIOLATION, "no hello in time")
+            return False
+        return True
 
     async def receive(self, session: Session, frame: bytes | str) -> None:
         """Answer one frame: refusals become ``Error`` messages, the connection lives on."""
@@ -275,14 +402,27 @@ class Hub:
                 log.info("closing a connection of %s: it keeps breaking limits", session.player)
                 self.metrics.closed_for_abuse.inc()
                 await session.ws.close(CloseCode.POLICY_VIOLATION, "too many requests")
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
-            log.warning("storage unavailable for %s: %s", request, error)
+        except STORAGE_ERRORS as error:
+            self._storage(False, error)
             await session.send(
-                Error(ErrorCode.UNAVAILABLE, "storage unavailable; try again", request, game)
+                Error(
+                    ErrorCode.UNAVAILABLE,
+                    "storage unavailable; try again (a move sent again is played once)",
+                    request,
+                    game,
+                )
             )
+        finally:
+            if game is not None:
+                self._forget_if_idle(game)  # loaded for this request only: not kept
 
     async def drop(self, session: Session) -> None:
+        self.closed += 1
         self.sessions.discard(session)
+        self.lagging.discard(session)
+        self.by_address[session.address] -= 1
+        if not self.by_address[session.address]:
+            del self.by_address[session.address]
         for game_id in list(session.watching):
             self._unwatch(session, game_id)
         if session.player is not None:
@@ -293,17 +433,30 @@ class Hub:
                     del self.by_player[session.player]
                     self.online_elsewhere.discard(session.player)
                     if session.player in self.bot_offers:
-                        self.lobby_dirty.set()  # no longer listed
+                        self.lobby.dirty.set()  # no longer listed
                     with contextlib.suppress(redis.exceptions.RedisError):
-                        await self.store.set_offline(session.player, now_ms())
+                        await self.store.set_offline(session.player, now_ms(), self.session_ttl)
+            if not session.bot and session.token is not None:
+                with contextlib.suppress(redis.exceptions.RedisError):
+                    await self.store.touch(session.player, session.token, self.session_ttl)
+
+    def _close(self, session: Session, code: int, reason: str) -> None:
+        """Close a connection from outside its handler (the task is kept until it ends)."""
+        task = asyncio.create_task(session.ws.close(code, reason))
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
 
     # -- handlers ------------------------------------------------------------------------------
+
+    async def _reserved(self) -> frozenset[str]:
+        """The names a person may not take (the bots')."""
+        return names.reserved(LEVELS, await self.store.bot_names())
 
     async def hello(self, session: Session, message: Hello) -> None:
         if session.player is not None:
             raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "hello was already said")
         bot = False
-        nickname = None if message.nickname is None else _nickname(message.nickname)
+        nickname = None if message.nickname is None else names.readable(message.nickname)
         if message.token is not None:
             found = await self.store.player_of(message.token)
             if found is None:
@@ -315,26 +468,53 @@ class Hub:
                     raise ProtocolError(
                         ErrorCode.NOT_ALLOWED, "a bot account's name is set by the operator"
                     )
+                nickname = names.nickname(nickname, await self._reserved())
                 await self.store.rename(player, nickname)
                 name = nickname
+            hashed = token_hash(token)
+            if not bot:
+                await self.store.touch(player, hashed, self.session_ttl)
         elif nickname is None:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello needs a nickname or a token")
         else:
-            name = nickname
-            player, token = await self.store.new_player(name, now_ms())
+            name = names.nickname(nickname, await self._reserved())
+            await self._per_origin(
+                session, "guest", self.settings.guests_per_address, 3600, "new guests"
+            )
+            player, token = await self.store.new_player(name, now_ms(), self.session_ttl)
+            hashed = token_hash(token)
         if player not in self.by_player:
             await self.store.set_online(player, now_ms(), ONLINE_TTL)
         games = await self.store.games_of(player)
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.
-        session.player, session.name, session.bot = player, name, bot
+        session.player, session.name, session.bot, session.token = player, name, bot, hashed
         if bot:
             rate, burst = self.settings.bot_message_rate, self.settings.bot_message_burst
             session.messages = Bucket(rate, burst, time.monotonic())
         self.by_player.setdefault(player, set()).add(session)
         await session.send(Welcome(player, name, token, now_ms(), games, bot))
         if session.bot and player in self.bot_offers:
-            self.lobby_dirty.set()  # listed again
+            self.lobby.dirty.set()  # listed again
+
+    async def logout(self, session: Session, message: Logout) -> None:
+        assert session.player is not None
+        if session.bot:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                "a bot account's token is replaced by its operator (create-bot --new-token)",
+            )
+        await self.store.end_sessions(session.player, None if message.everywhere else session.token)
+        session.token = None  # nothing to renew when it closes
+        self._close(session, SIGNED_OUT, "signed out")
+
+    def _signed_out(self, player: str, hashed: str | None) -> None:
+        """A session ended (``hashed`` None: every session of ``player``): close its
+        connections here."""
+        for session in list(self.by_player.get(player, ())):
+            if hashed is None or session.token == hashed:
+                session.token = None
+                self._close(session, SIGNED_OUT, "signed out")
 
     async def bot_ready(self, session: Session, message: BotReady) -> None:
         player = session.player
@@ -350,7 +530,7 @@ class Hub:
         )
         await self.store.set_bot_offer(offer)
         self.bot_offers[player] = offer
-        self.lobby_dirty.set()
+        self.lobby.dirty.set()
         log.info(
             "bot %s plays %s (%s), %d games at once",
             session.name,
@@ -364,19 +544,21 @@ class Hub:
 
     async def watch_lobby(self, session: Session, message: WatchLobby) -> None:
         session.lobby = message.subscribe
+        session.lobby_stale = False
         if message.subscribe:
-            await session.send(self._lobby_message())
+            self._offer_lobby(session)
+
+    def _offer_lobby(self, session: Session) -> None:
+        """Send the lobby as last shown to a subscriber, unless it is not reading."""
+        if session.queued() >= self.settings.queue_limit:
+            self._skipped(session, lobby=True)
+            return
+        broadcast([session.ws], encode(self.lobby.snapshot(self._summary, self._bots_online)))
 
     async def create(self, session: Session, message: CreateGame) -> None:
         player = session.player
         assert player is not None
-        if message.opponent != "bot":
-            mine = sum(1 for r in self.lobby_open.values() if r.creator == player)
-            if mine >= self.settings.open_games:
-                raise ProtocolError(
-                    ErrorCode.NOT_ALLOWED,
-                    f"you have {mine} open games (the most allowed): cancel one first",
-                )
+        self._may_create(session, message)
         await self._per_player(player, "create", self.settings.games_per_minute, 60.0)
         if message.opponent == "bot" and (
             message.level is None or not self.pool.knows(message.level)
@@ -402,6 +584,7 @@ class Hub:
             seed=random.getrandbits(31),
             wants="bots" if message.opponent == "bots" else "anyone",
             challenge=challenge,
+            origin=session.origin,
         )
         event = Event(1, "created", now, by=session.name)
         self._watch(session, game_id, 0)
@@ -421,6 +604,50 @@ class Hub:
             raise ProtocolError(ErrorCode.INTERNAL, "game id collision; try again")
         self._cache(record)  # unless the listener has cached a later version meanwhile
         self._after_commit(record)
+
+    def _may_create(self, session: Session, message: CreateGame) -> None:
+        """Refuse a game past the limits on open games (the player's, the address's, the
+        whole lobby's) or on games against the server's bots (the player's, the address's).
+
+        Raises:
+            ProtocolError: NOT_ALLOWED.
+        """
+        board, settings, player = self.lobby, self.settings, session.player
+        assert player is not None
+        if message.opponent == "bot":
+            checks = [
+                (board.bot_games_of[player], settings.bot_games, "you play"),
+                (
+                    board.bot_games_from[session.origin],
+                    settings.bot_games_per_address,
+                    "your address plays",
+                ),
+            ]
+            for count, limit, who in checks:
+                if count >= limit:
+                    raise ProtocolError(
+                        ErrorCode.NOT_ALLOWED,
+                        f"{who} {count} games against the server's bots (the most allowed): "
+                        "finish one first",
+                    )
+            return
+        mine = sum(1 for r in board.open.values() if r.creator == player)
+        if mine >= settings.open_games:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                f"you have {mine} open games (the most allowed): cancel one first",
+            )
+        if board.open_from[session.origin] >= settings.open_games_per_address:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                f"your address has {settings.open_games_per_address} open games (the most "
+                "allowed): cancel one first",
+            )
+        if len(board.open) >= settings.open_games_total:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                "the lobby is full: join one of its open games, or try again shortly",
+            )
 
     async def _challenge(self, message: CreateGame) -> Seat:
         """The seat of the bot account ``message`` challenges, if it is connected, plays that
@@ -449,15 +676,11 @@ class Hub:
                 f"the bot {name} plays time controls {', '.join(offer.times)}, "
                 f"not {message.time.kind}",
             )
-        if self._playing(player) >= offer.max_games:
+        if self.lobby.playing[player] >= offer.max_games:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED, f"the bot {name} is busy ({offer.max_games} games)"
             )
         return Seat(player, name, account="bot")
-
-    def _playing(self, player: str) -> int:
-        """How many games in progress ``player`` plays (as this process's lobby knows them)."""
-        return sum(1 for r in self.lobby_live.values() if player in r.players())
 
     async def join(self, session: Session, message: JoinGame) -> None:
         assert session.player is not None
@@ -474,16 +697,8 @@ class Hub:
 
     async def cancel(self, session: Session, message: CancelGame) -> None:
         player = session.player
-
-        def cancel(live: Live, now: int) -> tuple[Record, Event]:
-            record = live.record
-            if record.creator != player:
-                raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "only its creator may cancel a game")
-            if record.status != "open":
-                raise ProtocolError(ErrorCode.NOT_OPEN, f"game {record.id} is {record.status}")
-            return match._end(record, now, None, "cancelled")
-
-        await self.change(message.game, cancel)
+        assert player is not None
+        await self.change(message.game, lambda live, now: match.cancel(live.record, player, now))
 
     async def watch(self, session: Session, message: Watch) -> None:
         live = await self.live(message.game)
@@ -550,28 +765,23 @@ class Hub:
         )
 
     async def rematch(self, session: Session, message: Rematch) -> None:
+        """Offer a rematch, or start it when the opponent has offered one: decided on the game
+        as it is when the change is committed, so two offers crossing are an agreement."""
         player = session.player
         assert player is not None
-        live = await self.live(message.game)
-        if not match.rematch_accepted(live.record, player):
-            await self.change(
-                message.game, lambda live, now: match.offer_rematch(live.record, player, now)
-            )
-            return
         new_id = secrets.token_hex(4)
         seed = random.getrandbits(31)
-        created: list[Record] = []
+        started: list[Record] = []
 
-        def accept(live: Live, now: int) -> tuple[Record, Event]:
-            if not match.rematch_accepted(live.record, player):
-                raise ProtocolError(ErrorCode.NOT_ALLOWED, "the rematch offer was withdrawn")
-            old, new, event = match.start_rematch(live.record, new_id, now, seed)
-            created.append(new)
+        def decide(live: Live, now: int) -> tuple[Record, Event]:
+            old, event, new = match.rematch(live.record, player, now, new_id, seed)
+            started[:] = [] if new is None else [new]
             return old, event
 
-        old = await self.change(message.game, accept)
-        assert old is not None
-        new = created[-1]
+        old = await self.change(message.game, decide)
+        if old is None or not started:
+            return
+        new = started[0]
         self._follow_rematch(old, new.id)  # before any client hears of it (and unwatches)
         # The old game's rematch event reaches its watchers before the new game's first state
         # (the listener would pass it on later): a client follows the event to the new game.
@@ -588,13 +798,13 @@ class Hub:
         for player in old.players():
             for other in self.by_player.get(player, ()):
                 if old.id in other.watching:
-                    self._watch(other, new_id, 0)
+                    self._watch(other, new_id, 0, checked=False)
 
     async def chat(self, session: Session, message: Chat) -> None:
-        text = message.text.strip()
-        if not text:
+        text_ = message.text.strip()
+        if not text_:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "an empty chat line")
-        if len(text) > self.settings.chat_length:
+        if len(text_) > self.settings.chat_length:
             raise ProtocolError(
                 ErrorCode.TOO_LONG, f"chat lines are at most {self.settings.chat_length} characters"
             )
@@ -605,19 +815,27 @@ class Hub:
         player, name = session.player, session.name
         await self.live(message.game)  # UNKNOWN_GAME before anything else
         await self.change(
-            message.game, lambda live, now: match.chat(live.record, player, name, text, now)
+            message.game, lambda live, now: match.chat(live.record, player, name, text_, now)
         )
 
     async def mute(self, session: Session, message: Mute) -> None:
         player = session.player
         assert player is not None
         await self.live(message.game)  # UNKNOWN_GAME before anything else
-        name = await self.store.name_of(message.player)
+        await self._per_player(player, "social", SOCIAL_PER_MINUTE, 60.0)
         await self.change(
             message.game,
-            lambda live, now: match.mute(
-                live.record, player, message.player, name, message.mute, now
-            ),
+            lambda live, now: match.mute(live.record, player, message.player, message.mute, now),
+        )
+
+    async def spectator_chat(self, session: Session, message: SpectatorChat) -> None:
+        player = session.player
+        assert player is not None
+        await self.live(message.game)  # UNKNOWN_GAME before anything else
+        await self._per_player(player, "social", SOCIAL_PER_MINUTE, 60.0)
+        await self.change(
+            message.game,
+            lambda live, now: match.spectator_chat(live.record, player, message.open, now),
         )
 
     @property
@@ -633,8 +851,21 @@ class Hub:
                 f"at most {limit} {what} requests in {seconds:.0f} s; wait a little",
             )
 
+    async def _per_origin(
+        self, session: Session, what: str, limit: int, seconds: float, words: str
+    ) -> None:
+        """Refuse the ``limit + 1``-th ``what`` from the connection's address within a window
+        of ``seconds``, on every server process (counted in Redis by origin hash)."""
+        if await self.store.count_in_window(session.origin, what, seconds, now_ms()) > limit:
+            raise ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                f"at most {limit} {words} from one address in {seconds / 60:.0f} min; "
+                "wait a little",
+            )
+
     HANDLERS: Final[dict[type[Message], Callable[[Any, Session, Any], Awaitable[None]]]] = {
         Hello: hello,
+        Logout: logout,
         BotReady: bot_ready,
         Ping: ping,
         WatchLobby: watch_lobby,
@@ -650,6 +881,7 @@ class Hub:
         Rematch: rematch,
         Chat: chat,
         Mute: mute,
+        SpectatorChat: spectator_chat,
     }
 
     # -- games -----------------------------------------------------------------------------------
@@ -657,13 +889,25 @@ class Hub:
     def _deadline(self, record: Record) -> int | None:
         return match.deadline(record, self.first_move_ms)
 
-    def _watch(self, session: Session, game_id: str, version: int) -> None:
+    def _watch(self, session: Session, game_id: str, version: int, *, checked: bool = True) -> None:
+        """``session`` follows the game from ``version``.
+
+        Raises:
+            ProtocolError: NOT_ALLOWED when it follows ``MAX_WATCHING`` games already (unless
+                ``checked`` is off: a rematch followed for the client).
+        """
+        if checked and game_id not in session.watching and len(session.watching) >= MAX_WATCHING:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                f"a connection watches at most {MAX_WATCHING} games: unwatch one first",
+            )
         session.watching[game_id] = version
         self.watchers.setdefault(game_id, {})[session] = None
         self.seen.add(game_id)
 
     def _unwatch(self, session: Session, game_id: str) -> None:
         session.watching.pop(game_id, None)
+        session.owed.discard(game_id)
         watchers = self.watchers.get(game_id)
         if watchers is not None:
             watchers.pop(session, None)
@@ -673,24 +917,14 @@ class Hub:
         self._forget_if_idle(game_id)
 
     def _forget_if_idle(self, game_id: str) -> None:
-        """Drop a game from this process's caches once nobody here follows it and it no longer
+        """Drop a game from this process's cache once nobody here follows it and it no longer
         changes by itself (it is over or cancelled): memory stays bounded by live games."""
         live = self.games.get(game_id)
         if live is None or live.record.status == "live" or game_id in self.watchers:
             return
-        for locks in (self.locks, self.sending):
-            lock = locks.get(game_id)
-            if lock is not None and lock.locked():
-                return
+        if self.locks.busy(game_id) or self.sending.busy(game_id):
+            return
         del self.games[game_id]
-        self.locks.pop(game_id, None)
-        self.sending.pop(game_id, None)
-
-    def lock(self, game_id: str) -> asyncio.Lock:
-        lock = self.locks.get(game_id)
-        if lock is None:
-            lock = self.locks[game_id] = asyncio.Lock()
-        return lock
 
     def _cache(self, record: Record) -> Live:
         """Cache ``record`` unless a later version of it is cached: a request awaiting its
@@ -726,7 +960,9 @@ class Hub:
         Raises:
             ProtocolError: from ``decide``, or UNKNOWN_GAME.
         """
-        async with self.lock(game_id):
+        if not _GAME_ID_RE.fullmatch(game_id):  # no lock for a name that is no game
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+        async with self.locks.hold(game_id):
             for _ in range(3):
                 live = await self.live(game_id)
                 decided = decide(live, now_ms())
@@ -832,15 +1068,39 @@ class Hub:
             connected=self._connected,
         )
 
+    def _ready(self, sessions: list[Session], game_id: str | None) -> list[Session]:
+        """The sessions that read what they are sent: the others (more than
+        ``Settings.queue_limit`` bytes wait for them) are skipped, owed the game (``game_id``)
+        or, for None, the lobby."""
+        limit = self.settings.queue_limit
+        ready = [s for s in sessions if s.queued() < limit]
+        if len(ready) < len(sessions):
+            for session in sessions:
+                if session.queued() >= limit:
+                    self._skipped(session, game_id=game_id, lobby=game_id is None)
+        return ready
+
+    def _skipped(
+        self, session: Session, *, game_id: str | None = None, lobby: bool = False
+    ) -> None:
+        """A frame for ``session`` was not sent: it is brought up to date once it reads."""
+        if game_id is not None:
+            session.owed.add(game_id)
+        if lobby:
+            session.lobby_stale = True
+        self.lagging.add(session)
+        self.metrics.skipped.inc()
+
     async def deliver(
         self, game_id: str, *, also: Session | None = None, built: tuple[int, bytes] | None = None
     ) -> None:
         """Bring every watcher of the game up to date: the events it has not seen, then the
-        state (a snapshot when the events are too old). ``also`` gets an update even when it
-        has seen everything (it has just asked to watch). ``built``: a version and the update
-        for the watchers one version behind it, as the process that made the change built it;
-        passed on as it is while the game is at that version."""
-        async with self.sending.setdefault(game_id, asyncio.Lock()):
+        state (a snapshot when the events are too old, or more than ``FAR_BEHIND``). ``also``
+        gets an update even when it has seen everything (it has just asked to watch).
+        ``built``: a version and the update for the watchers one version behind it, as the
+        process that made the change built it; passed on as it is while the game is at that
+        version. A watcher that does not read is skipped (see ``_ready``)."""
+        async with self.sending.hold(game_id):
             watchers = self.watchers.get(game_id)
             live = self.games.get(game_id)
             if not watchers or live is None:
@@ -854,14 +1114,17 @@ class Hub:
             if not behind:
                 return
             state: GameState | None = None
-            for seen, sessions in behind.items():
+            for seen, waiting in behind.items():
+                sessions = self._ready(waiting, game_id)
+                if not sessions:
+                    continue
                 if built is not None and built[0] == record.version == seen + 1:
                     frame = built[1]
                 else:
                     if state is None:
                         state = self._state(record, live.game)
                     events: list[Event] | None = None
-                    if seen >= 0:
+                    if seen >= 0 and record.version - seen <= FAR_BEHIND:
                         events = live.events_after(seen)
                         if events is None:
                             events = await self.store.events_after(game_id, seen)
@@ -869,8 +1132,32 @@ class Hub:
                     frame = encode(update)
                 broadcast([s.ws for s in sessions], frame)
                 for s in sessions:
+                    s.owed.discard(game_id)
                     if game_id in s.watching:
                         s.watching[game_id] = record.version
+
+    async def catch_up(self) -> None:
+        """Every ``CATCH_UP_SECONDS``, bring the clients that were skipped and read again up to
+        date: one update of each game they are owed (a snapshot when far behind), and the
+        lobby as it stands."""
+        while True:
+            await asyncio.sleep(CATCH_UP_SECONDS)
+            limit = self.settings.queue_limit // 2
+            for session in list(self.lagging):
+                if session not in self.sessions:
+                    self.lagging.discard(session)
+                    continue
+                if session.queued() >= limit:
+                    continue
+                self.lagging.discard(session)
+                if session.lobby_stale and session.lobby:
+                    session.lobby_stale = False
+                    self._offer_lobby(session)
+                for game_id in list(session.owed):
+                    session.owed.discard(game_id)
+                    if game_id in session.watching:
+                        with contextlib.suppress(*STORAGE_ERRORS):
+                            await self.deliver(game_id, also=session)
 
     def _connected(self, player: str) -> bool:
         return player in self.by_player or player in self.online_elsewhere
@@ -940,22 +1227,28 @@ class Hub:
         self.spectators_elsewhere = view.spectators
         online_elsewhere = view.online - self.by_player.keys()
         if offers.keys() & (online_elsewhere ^ self.online_elsewhere) or offers != self.bot_offers:
-            self.lobby_dirty.set()  # a bot came or went on another process
+            self.lobby.dirty.set()  # a bot came or went on another process
         self.online_elsewhere = online_elsewhere
         self.bot_offers = offers
 
     async def listen(self, redis_client: aioredis.Redis) -> None:
-        """Pass every committed change on to this process's watchers (forever; it resubscribes
-        after Redis comes back, and resyncs every watched game)."""
+        """Pass every committed change on to this process's watchers, and close the
+        connections of sessions ended elsewhere (forever; it resubscribes after Redis comes
+        back, and resyncs every watched game)."""
         while True:
             try:
                 async with redis_client.pubsub() as pubsub:
-                    await pubsub.subscribe(EVENTS_CHANNEL)
+                    await pubsub.subscribe(EVENTS_CHANNEL, CONTROL_CHANNEL)
                     await self._resync()
                     async for message in pubsub.listen():
-                        if message["type"] == "message":
+                        if message["type"] != "message":
+                            continue
+                        if message["channel"] == CONTROL_CHANNEL.encode():
+                            _, player, hashed = msgpack.unpackb(message["data"])
+                            self._signed_out(player, hashed)
+                        else:
                             await self._published(message["data"])
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+            except STORAGE_ERRORS as error:
                 log.warning("event listener lost Redis (%s); resubscribing", error)
                 await asyncio.sleep(0.5)  # back off while Redis is away
 
@@ -982,7 +1275,7 @@ class Hub:
                 self._update_lobby(live.record)
             await self.deliver(game_id, built=None if update is None else (version, update))
             self._forget_if_idle(game_id)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        except STORAGE_ERRORS:
             raise
         except Exception:  # one game's failure must not stop the others' events
             log.exception("game %s: event %d not delivered", game_id, version)
@@ -1006,6 +1299,7 @@ class Hub:
             record.time,
             record.white,
             record.black,
+            record.created,
             len(record.moves),
             self._spectators(record.id, record),
             record.creator_color if record.status == "open" else None,
@@ -1014,35 +1308,31 @@ class Hub:
         )
 
     def _update_lobby(self, record: Record) -> None:
-        was = self.lobby_open.pop(record.id, None) or self.lobby_live.pop(record.id, None)
-        if (was is None or was.status != record.status) and record.id in self.watchers:
+        if self.lobby.update(record) and record.id in self.watchers:
             self.seen.add(record.id)  # a join changes the players, so the spectators
-        if record.status == "open":
-            self.lobby_open[record.id] = record
-        elif record.status == "live":
-            self.lobby_live[record.id] = record
-        self.lobby_dirty.set()
 
-    def _lobby_message(self) -> Lobby:
-        live = list(self.lobby_live.values())[-LOBBY_LIVE_SHOWN:]
+    def _bots_online(self) -> list[BotInfo]:
+        """The bot accounts connected anywhere, with how many games each plays."""
         bots = [
-            replace(offer, playing=self._playing(player))
+            replace(offer, playing=self.lobby.playing[player])
             for player, offer in self.bot_offers.items()
             if self._connected(player)
         ]
-        return Lobby(
-            [self._summary(r) for r in self.lobby_open.values()],
-            [self._summary(r) for r in reversed(live)],
-            sorted(bots, key=lambda offer: offer.name),
-        )
+        return sorted(bots, key=lambda offer: offer.name)
 
     async def broadcast_lobby(self) -> None:
+        """Send the lobby's subscribers what changed (at most twice a second)."""
         while True:
-            await self.lobby_dirty.wait()
-            self.lobby_dirty.clear()
-            listeners = [s.ws for s in self.sessions if s.lobby]
-            if listeners:
-                broadcast(listeners, encode(self._lobby_message()))
+            await self.lobby.dirty.wait()
+            self.lobby.dirty.clear()
+            listeners = [s for s in self.sessions if s.lobby]
+            if not listeners:
+                self.lobby.forget_shown()
+            else:
+                change = self.lobby.change(self._summary, self._bots_online)
+                if change is not None:
+                    current = [s for s in listeners if not s.lobby_stale]
+                    broadcast([s.ws for s in self._ready(current, None)], encode(change))
             await asyncio.sleep(0.5)  # at most two lobby messages a second
 
     # -- time ----------------------------------------------------------------------------------
@@ -1054,11 +1344,11 @@ class Hub:
                 for game_id in await self.store.due(now_ms()):
                     try:
                         await self._expire(game_id)
-                    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                    except STORAGE_ERRORS:
                         raise
                     except Exception:  # one game's failure must not stop the others' clocks
                         log.exception("game %s: deadline not applied", game_id)
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+            except STORAGE_ERRORS as error:
                 log.warning("deadline sweep: storage unavailable (%s)", error)
             await asyncio.sleep(self.settings.sweep_interval)
 
@@ -1077,21 +1367,67 @@ class Hub:
         if live is not None:
             await self.store.index(live.record, self._deadline(live.record))
 
+    async def end_abandoned(self) -> None:
+        """End the games against the server's bots whose person has been gone past
+        ``Settings.disconnect_claim`` (nobody is there to claim the win): aborted before
+        both sides have moved, else lost by the person (``abandoned``). Looked at every
+        ``ABANDON_SECONDS``, or a quarter of the limit if that is shorter."""
+        limit = int(self.settings.disconnect_claim * 1000)
+        every = min(ABANDON_SECONDS, max(0.05, self.settings.disconnect_claim / 4))
+        while True:
+            await asyncio.sleep(every)
+            games = [
+                (record.id, person)
+                for record in self.lobby.live.values()
+                if (bot := record.bot_opponent()) is not None
+                for person in record.players()
+                if person != bot.player
+            ]
+            if not games:
+                continue
+            try:
+                now = now_ms()
+                gone = await self.store.gone_since_many([person for _, person in games], now)
+                for (game_id, person), since in zip(games, gone, strict=True):
+                    # Gone "since before this process started" counts from its start: the
+                    # person may not have been able to reconnect while no server ran.
+                    if since is not None and now - max(since, self.started) >= limit:
+                        await self._abandon(game_id, person)
+            except STORAGE_ERRORS as error:
+                log.warning("abandoned games: storage unavailable (%s)", error)
+
+    async def _abandon(self, game_id: str, person: str) -> None:
+        try:
+            done = await self.change(
+                game_id,
+                lambda live, now: (
+                    match.abandon(live.record, person, now)
+                    if live.record.status == "live"
+                    else None
+                ),
+            )
+        except ProtocolError:  # over meanwhile
+            return
+        if done is not None:
+            log.info("game %s: %s (its person left)", game_id, done.reason)
+
     async def heartbeat(self) -> None:
-        """Every second, mark this server alive and renew the online marks of a tenth of its
-        players (each player's every ten seconds; they lapse after ONLINE_TTL if this process
-        dies); every VIEW_SECONDS, share the view with the other processes."""
+        """Every second, mark this server alive (and note whether Redis answers, for
+        ``/healthz``) and renew the online marks of a tenth of its players (each player's
+        every ten seconds; they lapse after ONLINE_TTL if this process dies); every
+        VIEW_SECONDS, share the view with the other processes."""
         beats = 0
         while True:
-            with contextlib.suppress(
-                redis.exceptions.ConnectionError, redis.exceptions.TimeoutError
-            ):
+            try:
                 started = time.perf_counter()
                 await self.store.heartbeat(now_ms())
                 self.metrics.redis_seconds.observe(time.perf_counter() - started)
+                self._storage(True)
                 await self.renew_online(beats)
                 if beats % VIEW_SECONDS == 0:
                     await self.share_view()
+            except STORAGE_ERRORS as error:
+                self._storage(False, error)
             beats += 1
             await asyncio.sleep(1)
 
@@ -1109,6 +1445,7 @@ class Hub:
 
     async def recover(self) -> None:
         """On start: rebuild the indexes, give back the time no server ran, restart bots."""
+        self.secret = await self.store.secret()
         now = now_ms()
         previous = await self.store.heartbeat(now)
         active = await self.store.repair(self.first_move_ms)
@@ -1145,91 +1482,6 @@ def _game_after(live: Live, record: Record) -> Game | None:
     return None
 
 
-# -- HTTP ----------------------------------------------------------------------------------------
-
-
-def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
-    headers = Headers(
-        [
-            ("Content-Type", content_type),
-            ("Content-Length", str(len(body))),
-            ("Cache-Control", "no-store"),
-        ]
-    )
-    return Response(status.value, status.phrase, headers, body)
-
-
-def _text(status: HTTPStatus, text: str) -> Response:
-    return _response(status, text.encode(), "text/plain; charset=utf-8")
-
-
-async def http(hub: Hub, connection: ServerConnection, request: Request) -> Response | None:
-    """The HTTP routes; None lets ``/ws`` go on to the websocket handshake."""
-    try:
-        path, _, query = request.path.partition("?")
-        return await _route(hub, path, query)
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
-        log.warning("storage unavailable for %s: %s", request.path[:100], error)
-        return _text(HTTPStatus.SERVICE_UNAVAILABLE, "storage unavailable; try again\n")
-
-
-async def _route(hub: Hub, path: str, query: str = "") -> Response | None:
-    if path == "/ws":
-        return None
-    if path == "/metrics":
-        return _response(HTTPStatus.OK, hub.metrics.exposition(), CONTENT_TYPE)
-    if path == "/healthz":
-        status = HTTPStatus.OK if hub.ready else HTTPStatus.SERVICE_UNAVAILABLE
-        body = {
-            "status": "ok" if hub.ready else "starting",
-            "connections": len(hub.sessions),
-            "games": len(hub.lobby_live),
-            "open": len(hub.lobby_open),
-        }
-        return _response(status, json.dumps(body).encode(), "application/json")
-    found = re.fullmatch(r"/games/([0-9a-z]{8})\.txt", path)
-    if found:
-        record = await hub.store.get(found[1])
-        if record is None:
-            return _text(HTTPStatus.NOT_FOUND, f"no game {found[1]}\n")
-        return _text(HTTPStatus.OK, record.new_game().game_string() + "\n")
-    found = re.fullmatch(r"/games/([0-9a-z]{8})/trace/(\d{1,4})\.json", path)
-    if found:
-        trace = await hub.store.get_trace(found[1], int(found[2]))
-        if trace is None:
-            return _text(HTTPStatus.NOT_FOUND, "no trace kept for that move\n")
-        return _response(HTTPStatus.OK, trace, "application/json")
-    answer = await review.route(hub.store, path, query)
-    if answer is not None:
-        return _response(*answer)
-    return _static(path)
-
-
-def _static(path: str) -> Response:
-    """A file of the web client (``client/``): ``/`` is its ``index.html`` and ``/visualizer``
-    its ``visualizer.html``; ``/vendor/msgpack/...`` is the ES module build of
-    ``@msgpack/msgpack`` (``client/node_modules``, installed by ``npm ci``). The rest of
-    ``client/node_modules`` is not served."""
-    path = _PAGES.get(path, path)
-    root = CLIENT_DIR
-    for prefix, folder in VENDOR.items():
-        if path.startswith(prefix):
-            root, path = folder, path[len(prefix) :]
-            break
-    target = (root / path.lstrip("/")).resolve()
-    hidden = root == CLIENT_DIR and CLIENT_DIR / "node_modules" in target.parents
-    if root not in target.parents or hidden or not target.is_file():
-        if path == "/index.html":
-            return _text(HTTPStatus.OK, "Hive Arena server: the websocket is at /ws\n")
-        return _text(HTTPStatus.NOT_FOUND, "not found\n")
-    kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-    if target.suffix in (".js", ".mjs") or kind == "application/javascript":
-        kind = "text/javascript"  # what browsers require of an ES module
-    if kind.startswith("text/") or kind in ("application/json", "image/svg+xml"):
-        kind += "; charset=utf-8"
-    return _response(HTTPStatus.OK, target.read_bytes(), kind)
-
-
 # -- running -------------------------------------------------------------------------------------
 
 
@@ -1252,7 +1504,7 @@ async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
 @contextlib.asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
     """The server, started (on ``settings.port``; 0 picks a free port) and stopped on exit:
-    connections closed with 1001, tasks stopped, the bot pool and Redis closed."""
+    connections closed with 1001, tasks stopped, the worker pools and Redis closed."""
     embedded: RedisProcess | None = None
     url = settings.redis_url
     if url is None:
@@ -1261,37 +1513,58 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         url = embedded.url
     # A blocking pool: under a burst a command waits for a free connection, where the default
     # pool would refuse the 101st at once (and the request would be answered "unavailable").
+    # A command that gets no answer within redis_timeout fails (a frozen Redis): it is not
+    # retried, as a retry would wait as long again; a broken connection is retried at once.
     pool_of_connections = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=50,
-        timeout=5,
+        timeout=settings.redis_timeout,
         health_check_interval=5,
-        socket_connect_timeout=1,
-        socket_timeout=5,
-        # A few quick retries ride out a dropped connection; past them, while Redis is away,
-        # requests are answered "unavailable" within a fraction of a second.
-        retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 3),
-        retry_on_error=[redis.exceptions.ConnectionError, redis.exceptions.TimeoutError],
+        socket_connect_timeout=min(1.0, settings.redis_timeout),
+        socket_timeout=settings.redis_timeout,
+        # (A Retry retries on timeouts too unless told its errors: then a frozen Redis held a
+        # request for four timeouts.)
+        retry=Retry(
+            ExponentialBackoff(cap=0.2, base=0.02),
+            3,
+            supported_errors=(redis.exceptions.ConnectionError,),
+        ),
+        retry_on_timeout=False,
     )
     client = aioredis.Redis(connection_pool=pool_of_connections)
-    pool = BotPool(settings.bot_workers)
+    # The listener's own connection, never retried behind its back: a reconnect it did not see
+    # would lose what was published meanwhile, where a lost connection makes it resubscribe
+    # and bring every watched game up to date.
+    listener = aioredis.Redis.from_url(
+        url,
+        health_check_interval=5,
+        socket_connect_timeout=min(1.0, settings.redis_timeout),
+        retry=Retry(NoBackoff(), 0),
+    )
+    pool = BotPool(settings.bot_workers, trace_bytes=settings.trace_bytes)
     store = Store(client, event_log=settings.event_log)
     hub = Hub(settings, store, pool)
     tasks: list[asyncio.Task[None]] = []
     try:
         await hub.recover()
         tasks = [
-            asyncio.create_task(hub.listen(client)),
+            asyncio.create_task(hub.listen(listener)),
             asyncio.create_task(hub.sweep()),
             asyncio.create_task(hub.heartbeat()),
             asyncio.create_task(hub.broadcast_lobby()),
+            asyncio.create_task(hub.catch_up()),
+            asyncio.create_task(hub.end_abandoned()),
         ]
+        if embedded is not None:
+            tasks.append(asyncio.create_task(embedded.supervise()))
         async with serve(
             hub.handle,
             settings.host,
             settings.port,
             process_request=lambda connection, request: http(hub, connection, request),
+            server_header=SERVER,
             max_size=MAX_FRAME_BYTES,
+            max_queue=8,
             compression=None,
         ) as server:
             hub.ready = True
@@ -1304,9 +1577,11 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
             except TimeoutError:
                 log.warning("connections still open after %d s; stopping anyway", SHUTDOWN_SECONDS)
     finally:
-        await _cancel_all([*tasks, *hub.bot_tasks.values()])
+        await _cancel_all([*tasks, *hub.bot_tasks.values(), *hub.closing])
         pool.close()
+        hub.positions.close()
         await client.aclose()
+        await listener.aclose()
         await pool_of_connections.aclose()
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)

@@ -1,9 +1,15 @@
 """Bot moves, computed in a pool of worker processes so that no search runs on the event loop.
 
-``BotPool.move`` sends a position to a worker and awaits its answer. Requests wait in one FIFO
-queue and at most ``workers`` run at once, each game having at most one request in flight, so
-the pool is shared fairly: a game waits for at most the requests made before its own. A worker
-that dies (killed, out of memory) breaks the pool: it is replaced and the request is retried.
+``BotPool.move`` sends a position to a worker and awaits its answer. Requests wait in FIFO
+order and at most ``workers`` run at once, each game having at most one request in flight, so
+the pool is shared fairly: a game waits for at most the requests made before its own. The
+expensive levels (searching 4 plies or more: ``hard``, ``expert``) take at most ``workers - 1``
+workers at once (one if there is only one), so the cheap levels' moves, which take
+milliseconds, never wait behind a queue of searches that take seconds. A worker that dies
+(killed, out of memory) breaks the pool: it is replaced and the request is retried.
+
+A move's search trace is kept to ``trace_bytes`` of JSON (a larger tree is kept shallower)
+and gzipped: the server stores it and serves it as it is.
 
 In a worker, one ``ai.bots.Bot`` per game is kept (a few dozen games, least recently used
 first out), so its transposition table carries from move to move when the same worker serves
@@ -14,6 +20,9 @@ depend on which worker computes it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gzip
+import json
 import logging
 import multiprocessing
 import time
@@ -33,6 +42,14 @@ TRACE_DEPTH: Final = 2
 """Plies below the root kept in a bot move's trace."""
 _BOTS_KEPT: Final = 64
 _RETRIES: Final = 3
+TRACE_BYTES: Final = 64 * 1024
+"""The default longest trace kept (JSON bytes)."""
+
+
+def expensive(level: str) -> bool:
+    """Whether a level's move takes seconds (it searches 4 plies or more, or by time)."""
+    found = LEVELS[level]
+    return found.depth is None or found.depth >= 4
 
 
 @dataclass(frozen=True)
@@ -41,14 +58,22 @@ class BotMove:
 
     move: str
     trace: bytes
+    """The search trace (gzipped JSON)."""
     seconds: float
 
 
 _bots: OrderedDict[tuple[str, str], Bot] = OrderedDict()
 
 
-def compute(game_id: str, game_type: str, moves: list[str], level: str, seed: int) -> BotMove:
-    """The bot's move (runs in a worker process)."""
+def compute(
+    game_id: str,
+    game_type: str,
+    moves: list[str],
+    level: str,
+    seed: int,
+    trace_bytes: int = TRACE_BYTES,
+) -> BotMove:
+    """The bot's move (runs in a worker process), with its trace kept to ``trace_bytes``."""
     started = time.perf_counter()
     game = Game(game_type, repetition_draw=True)
     for move in moves:
@@ -65,9 +90,20 @@ def compute(game_id: str, game_type: str, moves: list[str], level: str, seed: in
     choice = bot.choose(game, trace=recorder)
     return BotMove(
         game.move_string(choice.move),
-        recorder.to_json().encode(),
+        gzip.compress(trace_json(recorder, trace_bytes), compresslevel=6),
         time.perf_counter() - started,
     )
+
+
+def trace_json(recorder: TraceRecorder, limit: int) -> bytes:
+    """The recorded trace as JSON of at most ``limit`` bytes: shallower trees until it fits
+    (the root alone always does)."""
+    depth = recorder.max_depth
+    text = json.dumps(recorder.to_dict()).encode()
+    while len(text) > limit and depth > 0:
+        depth -= 1
+        text = json.dumps(recorder.to_dict(depth)).encode()
+    return text
 
 
 def _warm() -> None:
@@ -82,11 +118,13 @@ class BotPool:
         workers: Processes (and so bot moves computed at once).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, trace_bytes: int = TRACE_BYTES) -> None:
         if workers < 1:
             raise ValueError(f"a bot pool needs at least one worker, not {workers}")
         self.workers = workers
+        self.trace_bytes = trace_bytes
         self._slots = asyncio.Semaphore(workers)
+        self._expensive = asyncio.Semaphore(max(1, workers - 1))
         self._executor = self._new_executor()
         self.queued = 0
         self.replaced = 0
@@ -104,12 +142,16 @@ class BotPool:
     ) -> BotMove:
         """The bot's move, computed in a worker (retried on a new pool if a worker dies)."""
         self.queued += 1
+        lane = self._expensive if expensive(level) else contextlib.nullcontext()
         try:
-            async with self._slots:  # FIFO: asyncio.Semaphore wakes waiters in order
+            # FIFO: asyncio.Semaphore wakes waiters in order
+            async with lane, self._slots:
                 for attempt in range(_RETRIES):
                     executor = self._executor
                     try:
-                        future = executor.submit(compute, game_id, game_type, moves, level, seed)
+                        future = executor.submit(
+                            compute, game_id, game_type, moves, level, seed, self.trace_bytes
+                        )
                         return await asyncio.wrap_future(future)
                     except BrokenProcessPool:
                         log.warning(

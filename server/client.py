@@ -5,7 +5,9 @@
         update = await client.expect(Update)
 
 ``recv`` returns every message in order; ``expect`` waits for one of a type, and raises if an
-``Error`` comes first (or anything else, with ``strict``).
+``Error`` comes first (or anything else, with ``strict``). The lobby's messages on the way keep
+``lobby`` up to date (a ``Lobby`` snapshot, then each ``LobbyChange`` applied to it), and
+``expect(Lobby)`` gives the lobby after the next of them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.protocol import (
     Error,
+    GameSummary,
     Hello,
     Lobby,
+    LobbyChange,
     Message,
     Welcome,
     decode_server,
@@ -44,6 +48,7 @@ class Client:
     def __init__(self, ws: ClientConnection, welcome: Welcome) -> None:
         self.ws = ws
         self.welcome = welcome
+        self.lobby: Lobby | None = None
 
     @property
     def player(self) -> str:
@@ -52,9 +57,15 @@ class Client:
     @classmethod
     @contextlib.asynccontextmanager
     async def connect(
-        cls, url: str, *, nickname: str | None = None, token: str | None = None
+        cls,
+        url: str,
+        *,
+        nickname: str | None = None,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> AsyncIterator[Client]:
-        async with connect(url, max_size=None, compression=None) as ws:
+        """A connection that has said hello (``headers``: extra ones for the handshake)."""
+        async with connect(url, max_size=None, compression=None, additional_headers=headers) as ws:
             await ws.send(encode(Hello(nickname=nickname, token=token)))
             first = decode_server(_binary(await ws.recv()))
             if isinstance(first, Error):
@@ -67,10 +78,19 @@ class Client:
 
     async def recv(self, timeout: float = 30.0) -> Message:
         async with asyncio.timeout(timeout):
-            return decode_server(_binary(await self.ws.recv()))
+            return self._seen(decode_server(_binary(await self.ws.recv())))
+
+    def _seen(self, message: Message) -> Message:
+        """Keep ``lobby`` up to date with a lobby message."""
+        if isinstance(message, Lobby):
+            self.lobby = message
+        elif isinstance(message, LobbyChange) and self.lobby is not None:
+            self.lobby = apply_change(self.lobby, message)
+        return message
 
     async def expect(self, kind: type[_T], *, timeout: float = 30.0, strict: bool = False) -> _T:
-        """The next message of type ``kind``; lobby lists on the way are skipped (and, unless
+        """The next message of type ``kind`` (for ``Lobby``: the lobby after the next
+        ``Lobby`` or ``LobbyChange``); lobby messages on the way are skipped (and, unless
         ``strict``, anything else).
 
         Raises:
@@ -79,13 +99,42 @@ class Client:
         """
         async with asyncio.timeout(timeout):
             while True:
-                message = decode_server(_binary(await self.ws.recv()))
+                message = self._seen(decode_server(_binary(await self.ws.recv())))
+                if kind is Lobby and isinstance(message, LobbyChange) and self.lobby is not None:
+                    return self.lobby  # type: ignore[return-value]  # kind is Lobby
                 if isinstance(message, kind):
                     return message
                 if isinstance(message, Error):
                     raise ServerError(message)
-                if strict and not isinstance(message, Lobby):
+                if strict and not isinstance(message, Lobby | LobbyChange):
                     raise AssertionError(f"expected {kind.__name__}, got {message!r:.300}")
+
+
+def apply_change(lobby: Lobby, change: LobbyChange) -> Lobby:
+    """The lobby after ``change``: the open games for bots first, then oldest first, the
+    games in progress newest first, as the server lists them."""
+    open_ = {game.id: game for game in lobby.open}
+    live = {game.id: game for game in lobby.live}
+    for game_id in change.gone:
+        open_.pop(game_id, None)
+        live.pop(game_id, None)
+    for game in change.open:
+        live.pop(game.id, None)
+        open_[game.id] = game
+    for game in change.live:
+        open_.pop(game.id, None)
+        live[game.id] = game
+    return Lobby(
+        sorted(open_.values(), key=lambda game: (game.wants != "bots", *_age(game))),
+        sorted(live.values(), key=_age, reverse=True),
+        lobby.bots if change.bots is None else change.bots,
+        change.open_total,
+        change.live_total,
+    )
+
+
+def _age(game: GameSummary) -> tuple[int, str]:
+    return game.created, game.id
 
 
 def _binary(frame: bytes | str) -> bytes:

@@ -8,13 +8,16 @@ a TCP port, keeps an append-only file there (``appendfsync everysec``), and stop
 On Linux the child is asked to receive SIGTERM when its parent dies, so a server process killed
 outright (SIGKILL) does not leave its Redis behind: Redis still shuts down cleanly. A Redis left
 over from an earlier run in the same folder (its pid file says which) is stopped before a new
-one starts on the same files.
+one starts on the same files. ``supervise`` starts it again when it dies (the server runs it as
+a task of its own).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
+import logging
 import os
 import shutil
 import signal
@@ -24,6 +27,8 @@ import time
 from pathlib import Path
 
 import redis
+
+log = logging.getLogger(__name__)
 
 
 def redis_server_binary() -> str:
@@ -61,6 +66,7 @@ class RedisProcess:
         self.port = port
         self.persist = persist
         self.process: subprocess.Popen[bytes] | None = None
+        self.stopping = False
 
     @property
     def socket(self) -> Path:
@@ -92,12 +98,8 @@ class RedisProcess:
             return f"unix://{self.socket}"
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> None:
-        """Start the server and wait until it answers PING.
-
-        Raises:
-            RuntimeError: It exited or did not answer in time (its log says why).
-        """
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """Start ``redis-server`` (in the calling thread: see ``die_with_parent``)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self._stop_leftover()
         args = [
@@ -120,30 +122,71 @@ class RedisProcess:
         else:
             args += ["--port", str(self.port), "--bind", "127.0.0.1"]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
-        client = redis.Redis.from_url(self.url)
-        give_up = time.monotonic() + timeout
+        return self.process
+
+    def _answers(self, process: subprocess.Popen[bytes]) -> bool:
+        """Whether the server answers PING (False: not yet).
+
+        Raises:
+            RuntimeError: It exited (its log says why).
+        """
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"redis-server exited with status {process.returncode}; "
+                f"see {self.folder / 'redis.log'}"
+            )
         try:
-            while True:
-                if self.process.poll() is not None:
-                    raise RuntimeError(
-                        f"redis-server exited with status {self.process.returncode}; "
-                        f"see {self.folder / 'redis.log'}"
-                    )
+            with redis.Redis.from_url(self.url, socket_timeout=1) as client:
+                return bool(client.ping())
+        except redis.exceptions.ConnectionError:
+            return False
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the server and wait until it answers PING.
+
+        Raises:
+            RuntimeError: It exited or did not answer in time (its log says why).
+        """
+        self.stopping = False
+        process = self._spawn()
+        give_up = time.monotonic() + timeout
+        while not self._answers(process):
+            if time.monotonic() > give_up:
+                self.stop()
+                raise RuntimeError(f"redis-server did not answer within {timeout} s")
+            time.sleep(0.02)  # polling a child process that is starting up
+
+    async def supervise(self) -> None:
+        """Start the server again whenever it dies, on the same append-only file, until
+        ``stop`` (run as a task of the process that started it; a restart that fails is tried
+        again, less and less often)."""
+        backoff = 0.1
+        while not self.stopping:
+            process = self.process
+            if process is None:
+                return
+            status = await asyncio.to_thread(process.wait)
+            if self.stopping or process is not self.process:
+                return
+            log.error("the embedded Redis exited (status %d); starting it again", status)
+            while not self.stopping:
+                await asyncio.sleep(backoff)  # a Redis dying at once is not restarted in a loop
                 try:
-                    if client.ping():
-                        return
-                except redis.exceptions.ConnectionError:
-                    if time.monotonic() > give_up:
-                        self.stop()
-                        raise RuntimeError(
-                            f"redis-server did not answer within {timeout} s"
-                        ) from None
-                    time.sleep(0.02)  # polling a child process that is starting up
-        finally:
-            client.close()
+                    restarted = self._spawn()  # in the event loop's thread, as the first one
+                    async with asyncio.timeout(10):
+                        while not await asyncio.to_thread(self._answers, restarted):
+                            await asyncio.sleep(0.02)  # polling a child that is starting up
+                except (RuntimeError, OSError, TimeoutError) as error:
+                    backoff = min(backoff * 2, 5.0)
+                    log.error("the embedded Redis did not start again (%s); retrying", error)
+                    continue
+                log.info("the embedded Redis is back")
+                backoff = 0.1
+                break
 
     def stop(self) -> None:
         """Stop the server (it flushes its append-only file first)."""
+        self.stopping = True
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:

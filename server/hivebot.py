@@ -47,6 +47,7 @@ from server.protocol import (
     GameSummary,
     JoinGame,
     Lobby,
+    LobbyChange,
     Play,
     Rematch,
     Resign,
@@ -272,8 +273,8 @@ class Runner:
             message = await client.recv(timeout=3600)
             if isinstance(message, Update):
                 await self._update(client, message)
-            elif isinstance(message, Lobby):
-                await self._lobby(client, message.open)
+            elif isinstance(message, Lobby | LobbyChange) and client.lobby is not None:
+                await self._lobby(client, client.lobby.open)
             elif isinstance(message, Error):
                 await self._refused(client, message)
 

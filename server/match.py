@@ -8,9 +8,9 @@ milliseconds) to a new record and the ``Event`` that describes the change, or a
 stored version is still the one the change was made on.
 
 Clocks: with a clock (``base`` + ``increment``), the side to move's time runs from
-``turn_started``; it starts with each side's second turn, and the first moves have
-``first_move_timeout`` each instead (else the game is aborted). With ``days``, every move has
-that many days (a first move not made in time aborts the game). Without a clock nothing is
+``turn_started``; it starts with each side's second turn. The first moves have
+``first_move_timeout`` each, whatever the time control (else the game is aborted); with
+``days``, every move has that many days, the first ones too. Without a clock nothing else is
 timed. A side whose time runs out loses (``timeout``) when the server notices: at its
 next move, or when the deadline sweep comes round, whether or not anyone is connected.
 """
@@ -51,6 +51,8 @@ CHAT_KEPT: Final = 50
 MUTED_KEPT: Final = 100
 """Most players a game's players may mute in it."""
 
+_RULE_ENDINGS: Final = frozenset({"queen", "both_queens", "repetition"})
+"""Reasons a game ends by the rules (the engine's state says it too)."""
 _RESULTS: Final[dict[GameState, Result]] = {
     GameState.WHITE_WINS: "WhiteWins",
     GameState.BLACK_WINS: "BlackWins",
@@ -72,6 +74,11 @@ class Record:
         muted: The ids of the players whose chat lines are refused in this game.
         wants: Who may join an open game: ``anyone``, or ``bots`` (bot accounts only).
         challenge: The one bot account that may join (a challenge by name).
+        origin: A keyed hash of the address the game was created from (never the address
+            itself): limits per address count open games and games against bots by it.
+        spectator_chat: Whether spectators may chat (either player may close it).
+        white_offered, black_offered: The ply at which each side last offered a draw (-1:
+            never): one offer a move.
     """
 
     id: str
@@ -102,6 +109,10 @@ class Record:
     muted: list[str] = field(default_factory=list)
     wants: Opponent = "anyone"
     challenge: Seat | None = None
+    origin: str | None = None
+    spectator_chat: bool = True
+    white_offered: int = -1
+    black_offered: int = -1
 
     @property
     def turn(self) -> Color:
@@ -120,6 +131,26 @@ class Record:
 
     def players(self) -> list[str]:
         return [seat.player for seat in (self.white, self.black) if seat is not None]
+
+    def bot_opponent(self) -> Seat | None:
+        """The seat of the server's bot when one plays here against a person, else None."""
+        white, black = self.white, self.black
+        if white is None or black is None or (white.bot is None) == (black.bot is None):
+            return None
+        return white if white.bot is not None else black
+
+    def game_string(self) -> str:
+        """The UHP GameString of the record, built from its fields (no replay of its moves).
+        A game ended by the rules says how; any other ending leaves the engine's state
+        (``InProgress``: UHP knows no resignation)."""
+        ply = len(self.moves)
+        state: str
+        if self.reason in _RULE_ENDINGS and self.result is not None:
+            state = self.result
+        else:
+            state = "InProgress" if ply else "NotStarted"
+        turn = "White" if ply % 2 == 0 else "Black"
+        return ";".join([f"{self.game_type};{state};{turn}[{ply // 2 + 1}]", *self.moves])
 
     def new_game(self) -> Game:
         """A ``hive.Game`` with this record's moves (trusted: they were checked when played)."""
@@ -160,6 +191,7 @@ def create(
     seed: int,
     wants: Opponent = "anyone",
     challenge: Seat | None = None,
+    origin: str | None = None,
 ) -> Record:
     """A new open game, the creator seated on ``color`` (random: decided when someone joins);
     ``wants`` and ``challenge`` say who may join.
@@ -179,6 +211,7 @@ def create(
         expires=now + ttl_ms,
         wants=wants,
         challenge=challenge,
+        origin=origin,
     )
     if color == "black":
         return replace(record, black=creator)
@@ -268,12 +301,10 @@ def deadline(record: Record, first_move_ms: int) -> int | None:
         return record.expires
     if record.status != "live":
         return None
-    if not clocks_started(record):  # a first move not made aborts the game
-        if record.time.kind == "clock":
-            return record.turn_started + first_move_ms
+    if not clocks_started(record):  # a first move not made aborts the game, whatever the clock
         if record.time.kind == "days":
             return record.turn_started + record.time.days * DAY_MS
-        return None  # no clock, no hurry
+        return record.turn_started + first_move_ms
     left = record.clock_white if record.turn == "white" else record.clock_black
     if left is None:
         return None
@@ -291,6 +322,19 @@ def expire(record: Record, now: int, first_move_ms: int) -> tuple[Record, Event]
         return _end(record, now, None, "aborted")
     winner: Result = "BlackWins" if record.turn == "white" else "WhiteWins"
     return _end(record, now, winner, "timeout")
+
+
+def cancel(record: Record, player: str, now: int) -> tuple[Record, Event]:
+    """The creator of an open game cancels it.
+
+    Raises:
+        ProtocolError: NOT_YOUR_GAME (not its creator), NOT_OPEN.
+    """
+    if record.creator != player:
+        raise ProtocolError(ErrorCode.NOT_YOUR_GAME, "only its creator may cancel a game")
+    if record.status != "open":
+        raise ProtocolError(ErrorCode.NOT_OPEN, f"game {record.id} is {record.status}")
+    return _end(record, now, None, "cancelled")
 
 
 def _end(
@@ -416,6 +460,15 @@ def draw(record: Record, player: str, action: str, now: int) -> tuple[Record, Ev
             return _end(record, now, "Draw", "agreement")
         if record.draw_offer == color:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "you have already offered a draw")
+        ply = len(record.moves)
+        if (record.white_offered if color == "white" else record.black_offered) == ply:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED, "you offered a draw in this position: one offer a move"
+            )
+        if color == "white":
+            record = replace(record, white_offered=ply)
+        else:
+            record = replace(record, black_offered=ply)
         return replace(record, draw_offer=color, version=version), Event(
             version, "draw_offer", now, by=color
         )
@@ -437,9 +490,36 @@ def claim(record: Record, player: str, now: int, gone_since: int | None) -> tupl
     return _end(record, now, "WhiteWins" if color == "white" else "BlackWins", "abandoned")
 
 
+def abandon(record: Record, player: str, now: int) -> tuple[Record, Event]:
+    """``player`` has left a game against one of the server's bots for longer than allowed:
+    the game is aborted if a side has not moved yet, else ``player`` loses (``abandoned``)."""
+    color = _require_live(record, player)
+    if not clocks_started(record):
+        return _end(record, now, None, "aborted")
+    return _end(record, now, "BlackWins" if color == "white" else "WhiteWins", "abandoned")
+
+
+def rematch(
+    record: Record, player: str, now: int, game_id: str, seed: int
+) -> tuple[Record, Event, Record | None]:
+    """``player`` asks for a rematch of a finished game: an offer, or, when the opponent has
+    offered one (two offers are an agreement), the rematch itself. Returns the finished game
+    after the request, its event, and the rematch (``game_id``, colours swapped) if it
+    starts.
+
+    Raises:
+        ProtocolError: NOT_YOUR_GAME, NOT_ALLOWED (no result, already offered or started).
+    """
+    if rematch_accepted(record, player):
+        old, new, event = start_rematch(record, game_id, now, seed)
+        return old, event, new
+    old, event = offer_rematch(record, player, now)
+    return old, event, None
+
+
 def offer_rematch(record: Record, player: str, now: int) -> tuple[Record, Event]:
-    """Offer a rematch of a finished game (the caller starts it when the other side accepts:
-    see ``rematch_accepted``)."""
+    """Offer a rematch of a finished game (see ``rematch``, which starts it when the other side
+    has offered one)."""
     color = record.color_of(player)
     if color is None:
         raise ProtocolError(ErrorCode.NOT_YOUR_GAME, f"you do not play in game {record.id}")
@@ -485,6 +565,8 @@ def start_rematch(
         clock_black=clock,
         turn_started=now,
         rematch_of=record.id,
+        origin=record.origin,
+        spectator_chat=record.spectator_chat,
     )
     version = record.version + 1
     old = replace(record, rematch=game_id, rematch_offer=None, version=version)
@@ -495,32 +577,68 @@ def chat(record: Record, player: str, name: str, text: str, now: int) -> tuple[R
     """``player``, called ``name``, says ``text`` (a player or a spectator).
 
     Raises:
-        ProtocolError: NOT_ALLOWED when the game's players have muted ``player``.
+        ProtocolError: NOT_ALLOWED when the game's players have muted ``player``, or closed the
+            chat to spectators.
     """
     if player in record.muted:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "you are muted in this game")
+    if not record.spectator_chat and record.color_of(player) is None:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, "the players have closed this game's chat to spectators"
+        )
     version = record.version + 1
     event = Event(version, "chat", now, by=name, text=text, player=player)
     return replace(record, version=version, chat=[*record.chat[-CHAT_KEPT + 1 :], event]), event
 
 
-def mute(
-    record: Record, player: str, target: str, name: str | None, on: bool, now: int
-) -> tuple[Record, Event]:
-    """``player`` mutes (``on``) or unmutes ``target``, called ``name`` (None: no such player).
+def spectator_chat(record: Record, player: str, on: bool, now: int) -> tuple[Record, Event]:
+    """A player of the game opens (``on``) or closes its chat to spectators; the event's
+    ``text`` is ``open`` or ``closed``.
+
+    Raises:
+        ProtocolError: NOT_YOUR_GAME, NOT_ALLOWED (it is so already).
+    """
+    color = record.color_of(player)
+    if color is None:
+        raise ProtocolError(ErrorCode.NOT_YOUR_GAME, f"you do not play in game {record.id}")
+    if record.spectator_chat == on:
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, f"the chat is {'open' if on else 'closed'} to spectators already"
+        )
+    version = record.version + 1
+    text = "open" if on else "closed"
+    event = Event(version, "spectator_chat", now, by=color, text=text)
+    return replace(record, version=version, spectator_chat=on), event
+
+
+def chatter_name(record: Record, player: str) -> str | None:
+    """The name ``player`` last chatted under in this game (None: no line of theirs is kept)."""
+    for event in reversed(record.chat):
+        if event.player == player:
+            return event.by
+    return None
+
+
+def mute(record: Record, player: str, target: str, on: bool, now: int) -> tuple[Record, Event]:
+    """``player`` mutes (``on``) or unmutes ``target``; the event names ``target`` by the name
+    of their last chat line here.
+
+    Only someone whose chat lines the game keeps may be muted, so that a mute publishes the
+    name of nobody who has not chatted in the game; anyone muted may be unmuted.
 
     Raises:
         ProtocolError: NOT_YOUR_GAME (``player`` does not play here), NOT_ALLOWED (muting
             oneself, muting twice, unmuting someone not muted, too many muted), BAD_MESSAGE
-            (no such player).
+            (nobody of that id chatted here).
     """
     color = record.color_of(player)
     if color is None:
         raise ProtocolError(ErrorCode.NOT_YOUR_GAME, f"you do not play in game {record.id}")
     if target == player:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "you cannot mute yourself")
-    if name is None:
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"no player {target[:40]!r}")
+    if on and chatter_name(record, target) is None:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"nobody {target[:40]!r} chatted in this game")
+    name = chatter_name(record, target) or "a player"  # an unmute once their lines are gone
     if on and target in record.muted:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, f"{name} is already muted")
     if not on and target not in record.muted:
@@ -595,6 +713,7 @@ def state(
         spectators=spectators,
         chat=record.chat,
         muted=record.muted,
+        spectator_chat=record.spectator_chat,
     )
 
 

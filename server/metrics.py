@@ -25,6 +25,7 @@ class Metrics:
         connections: How many websocket connections are open.
         live_games: How many games in progress this process knows of.
         bot_queue: How many bot moves wait for or use a worker.
+        lagging: How many connections are owed an update (they stopped reading).
     """
 
     def __init__(
@@ -33,13 +34,16 @@ class Metrics:
         connections: Callable[[], int],
         live_games: Callable[[], int],
         bot_queue: Callable[[], int],
+        lagging: Callable[[], int],
     ) -> None:
+        self.content_type = CONTENT_TYPE
         self.registry = CollectorRegistry()
         r = self.registry
         for name, text, read in (
             ("hive_connections", "Open websocket connections", connections),
             ("hive_live_games", "Games in progress known to this process", live_games),
             ("hive_bot_queue", "Bot moves waiting for or using a worker", bot_queue),
+            ("hive_lagging", "Connections owed an update they were too slow to take", lagging),
         ):
             Gauge(name, text, registry=r).set_function(read)
         self.moves = Counter("hive_moves", "Moves played through this process", registry=r)
@@ -63,6 +67,11 @@ class Metrics:
         )
         self.refused = Counter(
             "hive_refused", "Requests refused, by error code", ["code"], registry=r
+        )
+        self.skipped = Counter(
+            "hive_frames_skipped",
+            "Frames not sent to a client with too much waiting for it (it gets a snapshot)",
+            registry=r,
         )
         self.closed_for_abuse = Counter(
             "hive_closed_for_abuse", "Connections closed with 1008 for breaking limits", registry=r

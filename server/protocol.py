@@ -23,13 +23,20 @@ from typing import Any, ClassVar, Final, Literal, TypeVar, get_args, get_origin
 
 import msgpack
 
-MAX_FRAME_BYTES: Final = 64 * 1024
+MAX_FRAME_BYTES: Final = 16 * 1024
 """Frames from clients larger than this are refused (the connection closes with 1009)."""
+SIGNED_OUT: Final = 4001
+"""The close code of a connection whose session ended (``logout``, here or elsewhere): its
+token no longer signs in."""
 MAX_TEXT: Final = 2000
 """Longest string field accepted from a client (chat has its own, smaller, limit). Messages
 from the server have no such limit: a long game's GameString runs past it."""
 MAX_NICKNAME: Final = 24
 MAX_LIST: Final = 1000
+LOBBY_SHOWN: Final = 100
+"""Games of each lobby list sent to clients: the oldest open games, the newest in progress."""
+MAX_WATCHING: Final = 32
+"""Games one connection may watch at once."""
 MAX_BOT_GAMES: Final = 100
 """Most games a bot account may play at once."""
 
@@ -205,11 +212,12 @@ class Event:
     ``kind``: ``created``, ``joined`` (the game starts), ``move`` (also the move that ends a
     game: the state then has the result), ``draw_offer``, ``draw_decline``, ``rematch_offer``,
     ``rematch`` (``text``: the new game's id), ``chat``, ``mute`` and ``unmute`` (``text``: the
-    name of the player muted or unmuted), ``over`` (ended otherwise than by a move: ``by`` the
-    result, ``text`` the reason). ``by``: the colour or player name acting; ``text``: the
-    MoveString, or the chat line; ``player``: the id of the chatter (``chat``) or of the player
-    muted (``mute``, ``unmute``), None otherwise (and in events stored before it was added);
-    ``at``: server time in ms.
+    name of the player muted or unmuted), ``spectator_chat`` (``text``: ``open`` or ``closed``),
+    ``over`` (ended otherwise than by a move: ``by`` the result, ``text`` the reason).
+    ``by``: the colour or player name acting; ``text``: the MoveString, or the chat line;
+    ``player``: the id of the chatter (``chat``) or of the player muted (``mute``,
+    ``unmute``), None otherwise (and in events stored before it was added); ``at``: server
+    time in ms.
     """
 
     version: int
@@ -228,7 +236,8 @@ class GameState:
     in plain axial coordinates that do not wrap and do not change while a piece stays put.
     ``legal``: the side to move's legal moves; ``must_pass``: passing is its only move (play
     ``pass``). ``hand_white``/``hand_black``: the pieces still in hand. ``muted``: the ids of
-    the players whose chat lines the game's players have muted.
+    the players whose chat lines the game's players have muted; ``spectator_chat``: whether
+    spectators may chat.
     """
 
     id: str
@@ -255,17 +264,20 @@ class GameState:
     spectators: int = 0
     chat: list[Event] = field(default_factory=list)
     muted: list[str] = field(default_factory=list)
+    spectator_chat: bool = True
 
 
 @dataclass(frozen=True)
 class GameSummary:
-    """A line of the lobby: an open game to join, or a game in progress to watch."""
+    """A line of the lobby: an open game to join, or a game in progress to watch. ``created``:
+    when the game was created (server ms), which orders the lists (see ``Lobby``)."""
 
     id: str
     game_type: str
     time: TimeControl
     white: Seat | None
     black: Seat | None
+    created: int = 0
     moves: int = 0
     spectators: int = 0
     creator_color: ColorChoice | None = None
@@ -296,6 +308,16 @@ class Hello(Message):
 
     nickname: str | None = None
     token: str | None = None
+
+
+@client("logout")
+@dataclass(frozen=True)
+class Logout(Message):
+    """End this session (its token stops working), or with ``everywhere`` every session of
+    this player. The connections of the sessions ended are closed with ``SIGNED_OUT``
+    (4001), this one included."""
+
+    everywhere: bool = False
 
 
 @client("ping")
@@ -435,6 +457,16 @@ class Mute(Message):
     mute: bool = True
 
 
+@client("spectator_chat")
+@dataclass(frozen=True)
+class SpectatorChat(Message):
+    """Open (``open`` True) or close the game's chat to spectators. Only its players may; the
+    players' own lines always go."""
+
+    game: str
+    open: bool
+
+
 # -- server -> client --------------------------------------------------------------------------
 
 
@@ -474,12 +506,33 @@ class Error(Message):
 @server("lobby")
 @dataclass(frozen=True)
 class Lobby(Message):
-    """The open games, the games in progress and the bot accounts ready to play (sent on
-    ``lobby`` and on every change)."""
+    """The lobby as it stands (sent on ``lobby``, and again to a client that fell behind):
+    the open games (``LOBBY_SHOWN`` at most: those for bot accounts first, then the oldest),
+    the games in progress (the newest ``LOBBY_SHOWN``), the bot accounts ready to play, and
+    how many open games and games in progress there are in all. ``LobbyChange`` messages
+    follow it."""
 
     open: list[GameSummary]
     live: list[GameSummary]
     bots: list[BotInfo] = field(default_factory=list)
+    open_total: int = 0
+    live_total: int = 0
+
+
+@server("lobby_change")
+@dataclass(frozen=True)
+class LobbyChange(Message):
+    """What changed in the lobby since the last ``Lobby`` or ``LobbyChange``: games added to
+    or changed in the open list (``open``) or the list of games in progress (``live``; a game
+    listed there leaves the open list), the ids of games no longer listed (``gone``), the bot
+    accounts when they changed (``bots``, the whole list; None: unchanged), and the totals."""
+
+    open: list[GameSummary] = field(default_factory=list)
+    live: list[GameSummary] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    bots: list[BotInfo] | None = None
+    open_total: int = 0
+    live_total: int = 0
 
 
 @server("update")
@@ -683,8 +736,11 @@ def _check(hint: Any, value: Any, where: str, bounded: bool) -> Any:
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "LOBBY_SHOWN",
     "MAX_FRAME_BYTES",
+    "MAX_WATCHING",
     "SERVER_MESSAGES",
+    "SIGNED_OUT",
     "BotInfo",
     "BotReady",
     "CancelGame",
@@ -702,6 +758,8 @@ __all__ = [
     "JoinGame",
     "LegalMove",
     "Lobby",
+    "LobbyChange",
+    "Logout",
     "Message",
     "Mute",
     "PieceAt",
@@ -712,6 +770,7 @@ __all__ = [
     "Rematch",
     "Resign",
     "Seat",
+    "SpectatorChat",
     "TimeControl",
     "Unwatch",
     "Update",

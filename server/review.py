@@ -26,18 +26,28 @@ null for a placement, both null for a pass). The stored game's document also has
 
 from __future__ import annotations
 
+import asyncio
 import json
+import multiprocessing
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Final
 
 from hive import Game, HiveError, Layout, Piece
+from server.match import Record
 from server.store import Store
 
 JSON: Final = "application/json"
 MAX_EXTRA_MOVES: Final = 64
 """Moves ``/positions.json`` plays after its GameString (a trace is never deeper)."""
+MAX_MOVES: Final = 1000
+"""Moves ``/positions.json`` plays in all."""
+POSITION_JOBS: Final = 8
+"""Position requests waiting or running at once (past them: 503)."""
 
 Answer = tuple[HTTPStatus, bytes, str]
 """An HTTP answer: status, body, content type."""
@@ -98,10 +108,71 @@ def _frame(
     }
 
 
-def position_query(query: str) -> Answer:
-    """``/positions.json?game=...&moves=...&from=...``: 400 with the reason when the
-    GameString or a move is not valid."""
-    fields = urllib.parse.parse_qs(query, keep_blank_values=True)
+class Positions:
+    """The worker process that computes positions for these routes, so that none is computed
+    on the event loop (a GameString of a thousand moves takes most of a second). At most
+    ``waiting`` requests wait or run at once; past them the answer is 503 at once.
+
+    Args:
+        waiting: Requests waiting or running at most.
+    """
+
+    def __init__(self, waiting: int = POSITION_JOBS) -> None:
+        self.waiting = waiting
+        self.busy = 0
+        self.submitted = asyncio.Event()
+        """Set once a request has gone to the worker (for the tests)."""
+        self._executor: ProcessPoolExecutor | None = None
+
+    async def run(self, work: Callable[..., Answer], *args: Any) -> Answer:
+        """``work(*args)`` in the worker (started at the first request)."""
+        if self.busy >= self.waiting:
+            return _error(HTTPStatus.SERVICE_UNAVAILABLE, "busy computing positions; try again")
+        self.busy += 1
+        try:
+            if self._executor is None:
+                context = multiprocessing.get_context("forkserver")
+                self._executor = ProcessPoolExecutor(1, mp_context=context)
+            executor = self._executor
+            try:
+                future = executor.submit(work, *args)
+                self.submitted.set()
+                return await asyncio.wrap_future(future)
+            except BrokenProcessPool:  # the worker died (killed, out of memory): a new one
+                if self._executor is executor:
+                    self._executor = None
+                    executor.shutdown(wait=False, cancel_futures=True)
+                return _error(
+                    HTTPStatus.SERVICE_UNAVAILABLE, "the positions worker died; try again"
+                )
+        finally:
+            self.busy -= 1
+
+    def pids(self) -> list[int]:
+        """The worker's process id (none before the first request)."""
+        processes = {} if self._executor is None else self._executor._processes or {}
+        return list(processes)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """What ``/positions.json`` asks for: the positions of ``moves`` from ply ``start``."""
+
+    game_type: str
+    moves: list[str]
+    start: int
+
+
+def position_query(query: str) -> Query | Answer:
+    """What ``/positions.json?game=...&moves=...&from=...`` asks for, or the 400 answer
+    saying what is wrong with it (checked here, cheaply: the moves are played in the
+    worker)."""
+    fields = urllib.parse.parse_qs(query, keep_blank_values=True, max_num_fields=8)
     text = (fields.get("game") or [""])[0]
     if not text:
         return _error(HTTPStatus.BAD_REQUEST, "give a GameString as ?game=")
@@ -115,18 +186,23 @@ def position_query(query: str) -> Answer:
     head = [part.strip() for part in text.split(";")]
     if len(head) < 3:
         return _error(HTTPStatus.BAD_REQUEST, f"not a GameString: {text[:80]!r}")
+    moves = [*filter(None, head[3:]), *extra]
+    if len(moves) > MAX_MOVES:
+        return _error(HTTPStatus.BAD_REQUEST, f"at most {MAX_MOVES} moves in all")
+    return Query(head[0], moves, start)
+
+
+def _query_answer(query: Query) -> Answer:
+    """The answer to a positions query (in the worker)."""
     try:
-        document = frames(head[0], [*filter(None, head[3:]), *extra], start=start)
+        document = frames(query.game_type, query.moves, start=query.start)
     except HiveError as error:
         return _error(HTTPStatus.BAD_REQUEST, str(error))
     return HTTPStatus.OK, json.dumps(document).encode(), JSON
 
 
-async def stored_game(store: Store, game_id: str) -> Answer:
-    """``/games/ID/positions.json``: 404 when there is no such game."""
-    record = await store.get(game_id)
-    if record is None:
-        return _error(HTTPStatus.NOT_FOUND, f"no game {game_id}")
+def _stored_answer(record: Record) -> Answer:
+    """The answer for a stored game (in the worker; its moves are trusted)."""
     document = frames(record.game_type, record.moves, repetition_draw=True)
     document.update(
         id=record.id,
@@ -139,14 +215,20 @@ async def stored_game(store: Store, game_id: str) -> Answer:
     return HTTPStatus.OK, json.dumps(document).encode(), JSON
 
 
-async def route(store: Store, path: str, query: str = "") -> Answer | None:
+async def route(store: Store, positions: Positions, path: str, query: str = "") -> Answer | None:
     """The answer to a review route, or None when ``path`` is not one of them."""
     if path == "/positions.json":
-        return position_query(query)
+        asked = position_query(query)
+        if isinstance(asked, Query):
+            return await positions.run(_query_answer, asked)
+        return asked
     if path.startswith("/games/") and path.endswith("/positions.json"):
         game_id = path[len("/games/") : -len("/positions.json")]
         if len(game_id) == 8 and game_id.isalnum() and game_id.islower():
-            return await stored_game(store, game_id)
+            record = await store.get(game_id)
+            if record is None:
+                return _error(HTTPStatus.NOT_FOUND, f"no game {game_id}")
+            return await positions.run(_stored_answer, record)
     return None
 
 
@@ -154,4 +236,4 @@ def _error(status: HTTPStatus, message: str) -> Answer:
     return status, json.dumps({"error": message}).encode(), JSON
 
 
-__all__ = ["frames", "position_query", "route", "stored_game"]
+__all__ = ["Positions", "frames", "position_query", "route"]

@@ -1,73 +1,177 @@
-"""The server's settings: the command line, and the limits it enforces."""
+"""The server's settings: one dataclass, and the command line made from it.
+
+Every field of ``Settings`` is a flag of ``hive-server`` (``open_game_ttl`` is
+``--open-game-ttl``), with its default and its help written once, here. Times are in seconds.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import ipaddress
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Final
+
+DAY: Final = 86_400.0
+
+
+def _setting(default: Any, help: str, *, env: str | None = None) -> Any:
+    """A field of ``Settings``: its default, its help on the command line, and the environment
+    variable that sets its default there, if any."""
+    return field(default=default, metadata={"help": help, "env": env})
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the server can be told. Times are in seconds.
+    """Everything the server can be told (see ``hive-server --help``)."""
 
-    Attributes:
-        host: Address to listen on.
-        port: TCP port (0: any free port, as the tests use).
-        redis_url: A Redis 6.2+ to keep every session in (None: start the embedded one under
-            ``data``).
-        data: Folder of the embedded Redis (its append-only file) and nothing else.
-        bot_workers: Processes that compute bot moves.
-        open_game_ttl: An open game nobody joins expires after this long.
-        first_move_timeout: Each side's first move must come within this long, or the game
-            is aborted.
-        disconnect_claim: A player disconnected this long lets the opponent claim the win.
-        chat_length: Longest chat line.
-        chat_interval: Least time between two chat lines of one connection (on average: a
-            burst of ``chat_burst`` is allowed).
-        chat_burst: Chat lines one may send at once before ``chat_interval`` applies (per
-            connection; a player's connections together get as many per window of
-            ``chat_burst * chat_interval``).
-        message_rate: Messages a second one connection may send on average...
-        message_burst: ... and at once.
-        bot_message_rate, bot_message_burst: The same for a bot account's connection (a bot
-            plays many games at once, and as fast as its opponents).
-        games_per_minute: Games a player may create in a minute.
-        open_games: Open games a player may have waiting for an opponent at once.
-        strikes: Refusals for going too fast that a connection may collect (one is forgiven
-            every 5 s) before it is closed with 1008 (policy violation).
-        event_log: Events kept per game for reconnects (older ones: a snapshot).
-        trace_ttl: How long a bot move's search trace is kept.
-        sweep_interval: How often deadlines (flags, aborts, expiries) are looked at.
-    """
+    host: str = _setting("127.0.0.1", "address to listen on")
+    port: int = _setting(8080, "TCP port (0: any free port)")
+    redis_url: str | None = _setting(
+        None,
+        "a Redis 6.2+ such as redis://localhost:6379/0 (default: an embedded Redis under --data)",
+        env="HIVE_REDIS_URL",
+    )
+    data: Path = _setting(Path("data"), "the embedded Redis's folder (its append-only file)")
+    bot_workers: int = _setting(os.cpu_count() or 1, "processes computing bot moves")
+    open_game_ttl: float = _setting(600.0, "seconds before an open game nobody joins expires")
+    first_move_timeout: float = _setting(
+        60.0,
+        "seconds for each side's first move, else the game is aborted (with days per "
+        "move: those days)",
+    )
+    disconnect_claim: float = _setting(
+        60.0,
+        "seconds a player may be away before the opponent may claim the win (a game "
+        "against a server bot then ends by itself)",
+    )
+    session_ttl: float = _setting(
+        30 * DAY,
+        "seconds a session token lasts without use (a guest with it); bot accounts' "
+        "tokens last until replaced",
+    )
+    chat_length: int = _setting(300, "longest chat line (characters)")
+    chat_interval: float = _setting(
+        1.0, "least time between two chat lines of a connection, on average"
+    )
+    chat_burst: int = _setting(
+        5,
+        "chat lines sent at once before --chat-interval applies (a player's connections "
+        "together get as many per window of burst x interval)",
+    )
+    message_rate: float = _setting(20.0, "messages a second a connection may send on average")
+    message_burst: int = _setting(60, "messages a connection may send at once")
+    bot_message_rate: float = _setting(200.0, "messages a second for a bot account's connection")
+    bot_message_burst: int = _setting(600, "messages at once for a bot account's connection")
+    games_per_minute: int = _setting(20, "games a player may create in a minute")
+    open_games: int = _setting(5, "open games a player may have waiting at once")
+    open_games_per_address: int = _setting(10, "open games waiting at once from one address")
+    open_games_total: int = _setting(
+        500, "open games waiting at once on the whole server (the lobby is full past it)"
+    )
+    bot_games: int = _setting(
+        2, "games in progress against the server's bots a player may have at once"
+    )
+    bot_games_per_address: int = _setting(
+        6, "games in progress against the server's bots from one address"
+    )
+    guests_per_address: int = _setting(20, "new guests one address may make in an hour")
+    connections_per_address: int = _setting(
+        32, "open connections from one address (to this process)"
+    )
+    hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
+    trusted_proxies: str = _setting(
+        "",
+        "comma-separated addresses or networks (CIDR) of proxies whose X-Forwarded-For "
+        "header names the client (haproxy's `option forwardfor`)",
+        env="HIVE_TRUSTED_PROXIES",
+    )
+    queue_limit: int = _setting(
+        256 * 1024,
+        "bytes waiting to be sent to one client past which its feeds (lobby, "
+        "games) are skipped, then brought up to date with a snapshot once it reads again",
+    )
+    strikes: int = _setting(
+        10,
+        "refusals for going too fast a connection may collect (one forgiven every 5 s) "
+        "before it is closed with 1008",
+    )
+    event_log: int = _setting(500, "events kept per game for reconnects (older: a snapshot)")
+    trace_ttl: float = _setting(DAY, "seconds a bot move's search trace is kept")
+    trace_bytes: int = _setting(
+        64 * 1024, "largest search trace kept, in bytes of JSON (a larger one is kept shallower)"
+    )
+    redis_timeout: float = _setting(
+        3.0, "seconds a Redis command may take before the request is answered 'unavailable'"
+    )
+    sweep_interval: float = _setting(0.1, "how often deadlines (flags, aborts, expiries) are met")
 
-    host: str = "127.0.0.1"
-    port: int = 8080
-    redis_url: str | None = None
-    data: Path = Path("data")
-    bot_workers: int = os.cpu_count() or 1
-    open_game_ttl: float = 600.0
-    first_move_timeout: float = 60.0
-    disconnect_claim: float = 60.0
-    chat_length: int = 300
-    chat_interval: float = 1.0
-    chat_burst: int = 5
-    message_rate: float = 20.0
-    message_burst: int = 60
-    bot_message_rate: float = 200.0
-    bot_message_burst: int = 600
-    games_per_minute: int = 20
-    open_games: int = 5
-    strikes: int = 10
-    event_log: int = 500
-    trace_ttl: float = 24 * 3600.0
-    sweep_interval: float = 0.1
+    def __post_init__(self) -> None:
+        _networks(self.trusted_proxies)  # refuse a bad one now, not at the first connection
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/"
+
+    @property
+    def proxies(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        return _networks(self.trusted_proxies)
+
+
+def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """The networks of a comma-separated list (``127.0.0.1,10.0.0.0/8``).
+
+    Raises:
+        ValueError: A part is not an address or a network.
+    """
+    return tuple(ipaddress.ip_network(part.strip()) for part in text.split(",") if part.strip())
+
+
+_FIELDS: Final = {f.name: f for f in dataclasses.fields(Settings)}
+_TYPES: Final = {"str": str, "int": int, "float": float, "Path": Path, "str | None": str}
+
+
+def flag(name: str) -> str:
+    """The command-line flag of a field: ``open_game_ttl`` -> ``--open-game-ttl``."""
+    return "--" + name.replace("_", "-")
+
+
+def _add(p: argparse.ArgumentParser, name: str) -> None:
+    f = _FIELDS[name]
+    env = f.metadata["env"]
+    default = f.default
+    if env is not None:
+        default = os.environ.get(env) or default
+    kind = _TYPES[str(f.type)]
+    suffix = f" (env {env})" if env else ""
+    shown = "" if default is None else " (default: %(default)s)"
+    p.add_argument(
+        flag(name),
+        type=_checked(kind, name),
+        default=default,
+        help=f"{f.metadata['help']}{suffix}{shown}",
+    )
+
+
+def _checked(kind: type, name: str) -> Any:
+    """The argparse type of a field: numbers must be positive (0 allowed for the port)."""
+
+    def convert(text: str) -> Any:
+        value = kind(text)
+        if kind in (int, float) and (value < 0 or (value == 0 and name != "port")):
+            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if name == "trusted_proxies":
+            try:
+                _networks(value)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
+        return value
+
+    convert.__name__ = kind.__name__
+    return convert
 
 
 def parser() -> argparse.ArgumentParser:
@@ -77,68 +181,18 @@ def parser() -> argparse.ArgumentParser:
         epilog="hive-server create-bot NAME [--redis-url URL | --data DIR]: create a bot account"
         " and print its token (for hive-bot).",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
-    p.add_argument("--port", type=int, default=8080, help="TCP port (default %(default)s)")
-    add_storage_arguments(p)
-    p.add_argument(
-        "--bot-workers",
-        type=_positive,
-        default=os.cpu_count() or 1,
-        help="processes computing bot moves (default: the number of cores, %(default)s)",
-    )
-    p.add_argument(
-        "--open-game-ttl",
-        type=float,
-        default=600.0,
-        help="seconds before an open game nobody joins expires (default %(default)s)",
-    )
-    p.add_argument(
-        "--first-move-timeout",
-        type=float,
-        default=60.0,
-        help="seconds each side has for its first move before the game is aborted "
-        "(default %(default)s)",
-    )
-    p.add_argument(
-        "--disconnect-claim",
-        type=float,
-        default=60.0,
-        help="seconds a player may stay disconnected before the opponent may claim the win "
-        "(default %(default)s)",
-    )
+    for name in _FIELDS:
+        _add(p, name)
     return p
 
 
 def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     """``--redis-url`` and ``--data``: where the server's Redis is (``hive-server`` and its
     ``create-bot`` command)."""
-    p.add_argument(
-        "--redis-url",
-        default=os.environ.get("HIVE_REDIS_URL") or None,
-        help="a Redis 6.2+ such as redis://localhost:6379/0 (env HIVE_REDIS_URL; "
-        "default: an embedded Redis under --data)",
-    )
-    p.add_argument(
-        "--data", type=Path, default=Path("data"), help="data folder (default %(default)s)"
-    )
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+    _add(p, "redis_url")
+    _add(p, "data")
 
 
 def from_args(argv: Sequence[str] | None = None) -> Settings:
     args = parser().parse_args(argv)
-    return Settings(
-        host=args.host,
-        port=args.port,
-        redis_url=args.redis_url,
-        data=args.data,
-        bot_workers=args.bot_workers,
-        open_game_ttl=args.open_game_ttl,
-        first_move_timeout=args.first_move_timeout,
-        disconnect_claim=args.disconnect_claim,
-    )
+    return Settings(**{name: getattr(args, name) for name in _FIELDS})

@@ -7,16 +7,20 @@ game's atomic commit touches one Redis Cluster slot:
 key                            type        holds
 =============================  ==========  =====================================================
 ``hive:p:{PID}``               hash        a player: ``name``, ``created``; a bot account also
-                                           ``bot`` (1) and ``token`` (its token's hash)
+                                           ``bot`` (1) and ``token`` (its token's hash); a
+                                           guest expires with its last session
 ``hive:bots``                  hash        bot account names -> player ids
 ``hive:bot-offers``            hash        player id -> what a bot account plays (msgpack of
                                            its last ``bot_ready``)
 ``hive:p:{PID}:games``         set         the player's games in progress
 ``hive:token:SHA256``          string      the player id of a session token (hashed: a dump
-                                           of Redis reveals no token)
+                                           of Redis reveals no token); a person's expires
+                                           after ``session_ttl`` without use
+``hive:p:{PID}:tokens``        set         the hashes of a person's session tokens (to end
+                                           them all), expiring with them
 ``hive:g:{ID}``                hash        a game: ``v`` its version, ``r`` its record (msgpack)
 ``hive:g:{ID}:log``            stream      its events, entry id ``VERSION-1``, capped
-``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (JSON), expiring
+``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (gzipped JSON), expiring
 ``hive:open``                  zset        open games, by expiry time
 ``hive:live``                  zset        games in progress, by start time
 ``hive:over``                  zset        finished games, by end time (kept)
@@ -27,9 +31,12 @@ key                            type        holds
                                            (renewed every ten seconds by their server)
 ``hive:processes``             zset        the server processes, by their last shared view (ms)
 ``hive:proc:PROC:spectators``  hash        a process's spectators per game id (expiring)
-``hive:rate:{PID}:WHAT``       zset        the player's recent requests of a kind, by time (for
-                                           the limits per player; expiring)
-``hive:offline:{PID}``         string      when the player's last connection closed (ms)
+``hive:rate:{WHO}:WHAT``       zset        recent requests of a kind by a player (``WHO`` its
+                                           id) or an address (``WHO`` its origin hash), by
+                                           time (for the limits; expiring)
+``hive:offline:{PID}``         string      when the player's last connection closed (ms);
+                                           expiring with its sessions
+``hive:secret``                string      the key of the origin hashes (made once)
 =============================  ==========  =====================================================
 
 A change to a game is committed by one Lua script: it checks the stored version, writes the
@@ -58,6 +65,10 @@ BOTS_KEY: Final = "hive:bots"
 BOT_OFFERS_KEY: Final = "hive:bot-offers"
 PROCESSES_KEY: Final = "hive:processes"
 
+SECRET_KEY: Final = "hive:secret"
+CONTROL_CHANNEL: Final = "hive:control"
+"""Pub/sub channel: ``["signed_out", player id, token hash or None]`` (msgpack): a session
+ended (None: every session of the player), whose connections every process closes."""
 EVENTS_CHANNEL: Final = "hive:events"
 """Pub/sub channel: ``[game id, version, record, event, update]`` (msgpack) of every committed
 change; ``update``: the ``Update`` frame for watchers one version behind, built once by the
@@ -105,6 +116,19 @@ def _player_key(player: str) -> str:
 
 def _games_key(player: str) -> str:
     return f"hive:p:{{{player}}}:games"
+
+
+def _tokens_key(player: str) -> str:
+    return f"hive:p:{{{player}}}:tokens"
+
+
+def _offline_key(player: str) -> str:
+    return f"hive:offline:{{{player}}}"
+
+
+def token_hash(token: str) -> str:
+    """The hash a session token is kept under."""
+    return _token_hash(token)
 
 
 def _token_hash(token: str) -> str:
@@ -159,19 +183,52 @@ class Store:
 
     # -- players -------------------------------------------------------------------------------
 
-    async def new_player(self, name: str, now: int) -> tuple[str, str]:
-        """A new guest: its player id and its secret session token."""
+    async def new_player(self, name: str, now: int, ttl: int) -> tuple[str, str]:
+        """A new guest: its player id and its secret session token, both lasting ``ttl``
+        seconds unless used (see ``player_of`` and ``touch``)."""
         player = secrets.token_hex(8)
         token = secrets.token_urlsafe(24)
+        hashed = _token_hash(token)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(_player_key(player), mapping={"name": name, "created": now})
-            pipe.set(_token_key(token), player)
+            pipe.expire(_player_key(player), ttl)
+            pipe.set(_hashed_token_key(hashed), player, ex=ttl)
+            pipe.sadd(_tokens_key(player), hashed)
+            pipe.expire(_tokens_key(player), ttl)
             await pipe.execute()
         return player, token
 
     async def rename(self, player: str, name: str) -> None:
         """Give a guest a new name (its games keep the seats' names they were played under)."""
         await self.redis.hset(_player_key(player), "name", name)
+
+    async def touch(self, player: str, hashed: str, ttl: int) -> None:
+        """A person's session was used (signed in, or its connection closed): it and the
+        player's keys last ``ttl`` seconds more (a bot account's never expire)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.expire(_hashed_token_key(hashed), ttl)
+            pipe.expire(_tokens_key(player), ttl)
+            pipe.expire(_player_key(player), ttl)
+            pipe.expire(_offline_key(player), ttl)
+            await pipe.execute()
+
+    async def end_sessions(self, player: str, hashed: str | None) -> None:
+        """End the session of the token ``hashed`` (None: every session of the player): its
+        token no longer signs in, and every process closes its connections."""
+        if hashed is None:
+            found = await self.redis.smembers(_tokens_key(player))
+            ended = [h.decode() for h in found]
+        else:
+            ended = [hashed]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for each in ended:
+                pipe.delete(_hashed_token_key(each))
+            if hashed is None:
+                pipe.delete(_tokens_key(player))
+            else:
+                pipe.srem(_tokens_key(player), hashed)
+            pipe.publish(CONTROL_CHANNEL, msgpack.packb(["signed_out", player, hashed]))
+            await pipe.execute()
 
     async def new_bot(self, name: str, now: int, *, new_token: bool = False) -> tuple[str, str]:
         """The bot account ``name``, created: its player id and its secret token. With
@@ -211,13 +268,24 @@ class Store:
         return found.decode() if found is not None else None
 
     async def player_of(self, token: str) -> tuple[str, str, bool] | None:
-        """The ``(player id, name, is a bot account)`` a session token belongs to, or None."""
+        """The ``(player id, name, is a bot account)`` a session token belongs to, or None
+        (unknown, expired or ended)."""
         raw = await self.redis.get(_token_key(token))
         if raw is None:
             return None
         player = raw.decode()
         name, bot = await self.redis.hmget(_player_key(player), ["name", "bot"])
         return (player, name.decode(), bot is not None) if name is not None else None
+
+    async def bot_names(self) -> list[str]:
+        """The names of every bot account."""
+        return [name.decode() for name in await self.redis.hkeys(BOTS_KEY)]
+
+    async def secret(self) -> bytes:
+        """The key of the origin hashes: made by the first process to ask, then shared."""
+        await self.redis.set(SECRET_KEY, secrets.token_bytes(32), nx=True)
+        found: bytes = await self.redis.get(SECRET_KEY)
+        return found
 
     async def set_bot_offer(self, offer: BotInfo) -> None:
         """Keep what a bot account plays (its last ``bot_ready``)."""
@@ -231,11 +299,6 @@ class Store:
     async def games_of(self, player: str) -> list[str]:
         members = await self.redis.smembers(_games_key(player))
         return sorted(m.decode() for m in members)
-
-    async def name_of(self, player: str) -> str | None:
-        """The nickname of the player ``player``, or None if there is no such player."""
-        name = await self.redis.hget(_player_key(player), "name")
-        return None if name is None else name.decode()
 
     async def set_online(self, player: str, now: int, ttl: int) -> None:
         """Mark ``player`` as connected until ``ttl`` seconds from ``now`` (ms)."""
@@ -257,22 +320,30 @@ class Store:
                 pipe.zremrangebyscore(ONLINE_KEY, "-inf", now)
             await pipe.execute()
 
-    async def set_offline(self, player: str, now: int) -> None:
+    async def set_offline(self, player: str, now: int, ttl: int) -> None:
+        """``player``'s last connection here closed at ``now`` (kept ``ttl`` seconds)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrem(ONLINE_KEY, player)
-            pipe.set(f"hive:offline:{{{player}}}", now)
+            pipe.set(_offline_key(player), now, ex=ttl)
             await pipe.execute()
 
     async def gone_since(self, player: str, now: int) -> int | None:
         """When ``player``'s last connection closed; None while one is open. A player whose
         online mark lapsed without a goodbye (a server process died) counts as gone since 0."""
+        return (await self.gone_since_many([player], now))[0]
+
+    async def gone_since_many(self, players: list[str], now: int) -> list[int | None]:
+        """``gone_since`` of each of ``players``, in two commands however many they are."""
+        if not players:
+            return []
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zscore(ONLINE_KEY, player)
-            pipe.get(f"hive:offline:{{{player}}}")
-            until, offline = await pipe.execute()
-        if until is not None and until > now:
-            return None
-        return int(offline) if offline is not None else 0
+            pipe.zmscore(ONLINE_KEY, players)
+            pipe.mget([_offline_key(player) for player in players])
+            marks, offline = await pipe.execute()
+        return [
+            None if until is not None and until > now else int(gone) if gone is not None else 0
+            for until, gone in zip(marks, offline, strict=True)
+        ]
 
     async def share_view(
         self,
@@ -325,10 +396,11 @@ class Store:
                         totals[name] = totals.get(name, 0) + int(count)
         return View(totals, online, renewed, len(others))
 
-    async def count_in_window(self, player: str, what: str, seconds: float, now: int) -> int:
-        """Count one more ``what`` of ``player`` at ``now`` (ms); how many there were in the
-        last ``seconds``, this one included (a sliding window, one round trip)."""
-        key = f"hive:rate:{{{player}}}:{what}"
+    async def count_in_window(self, who: str, what: str, seconds: float, now: int) -> int:
+        """Count one more ``what`` of ``who`` (a player id, or an origin hash) at ``now`` (ms);
+        how many there were in the last ``seconds``, this one included (a sliding window, one
+        round trip)."""
+        key = f"hive:rate:{{{who}}}:{what}"
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(key, "-inf", now - int(seconds * 1000))
             pipe.zadd(key, {f"{now}:{secrets.token_hex(4)}": now})

@@ -49,8 +49,17 @@ class Running:
         assert self.settings.redis_url is not None
         return self.settings.redis_url
 
-    def connect(self, nickname: str | None = None, token: str | None = None) -> Any:
-        return Client.connect(self.ws_url, nickname=nickname, token=token)
+    def connect(
+        self,
+        nickname: str | None = None,
+        token: str | None = None,
+        *,
+        address: str | None = None,
+    ) -> Any:
+        """A client that has said hello; ``address``: the one it says it comes from in
+        ``X-Forwarded-For`` (believed by a server that trusts 127.0.0.1 as a proxy)."""
+        headers = None if address is None else {"X-Forwarded-For": address}
+        return Client.connect(self.ws_url, nickname=nickname, token=token, headers=headers)
 
 
 StartServer = Callable[..., contextlib.AbstractAsyncContextManager[Running]]

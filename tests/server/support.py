@@ -7,13 +7,16 @@ import contextlib
 import functools
 import random
 import re
+import resource
 import signal
+import socket
 import sys
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import redis.asyncio as aioredis
+from websockets.asyncio.client import ClientConnection, connect
 
 from ai.bots import Bot
 from hive import Game, GameState
@@ -21,14 +24,19 @@ from server.client import Client
 from server.protocol import (
     CreateGame,
     Event,
+    Hello,
     JoinGame,
     Lobby,
+    Message,
     Play,
     Resign,
     TimeControl,
     Update,
     Watch,
     WatchLobby,
+    Welcome,
+    decode_server,
+    encode,
 )
 from server.store import EVENTS_CHANNEL, decode_published
 
@@ -110,7 +118,13 @@ class ChildProcess:
         self._lines: asyncio.Queue[str] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
 
-    async def spawn(self) -> None:
+    async def spawn(self, *, files: int | None = None) -> None:
+        """Start it (``files``: its limit of open files, soft and hard)."""
+
+        def limit_files() -> None:
+            if files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -119,6 +133,7 @@ class ChildProcess:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
+            preexec_fn=limit_files,
         )
         self._reader = asyncio.create_task(self._read())
 
@@ -237,14 +252,22 @@ async def hive_bot(*args: str) -> AsyncIterator[ChildProcess]:
         await bot.stop()
 
 
+async def lobby_until(client: Client, holds: Callable[[Lobby], bool]) -> Lobby:
+    """The client's lobby once ``holds`` is true of it: as it stands, or after the lobby
+    messages still to come (the client must have subscribed)."""
+    async with asyncio.timeout(30):
+        while client.lobby is None or not holds(client.lobby):
+            await client.expect(Lobby)
+        return client.lobby
+
+
 async def lobby_with_bot(client: Client, name: str, present: bool = True) -> Lobby:
     """Subscribe to the lobby and wait until it lists (or no longer lists) the bot ``name``."""
     await client.send(WatchLobby())
-    async with asyncio.timeout(30):
-        while True:
-            lobby = await client.expect(Lobby)
-            if any(bot.name == name for bot in lobby.bots) == present:
-                return lobby
+    await client.expect(Lobby)
+    return await lobby_until(
+        client, lambda lobby: any(b.name == name for b in lobby.bots) == present
+    )
 
 
 async def play_to_the_end(client: Client, update: Update, rng: random.Random) -> Update:
@@ -261,3 +284,48 @@ async def play_to_the_end(client: Client, update: Update, rng: random.Random) ->
             await play(client, update, rng.choice([m.move for m in update.state.legal] or ["pass"]))
         update = await updated(client, game_id)
     return update
+
+
+# -- hostile clients ---------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def stalled(ws_url: str, nickname: str) -> AsyncIterator[ClientConnection]:
+    """A client that says hello and then reads nothing unless told to: its socket's receive
+    buffer is as small as the kernel allows and its websocket holds one message, so what the
+    server sends it soon waits in the server."""
+    host, port = ws_url.removeprefix("ws://").split("/")[0].split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.connect((host, int(port)))
+    ws = await connect(ws_url, sock=sock, max_size=None, max_queue=1, compression=None)
+    try:
+        await ws.send(encode(Hello(nickname=nickname)))
+        assert isinstance(decode_server(await ws.recv(decode=False)), Welcome)
+        yield ws
+    finally:
+        ws.transport.abort()  # it goes as it came: no closing handshake it would not read
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    """Wait until ``condition()`` holds (a condition of the server running in this process),
+    looking again at each turn of the event loop, for at most ``timeout`` seconds."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.005)  # let the server run; then look again
+    assert condition(), what
+
+
+async def read_until(ws: ClientConnection, holds: Callable[[Message], bool]) -> list[Message]:
+    """Read ``ws`` until a message for which ``holds`` is true; every message read. (A
+    ``stalled`` client reads again at full speed: its receive buffer grows back.)"""
+    sock = ws.transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    read: list[Message] = []
+    async with asyncio.timeout(30):
+        while True:
+            message = decode_server(await ws.recv(decode=False))
+            read.append(message)
+            if holds(message):
+                return read

@@ -3,6 +3,11 @@ lobby, through the real server."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
 from server.client import Client, ServerError
 from server.protocol import (
     CancelGame,
@@ -17,12 +22,13 @@ from server.protocol import (
     Mute,
     Rematch,
     Resign,
+    SpectatorChat,
     Update,
     Watch,
     WatchLobby,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import play, start_game, updated, watch
+from tests.server.support import lobby_until, play, start_game, updated, watch
 
 
 async def refused(client: Client, game: str) -> ErrorCode:
@@ -228,6 +234,8 @@ async def test_a_mute_holds_on_every_server_and_after_a_restart(
     ):
         game_id, _, _ = await start_game(white, black)
         await watch(fan, game_id)  # server two holds the game now
+        await fan.send(Chat(game_id, "hi"))
+        await updated(fan, game_id)
         await white.send(Mute(game_id, fan.player))
         assert (await updated(fan, game_id)).state.muted == [fan.player]
         await fan.send(Chat(game_id, "boo"))
@@ -281,10 +289,9 @@ async def test_the_lobby_lists_open_games_and_games_in_progress(srv: Running) ->
         await ada.send(JoinGame(created.game))
         assert await refused(ada, created.game) == ErrorCode.OWN_GAME
         await bob.send(JoinGame(created.game))
-        lobby = await cy.expect(Lobby)
-        while lobby.open:
-            lobby = await cy.expect(Lobby)
+        lobby = await lobby_until(cy, lambda lobby: not lobby.open)
         assert [g.id for g in lobby.live] == [created.game]
+        assert (lobby.open_total, lobby.live_total) == (0, 1)
         assert lobby.live[0].white is not None and lobby.live[0].white.name == "bob"
         await bob.send(CreateGame())
         other = await bob.expect(Update)
@@ -295,9 +302,7 @@ async def test_the_lobby_lists_open_games_and_games_in_progress(srv: Running) ->
         await bob.send(CancelGame(other.game))
         cancelled = await updated(bob, other.game)
         assert cancelled.state.reason == "cancelled"
-        lobby = await cy.expect(Lobby)
-        while lobby.open:
-            lobby = await cy.expect(Lobby)
+        await lobby_until(cy, lambda lobby: not lobby.open and lobby.open_total == 0)
 
 
 async def test_a_refused_join_of_a_watched_game_leaves_the_watch_as_it_was(srv: Running) -> None:
@@ -339,3 +344,61 @@ async def test_pass_is_played_when_it_is_the_only_move_and_refused_otherwise(
         await play(white, w, "pass")
         b = await updated(black, game_id)
     assert b.state.moves[-1] == "pass" and b.state.turn == "black" and not b.state.must_pass
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_two_rematch_offers_at_once_start_the_rematch(
+    start_server: StartServer, processes: int
+) -> None:
+    """Both players ask for a rematch at the same moment (on one server process or two):
+    the second request meets the first's offer and accepts it, whichever comes first."""
+    async with start_server() as one, start_server() as two:
+        other = one if processes == 1 else two
+        async with one.connect("ada") as ada, other.connect("bob") as bob:
+            game_id, _, _ = await start_game(ada, bob)
+            await ada.send(Resign(game_id))
+            await updated(ada, game_id)
+            await updated(bob, game_id)
+            await asyncio.gather(ada.send(Rematch(game_id)), bob.send(Rematch(game_id)))
+            started = await until_update(ada, lambda u: u.game != game_id)
+    assert started.state.status == "live"
+    assert started.state.white is not None and started.state.white.name == "bob"
+
+
+async def until_update(client: Client, holds: Callable[[Update], bool]) -> Update:
+    while True:
+        update = await client.expect(Update)
+        if holds(update):
+            return update
+
+
+async def test_the_players_close_their_games_chat_to_spectators(srv: Running) -> None:
+    async with srv.connect("ada") as ada, srv.connect("bob") as bob, srv.connect("cy") as cy:
+        game_id, _, _ = await start_game(ada, bob)
+        await watch(cy, game_id)
+        await cy.send(Chat(game_id, "hi all"))
+        await updated(cy, game_id)
+        await cy.send(SpectatorChat(game_id, open=False))
+        assert await refused(cy, game_id) == ErrorCode.NOT_YOUR_GAME
+        await bob.send(SpectatorChat(game_id, open=False))
+        closed = await updated(cy, game_id)
+        assert [(e.kind, e.text) for e in closed.events] == [("spectator_chat", "closed")]
+        assert closed.state.spectator_chat is False
+        await cy.send(Chat(game_id, "let me in"))
+        assert await refused(cy, game_id) == ErrorCode.NOT_ALLOWED
+        await ada.send(Chat(game_id, "just us"))
+        assert (await updated(cy, game_id)).events[0].text == "just us"
+        await ada.send(SpectatorChat(game_id, open=True))
+        assert (await updated(cy, game_id)).state.spectator_chat
+        await cy.send(Chat(game_id, "thanks"))
+        await updated(cy, game_id)
+
+
+async def test_only_someone_who_chatted_in_a_game_may_be_muted(srv: Running) -> None:
+    """A mute names its target: a player id that never chatted in the game (anyone's,
+    even someone not in it) is refused, so no one's nickname is published by it."""
+    async with srv.connect("ada") as ada, srv.connect("bob") as bob, srv.connect("dee") as dee:
+        game_id, _, _ = await start_game(ada, bob)
+        await ada.send(Mute(game_id, dee.player))
+        error = await refusal(ada, game_id)
+        assert error.code == ErrorCode.BAD_MESSAGE and "dee" not in error.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -10,6 +11,7 @@ import signal
 import pytest
 
 from ai.bots import LEVELS
+from server.bots import BotPool
 from server.client import Client
 from server.protocol import CreateGame, Resign, TimeControl, Update
 from tests.server.conftest import Running
@@ -97,3 +99,28 @@ async def test_a_killed_bot_worker_is_replaced_and_its_game_goes_on(srv: Running
     assert len(update.state.moves) == 4
     assert srv.hub.pool.replaced >= 1
     assert not set(srv.hub.pool.pids()) & set(pids)
+
+
+async def test_cheap_levels_do_not_wait_behind_expensive_ones() -> None:
+    """Three expert moves (seconds each) are asked for, then one beginner move (milliseconds):
+    with two workers the experts take one at a time, so the beginner's move comes before
+    any expert's. (One queue in order of arrival made it wait behind two of them.)"""
+    from tests.server.support import decisive_game
+
+    pool = BotPool(2)
+    moves = list(decisive_game("Base")[:10])
+    finished: list[str] = []
+
+    async def move(level: str, game: str) -> None:
+        await pool.move(game, "Base", moves, level, 1)
+        finished.append(level)
+
+    try:
+        experts = [asyncio.create_task(move("expert", f"game{n}")) for n in range(3)]
+        await asyncio.sleep(0)  # they queue first
+        await move("beginner", "fast")
+        assert finished == ["beginner"]
+        await asyncio.gather(*experts)
+    finally:
+        pool.close()
+    assert finished == ["beginner", "expert", "expert", "expert"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.protocol import CreateGame, TimeControl, Update
@@ -31,18 +32,49 @@ async def test_a_flag_falls_with_nobody_connected(srv: Running) -> None:
     assert final.moves == ["wS1", "bS1 wS1-"]
 
 
-async def test_first_moves_not_made_abort_the_game(start_server: StartServer) -> None:
+@pytest.mark.parametrize("time", [TimeControl("clock", 60, 0), TimeControl()])
+async def test_first_moves_not_made_abort_the_game(
+    start_server: StartServer, time: TimeControl
+) -> None:
+    """Whatever the time control, a game without a clock too: a game whose player never
+    moves does not stay in progress forever."""
     async with (
         start_server(first_move_timeout=0.3) as srv,
         published(srv.redis_url) as wait,
         srv.connect("ada") as white,
         srv.connect("bob") as black,
     ):
-        game_id, _, _ = await start_game(white, black, time=TimeControl("clock", 60, 0))
+        game_id, _, _ = await start_game(white, black, time=time)
         over = await wait(game_id, "over")
         final = (await updated(white, game_id)).state
     assert (over.by, over.text) == (None, "aborted")
     assert (final.status, final.result, final.reason) == ("over", None, "aborted")
+
+
+@pytest.mark.parametrize("moved", [False, True])
+async def test_a_game_against_a_bot_ends_once_its_person_has_left(
+    start_server: StartServer, moved: bool
+) -> None:
+    """Nobody can claim a game a person left against one of the server's bots: it ends by
+    itself once the person has been gone past ``disconnect_claim``, aborted if they had not
+    moved yet, else lost."""
+    async with (
+        start_server(disconnect_claim=0.3, first_move_timeout=60) as srv,
+        published(srv.redis_url) as wait,
+    ):
+        async with srv.connect("ada") as ada:
+            await ada.send(CreateGame(opponent="bot", level="beginner", color="white"))
+            update = await ada.expect(Update)
+            game_id = update.game
+            if moved:
+                await play(ada, update, "wS1")
+                while len(update.state.moves) < 2:  # the bot answers
+                    update = await updated(ada, game_id)
+        over = await wait(game_id, "over")  # ada has left
+    if moved:
+        assert (over.by, over.text) == ("BlackWins", "abandoned")
+    else:
+        assert (over.by, over.text) == (None, "aborted")
 
 
 async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> None:
@@ -57,7 +89,7 @@ async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> N
         over = await wait(created.game, "over")
         final = (await updated(ada, created.game)).state
     assert over.text == "expired" and final.reason == "expired"
-    assert srv.hub.lobby_open == {}
+    assert srv.hub.lobby.open == {}
 
 
 async def test_time_while_no_server_ran_is_not_charged(start_server: StartServer) -> None:

@@ -1,10 +1,19 @@
-"""Faults injected for real: Redis stopped and started under a live server."""
+"""Faults injected for real: Redis stopped and started, frozen and killed under a live
+server."""
 
 from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from dataclasses import replace
+from pathlib import Path
 
 from redis import Redis
 from websockets.asyncio.client import connect
 
+from server.app import running
 from server.embedded import RedisProcess
 from server.protocol import (
     Error,
@@ -18,7 +27,7 @@ from server.protocol import (
     encode,
 )
 from server.store import game_key
-from tests.server.conftest import Running, StartServer
+from tests.server.conftest import BASE_SETTINGS, Running, StartServer
 from tests.server.support import http_get, play, published, start_game, updated
 from tests.server.test_actions import refused
 
@@ -75,3 +84,68 @@ async def test_one_broken_game_does_not_touch_another(
         # The sweep meets the broken game first, and still flags the other one.
         over = await wait(game_id, "over")
     assert (over.by, over.text) == ("BlackWins", "timeout")
+
+
+async def test_a_frozen_redis_is_answered_unavailable_in_seconds_and_healthz_says_so(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """Redis stopped dead (SIGSTOP): a move is answered ``unavailable`` within a few seconds
+    instead of hanging, /healthz answers 503, and after SIGCONT the game goes on with every
+    acknowledged move."""
+    assert redis_server.process is not None
+    async with (
+        start_server(redis_timeout=2.0) as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black)
+        await play(white, w, "wS1")
+        w, b = await updated(white, game_id), await updated(black, game_id)
+        redis_server.process.send_signal(signal.SIGSTOP)
+        try:
+            # 2 s to answer (one command, not retried), with room for a loaded machine; a
+            # command retried after its timeout would take 8 s or more
+            async with asyncio.timeout(6):
+                await play(black, b, "bS1 wS1-")
+                assert await refused(black, game_id) == ErrorCode.UNAVAILABLE
+            await until_health(srv, 503)
+        finally:
+            redis_server.process.send_signal(signal.SIGCONT)
+        await until_health(srv, 200)
+        await play(black, b, "bS1 wS1-")  # sent again: played once
+        w = await updated(white, game_id)
+    assert w.state.moves == ["wS1", "bS1 wS1-"]
+
+
+async def until_health(srv: Running, status: int) -> dict[str, object]:
+    """Ask /healthz until it answers ``status``; its body."""
+    async with asyncio.timeout(30):
+        while True:
+            answer, _, body = await http_get(f"{srv.http_url}/healthz")
+            if answer == status:
+                found: dict[str, object] = json.loads(body)
+                return found
+            await asyncio.sleep(0.05)  # the heartbeat notices within a second
+
+
+async def test_the_embedded_redis_is_started_again_when_it_dies(tmp_path: Path) -> None:
+    """No --redis-url: the server's own Redis, killed, is started again on its append-only
+    file; the game played before goes on, and nothing acknowledged is lost."""
+    settings = replace(BASE_SETTINGS, redis_url=None, data=tmp_path)
+    async with running(settings) as (server, hub):
+        port = server.sockets[0].getsockname()[1]
+        srv = Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)
+        async with srv.connect("ada") as white, srv.connect("bob") as black:
+            game_id, w, b = await start_game(white, black)
+            await play(white, w, "wS1")
+            w, b = await updated(white, game_id), await updated(black, game_id)
+            pid = int((tmp_path / "redis" / "redis.pid").read_text())
+            os.kill(pid, signal.SIGKILL)
+            pidfile = tmp_path / "redis" / "redis.pid"
+            async with asyncio.timeout(30):
+                while not pidfile.exists() or int(pidfile.read_text() or 0) in (0, pid):
+                    await asyncio.sleep(0.05)  # the supervisor starts a new redis-server
+            await until_health(srv, 200)
+            await play(black, b, "bS1 wS1-")
+            w = await updated(white, game_id)
+        assert w.state.moves == ["wS1", "bS1 wS1-"]

@@ -1,16 +1,45 @@
 """Abuse limits: messages per connection, games and chat lines per player (whichever of its
-connections they come from), open games per player, and 1008 for a client that keeps going."""
+connections they come from), open games per player, and 1008 for a client that keeps going;
+per address: new guests, open games, games against bots and connections; a lobby that fills
+up; connections that never say hello; requests naming games that do not exist; the limit
+of open files."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import random
+from pathlib import Path
+
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.frames import CloseCode
 
+from server.client import ServerError
+from server.embedded import RedisProcess
 from server.limits import Bucket
-from server.protocol import CancelGame, Chat, CreateGame, Error, ErrorCode, Ping, Pong, Update
+from server.protocol import (
+    CancelGame,
+    Chat,
+    ClaimWin,
+    CreateGame,
+    Error,
+    ErrorCode,
+    Hello,
+    JoinGame,
+    Message,
+    Ping,
+    Play,
+    Pong,
+    Resign,
+    Unwatch,
+    Update,
+    encode,
+)
 from tests.server.conftest import StartServer
-from tests.server.support import start_game, updated
+from tests.server.support import ServerProcess, http_get, start_game, until, updated
 
 
 def test_a_bucket_gives_its_burst_then_its_rate() -> None:
@@ -61,7 +90,7 @@ async def test_games_created_are_limited_per_player_across_connections(
         async with srv.connect("bob") as other:  # another player is not
             await other.send(CreateGame())
             await other.expect(Update)
-        assert [r.id for r in srv.hub.lobby_open.values() if r.creator == first.player] == [
+        assert [r.id for r in srv.hub.lobby.open.values() if r.creator == first.player] == [
             created.game
         ]
 
@@ -100,3 +129,198 @@ async def test_chat_is_limited_per_player_across_connections(start_server: Start
             assert error.code == ErrorCode.RATE_LIMITED
         record = await srv.hub.store.get(game_id)
         assert record is not None and [e.text for e in record.chat] == ["one", "two"]
+
+
+# -- per address -----------------------------------------------------------------------------
+
+PROXY = {"trusted_proxies": "127.0.0.1"}
+"""The tests' clients say their address in X-Forwarded-For, as a trusted proxy would."""
+
+
+async def refusal_of(connecting: object) -> Error:
+    """The error a ``srv.connect(...)`` gets for its hello."""
+    with pytest.raises(ServerError) as refused:
+        async with connecting:  # type: ignore[attr-defined]
+            pass
+    return refused.value.error
+
+
+async def test_new_guests_are_limited_per_address(start_server: StartServer) -> None:
+    async with start_server(guests_per_address=2, **PROXY) as srv:
+        for name in ("ada", "bob"):
+            async with srv.connect(name, address="10.0.0.1"):
+                pass
+        error = await refusal_of(srv.connect("cy", address="10.0.0.1"))
+        assert error.code == ErrorCode.RATE_LIMITED and "new guests" in error.message
+        async with srv.connect("cy", address="10.0.0.2") as cy:  # another address may
+            token = cy.welcome.token
+        async with srv.connect(token=token, address="10.0.0.1"):
+            pass  # and a session, not a new guest, is not counted
+    async with start_server(guests_per_address=1) as srv:  # nothing trusted: the peer counts
+        async with srv.connect("ada", address="10.0.0.1"):
+            pass
+        error = await refusal_of(srv.connect("bob", address="10.0.0.9"))  # a forged header
+        assert error.code == ErrorCode.RATE_LIMITED
+
+
+async def test_open_games_are_limited_per_address_and_in_all(start_server: StartServer) -> None:
+    async with (
+        start_server(open_games_per_address=2, open_games_total=3, **PROXY) as srv,
+        srv.connect("ada", address="10.0.0.1") as ada,
+        srv.connect("bob", address="10.0.0.1") as bob,
+        srv.connect("cy", address="10.0.0.2") as cy,
+        srv.connect("dee", address="10.0.0.3") as dee,
+    ):
+        for client in (ada, bob):
+            await client.send(CreateGame())
+            await client.expect(Update)
+        await bob.send(CreateGame())  # bob's first, but the address's third
+        error = await bob.expect(Error)
+        assert error.code == ErrorCode.NOT_ALLOWED and "your address" in error.message
+        await cy.send(CreateGame())
+        await cy.expect(Update)
+        await dee.send(CreateGame())  # the lobby holds three
+        error = await dee.expect(Error)
+        assert error.code == ErrorCode.NOT_ALLOWED and "lobby is full" in error.message
+        await dee.send(CreateGame(opponent="bot", level="beginner"))  # a bot game is no open one
+        assert (await dee.expect(Update)).state.status == "live"
+
+
+async def test_games_against_bots_are_limited_per_player_and_address(
+    start_server: StartServer,
+) -> None:
+    async with (
+        start_server(bot_games=1, bot_games_per_address=2, **PROXY) as srv,
+        srv.connect("ada", address="10.0.0.1") as ada,
+        srv.connect("bob", address="10.0.0.1") as bob,
+        srv.connect("cy", address="10.0.0.1") as cy,
+    ):
+        bot_game = CreateGame(opponent="bot", level="beginner", color="white")
+        await ada.send(bot_game)
+        first = await ada.expect(Update)
+        await ada.send(bot_game)
+        error = await ada.expect(Error)
+        assert error.code == ErrorCode.NOT_ALLOWED and "you play 1 games" in error.message
+        await bob.send(bot_game)
+        await bob.expect(Update)
+        await cy.send(bot_game)
+        error = await cy.expect(Error)
+        assert error.code == ErrorCode.NOT_ALLOWED and "your address plays 2" in error.message
+        await ada.send(Resign(first.game))  # a game over frees its place
+        await updated(ada, first.game)
+        await ada.send(bot_game)
+        assert (await ada.expect(Update)).state.status == "live"
+
+
+async def test_connections_are_limited_per_address(start_server: StartServer) -> None:
+    async with start_server(connections_per_address=2, **PROXY) as srv:
+        async with srv.connect("ada", address="10.0.0.1"), srv.connect("bob", address="10.0.0.1"):
+            with pytest.raises(InvalidStatus) as refused:
+                async with srv.connect("cy", address="10.0.0.1"):
+                    pass
+            assert refused.value.response.status_code == 429
+            async with srv.connect("cy", address="10.0.0.2"):
+                pass
+        async with srv.connect("cy", address="10.0.0.1"):  # the others closed: room again
+            pass
+        # many handshakes at once: however many pass the first check, two stay open
+        headers = {"X-Forwarded-For": "10.0.0.3"}
+        burst = await asyncio.gather(
+            *(connect(srv.ws_url, additional_headers=headers) for _ in range(10)),
+            return_exceptions=True,
+        )
+        opened = [ws for ws in burst if not isinstance(ws, BaseException)]
+        for ws in opened:
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send(encode(Hello(nickname="burst")))
+                await ws.recv()
+        await until(
+            lambda: srv.hub.by_address.get("10.0.0.3", 0) <= 2, "too many connections stayed"
+        )
+        still = [ws for ws in opened if ws.close_code is None]
+        assert len(still) == 2
+        for ws in opened:
+            await ws.close()
+
+
+async def test_a_connection_that_says_no_hello_is_closed(start_server: StartServer) -> None:
+    async with start_server(hello_timeout=0.2) as srv, connect(srv.ws_url) as idle:
+        with pytest.raises(ConnectionClosed) as closed:
+            await idle.recv()
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
+        await until(lambda: not srv.hub.sessions, "the idle connection is still registered")
+
+
+async def test_requests_naming_unknown_games_leave_nothing_behind(
+    start_server: StartServer,
+) -> None:
+    """Requests naming games that do not exist, or finished games the client does not
+    watch, are refused and leave no lock and no cached game behind."""
+    rng = random.Random(5)
+    async with (
+        start_server(
+            message_rate=1000.0, message_burst=2000, chat_burst=1000, chat_interval=0.001
+        ) as srv,
+        srv.connect("ada") as ada,
+        srv.connect("bob") as bob,
+    ):
+        await bob.send(CreateGame())
+        cancelled = await bob.expect(Update)
+        await bob.send(CancelGame(cancelled.game))
+        await updated(bob, cancelled.game)
+        await bob.send(Unwatch(cancelled.game))
+        ids = [f"{rng.getrandbits(32):08x}" for _ in range(100)] + ["x" * 40, "../../etc"]
+        requests: list[Message] = [
+            message
+            for game in ids
+            for message in (Play(game, 1, "wS1"), ClaimWin(game), Chat(game, "hi"), JoinGame(game))
+        ]
+        requests += [ClaimWin(cancelled.game), Resign(cancelled.game)] * 50
+        for request in requests:
+            await ada.send(request)
+        for _ in requests:
+            assert (await ada.expect(Error)).code in (
+                ErrorCode.UNKNOWN_GAME,
+                ErrorCode.GAME_OVER,
+                ErrorCode.NOT_YOUR_GAME,
+            )
+        assert len(srv.hub.locks) == len(srv.hub.sending) == 0
+        assert srv.hub.games == {}
+        assert srv.hub.watchers == {}
+
+
+async def test_a_server_near_its_file_limit_refuses_connections_and_says_so(
+    tmp_path: Path, redis_server: RedisProcess
+) -> None:
+    """A server process allowed 160 open files keeps 128 for itself: past 32 connections it
+    answers 503, logs why, and its /healthz still answers."""
+    server = ServerProcess(
+        "--port",
+        "0",
+        "--redis-url",
+        redis_server.url,
+        "--bot-workers",
+        "1",
+        "--trusted-proxies",
+        "127.0.0.1",
+        "--data",
+        str(tmp_path),
+    )
+    await server.spawn(files=160)
+    url = (await server.wait_for(r"open (http://\S+)"))[1].rstrip("/")
+    ws_url = url.replace("http://", "ws://") + "/ws"
+    async with contextlib.AsyncExitStack() as stack:
+        refused = 0
+        for n in range(40):
+            headers = {"X-Forwarded-For": f"10.1.0.{n}"}
+            try:
+                await stack.enter_async_context(connect(ws_url, additional_headers=headers))
+            except InvalidStatus as error:
+                assert error.response.status_code == 503
+                refused += 1
+        assert refused == 40 - 32
+        await server.wait_for(r"connections open, near the limit")
+        status, _, body = await http_get(f"{url}/healthz")
+        assert status == 200 and json.loads(body)["connections"] == 32
+    await server.stop()

@@ -97,9 +97,9 @@ def test_moves_on_a_version_after_a_chat_line_are_current_but_not_before_a_move(
 def test_a_record_survives_its_storage_form() -> None:
     record = started(TimeControl("clock", 60, 2))
     record = move(record, "a", "wS1", 5)
-    record, _ = match.chat(record, "a", "ada", "gl", 6)
-    record, _ = match.mute(record, "a", "c", "cy", True, 7)
-    record = replace(record, draw_offer="white")
+    record, _ = match.chat(record, "c", "cy", "gl", 6)
+    record, _ = match.mute(record, "a", "c", True, 7)
+    record = replace(record, draw_offer="white", origin="0f0f", spectator_chat=False)
     assert match.from_dict(match.to_dict(record)) == record
 
 
@@ -117,7 +117,7 @@ def test_a_player_mutes_and_unmutes_a_chatter() -> None:
     record = started(TimeControl())
     record, said = match.chat(record, "c", "cy", "boo", 1)
     assert (said.by, said.player) == ("cy", "c")
-    record, muted = match.mute(record, "b", "c", "cy", True, 2)
+    record, muted = match.mute(record, "b", "c", True, 2)
     assert (muted.kind, muted.by, muted.text, muted.player) == ("mute", "bob", "cy", "c")
     assert record.muted == ["c"] and (record.moved, record.version) == (2, 4)  # not a move
     assert match.state(record, record.new_game(), 2).muted == ["c"]
@@ -128,39 +128,135 @@ def test_a_player_mutes_and_unmutes_a_chatter() -> None:
         "you are muted in this game",
     )
     match.chat(record, "a", "ada", "others still chat", 3)
-    record, unmuted = match.mute(record, "a", "c", "cy", False, 4)
+    record, unmuted = match.mute(record, "a", "c", False, 4)
     assert (unmuted.kind, unmuted.by, record.muted) == ("unmute", "ada", [])
     match.chat(record, "c", "cy", "sorry", 5)
 
 
 @pytest.mark.parametrize(
-    ("player", "target", "name", "on", "code", "message"),
+    ("player", "target", "on", "code", "message"),
     [
-        ("c", "b", "bob", True, ErrorCode.NOT_YOUR_GAME, "you do not play in game g1"),
-        ("a", "a", "ada", True, ErrorCode.NOT_ALLOWED, "you cannot mute yourself"),
-        ("a", "zz", None, True, ErrorCode.BAD_MESSAGE, "no player 'zz'"),
-        ("a", "d", "dee", True, ErrorCode.NOT_ALLOWED, "dee is already muted"),
-        ("a", "c", "cy", False, ErrorCode.NOT_ALLOWED, "cy is not muted"),
+        ("c", "b", True, ErrorCode.NOT_YOUR_GAME, "you do not play in game g1"),
+        ("a", "a", True, ErrorCode.NOT_ALLOWED, "you cannot mute yourself"),
+        ("a", "zz", True, ErrorCode.BAD_MESSAGE, "nobody 'zz' chatted in this game"),
+        ("a", "b", True, ErrorCode.BAD_MESSAGE, "nobody 'b' chatted in this game"),
+        ("a", "d", True, ErrorCode.NOT_ALLOWED, "dee is already muted"),
+        ("a", "c", False, ErrorCode.NOT_ALLOWED, "cy is not muted"),
     ],
 )
 def test_mutes_that_are_refused(
-    player: str, target: str, name: str | None, on: bool, code: ErrorCode, message: str
+    player: str, target: str, on: bool, code: ErrorCode, message: str
 ) -> None:
-    record, _ = match.mute(started(TimeControl()), "b", "d", "dee", True, 1)
+    record, _ = match.chat(started(TimeControl()), "d", "dee", "hi", 1)
+    record, _ = match.chat(record, "c", "cy", "hi", 1)
+    record, _ = match.mute(record, "b", "d", True, 1)
     with pytest.raises(ProtocolError) as refused:
-        match.mute(record, player, target, name, on, 2)
+        match.mute(record, player, target, on, 2)
     assert (refused.value.code, refused.value.message) == (code, message)
 
 
-def test_only_clock_games_abort_unmade_first_moves_so_soon() -> None:
+def test_a_mute_names_only_someone_who_chatted_here() -> None:
+    """A mute's event carries the name of the player muted: only a chatter of the game may
+    be muted, so no one else's name is ever published (anyone muted may still be unmuted)."""
+    record, _ = match.chat(started(TimeControl()), "c", "cy", "hi", 1)
+    record, muted = match.mute(record, "a", "c", True, 2)
+    assert (muted.text, muted.player) == ("cy", "c")
+    record = replace(record, chat=[])  # its lines scrolled away
+    record, unmuted = match.mute(record, "a", "c", False, 3)
+    assert (unmuted.text, record.muted) == ("a player", [])
+    with pytest.raises(ProtocolError) as refused:
+        match.mute(record, "a", "c", True, 4)
+    assert refused.value.code == ErrorCode.BAD_MESSAGE
+
+
+def test_the_players_close_and_open_the_chat_to_spectators() -> None:
+    record = started(TimeControl())
+    record, closed = match.spectator_chat(record, "b", False, 1)
+    assert (closed.kind, closed.by, closed.text) == ("spectator_chat", "black", "closed")
+    assert not match.state(record, record.new_game(), 1).spectator_chat
+    with pytest.raises(ProtocolError) as refused:
+        match.chat(record, "c", "cy", "let me in", 2)
+    assert refused.value.code == ErrorCode.NOT_ALLOWED
+    match.chat(record, "a", "ada", "players still chat", 2)
+    for who, on, code in (
+        ("c", True, ErrorCode.NOT_YOUR_GAME),
+        ("a", False, ErrorCode.NOT_ALLOWED),
+    ):
+        with pytest.raises(ProtocolError) as refused:
+            match.spectator_chat(record, who, on, 3)
+        assert refused.value.code == code
+    record, opened = match.spectator_chat(record, "a", True, 3)
+    assert opened.text == "open" and record.spectator_chat
+    match.chat(record, "c", "cy", "thanks", 4)
+
+
+def test_a_player_offers_a_draw_once_a_move() -> None:
+    record = started(TimeControl())
+    record = move(record, "a", "wS1", 0)
+    record, offered = match.draw(record, "b", "offer", 1)
+    assert offered.kind == "draw_offer"
+    record, _ = match.draw(record, "a", "decline", 2)
+    with pytest.raises(ProtocolError) as refused:
+        match.draw(record, "b", "offer", 3)
+    assert refused.value.code == ErrorCode.NOT_ALLOWED
+    record, _ = match.draw(record, "a", "offer", 3)  # the other side has its own offer
+    record, _ = match.draw(record, "b", "decline", 4)
+    record = move(record, "b", "bS1 wS1-", 5)
+    record = move(record, "a", "wQ -wS1", 6)
+    record, again = match.draw(record, "b", "offer", 7)  # a move later: allowed again
+    assert again.kind == "draw_offer"
+
+
+def test_two_rematch_requests_are_an_agreement() -> None:
+    record, _ = match.resign(started(TimeControl()), "a", 1)
+    offered, event, new = match.rematch(record, "a", 2, "g2", 7)
+    assert (event.kind, offered.rematch_offer, new) == ("rematch_offer", "white", None)
+    old, event, new = match.rematch(offered, "b", 3, "g2", 7)
+    assert event.kind == "rematch" and event.text == "g2" and old.rematch == "g2"
+    assert new is not None and (new.white, new.black) == (BOB, ADA)
+    with pytest.raises(ProtocolError):
+        match.rematch(offered, "a", 3, "g3", 7)  # one's own offer again
+
+
+def test_a_game_against_a_bot_left_by_its_person_is_aborted_or_lost() -> None:
+    bot = Seat("bot:easy", "easy bot", bot="easy", account="bot")
+    record = match.create(
+        "g3", ADA, game_type="Base", time=TimeControl(), color="white", now=0, ttl_ms=1, seed=1
+    )
+    record, _ = match.join(record, bot, 0)
+    assert record.bot_opponent() == bot
+    ended, event = match.abandon(record, "a", 1)
+    assert (ended.result, ended.reason, event.kind) == (None, "aborted", "over")
+    record = move(move(record, "a", "wS1", 0), "bot:easy", "bS1 wS1-", 0)
+    ended, _ = match.abandon(record, "a", 2)
+    assert (ended.result, ended.reason) == ("BlackWins", "abandoned")
+    assert started(TimeControl()).bot_opponent() is None  # two people
+
+
+def test_a_record_spells_its_game_string_as_the_engine_does() -> None:
+    """``Record.game_string`` builds the GameString without replaying the moves."""
+    record = started(TimeControl())
+    assert record.game_string() == record.new_game().game_string()
+    for mover, text in (("a", "wS1"), ("b", "bS1 wS1-"), ("a", "wQ -wS1")):
+        record = move(record, mover, text, 0)
+        assert record.game_string() == record.new_game().game_string()
+    resigned, _ = match.resign(record, "b", 1)
+    assert resigned.game_string() == record.new_game().game_string()  # UHP has no resigning
+    won = replace(record, status="over", result="WhiteWins", reason="queen")
+    assert won.game_string().startswith("Base;WhiteWins;Black[2];")
+
+
+def test_first_moves_not_made_abort_the_game_whatever_the_time_control() -> None:
     days = started(TimeControl("days", days=3), now=0)
-    assert match.deadline(days, FIRST) == 3 * DAY_MS
+    assert match.deadline(days, FIRST) == 3 * DAY_MS  # a correspondence move has its days
     assert match.expire(days, FIRST + 1, FIRST) is None
     aborted = match.expire(days, 3 * DAY_MS, FIRST)
     assert aborted is not None and aborted[0].reason == "aborted"
     untimed = started(TimeControl(), now=0)
-    assert match.deadline(untimed, FIRST) is None
-    assert match.expire(untimed, 10**12, FIRST) is None
+    assert match.deadline(untimed, FIRST) == FIRST
+    assert match.expire(untimed, FIRST - 1, FIRST) is None
+    aborted = match.expire(untimed, FIRST, FIRST)
+    assert aborted is not None and (aborted[0].reason, aborted[0].result) == ("aborted", None)
 
 
 def test_the_game_type_is_stored_by_its_canonical_name() -> None:

@@ -44,6 +44,8 @@ from server.protocol import (
     JoinGame,
     LegalMove,
     Lobby,
+    LobbyChange,
+    Logout,
     Message,
     Mute,
     PieceAt,
@@ -54,6 +56,7 @@ from server.protocol import (
     Rematch,
     Resign,
     Seat,
+    SpectatorChat,
     TimeControl,
     Unwatch,
     Update,
@@ -117,9 +120,11 @@ STATE = GameState(
     spectators=3,
     chat=[CHAT],
     muted=["e99f18bb998292cb"],
+    spectator_chat=False,
 )
-OPEN = GameSummary(GAME, "Base", DAYS, None, ADA, 0, 0, "black", "bots", ROBO)
-LIVE = GameSummary("0f1e2d3c", "Base+M", CLOCK, ADA, BOT, 12, 2)
+OPEN = GameSummary(GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO)
+LIVE = GameSummary("0f1e2d3c", "Base+M", CLOCK, ADA, BOT, 1_795_446_200_000, 12, 2)
+ROBO_READY = BotInfo(ROBO.player, "robo", ["Base"], ["none"], 4, playing=1)
 
 EXAMPLES: Final[dict[str, dict[str, Message]]] = {
     "client": {
@@ -139,14 +144,15 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "rematch": Rematch(GAME),
         "chat": Chat(GAME, "good luck! ✓"),
         "mute": Mute(GAME, "e99f18bb998292cb", mute=False),
+        "spectator_chat": SpectatorChat(GAME, open=False),
+        "logout": Logout(everywhere=True),
     },
     "server": {
         "welcome": Welcome(ADA.player, "ada", "lYN-6Jea", 1_795_446_241_400, [GAME], bot=True),
         "pong": Pong(1234.5, 1_795_446_241_457),
         "error": Error(ErrorCode.STALE, "the move was made on version 4", "play", GAME),
-        "lobby": Lobby(
-            [OPEN], [LIVE], [BotInfo(ROBO.player, "robo", ["Base"], ["none"], 4, playing=1)]
-        ),
+        "lobby": Lobby([OPEN], [LIVE], [ROBO_READY], open_total=1, live_total=2),
+        "lobby_change": LobbyChange([OPEN], [LIVE], ["0a1b2c3d"], [ROBO_READY], 1, 2),
         # snapshot True with events makes no sense on the wire, but sets every field here
         "update": Update(GAME, 9, [CHAT], STATE, snapshot=True),
     },
@@ -940,7 +946,7 @@ async def test_the_healthz_example_has_the_real_fields(srv: Running) -> None:
 
 IDENTITIES: Final = {"player", "token", "game", "id", "rematch"}
 """Keys whose values are random (ids, tokens): the doc's value stands for the server's."""
-TIMES: Final = {"at", "server_time"}
+TIMES: Final = {"at", "server_time", "created"}
 
 
 def _without_running_clocks(value: Any) -> Any:

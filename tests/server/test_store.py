@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -12,7 +13,7 @@ import redis.asyncio as aioredis
 from server import match
 from server.embedded import RedisProcess
 from server.protocol import Event, Seat, TimeControl
-from server.store import Store, game_key, pack_event, unpack_event
+from server.store import CONTROL_CHANNEL, Store, game_key, pack_event, token_hash, unpack_event
 
 
 @pytest.fixture
@@ -74,8 +75,6 @@ async def test_events_stored_before_they_named_a_player_still_load(store: Store)
     assert pack_event(Event(7, "move", 0, "white", "wS1")) == msgpack.packb(
         [7, "move", 0, "white", "wS1"]
     )
-    player, _ = await store.new_player("ada", 0)
-    assert (await store.name_of(player), await store.name_of("nobody")) == ("ada", None)
 
 
 async def test_indexes_follow_the_game_and_repair_rebuilds_them(store: Store) -> None:
@@ -121,7 +120,7 @@ async def test_a_move_writes_only_the_deadline_of_a_game_in_progress(store: Stor
 
 
 async def test_session_tokens_are_kept_hashed(store: Store) -> None:
-    player, token = await store.new_player("ada", 0)
+    player, token = await store.new_player("ada", 0, 60)
     assert await store.player_of(token) == (player, "ada", False)
     assert await store.player_of(token + "x") is None
     keys = [key async for key in store.redis.scan_iter()]
@@ -129,6 +128,52 @@ async def test_session_tokens_are_kept_hashed(store: Store) -> None:
     assert all(token.encode() not in k for k in keys)
     assert all(token.encode() not in (v or b"") for v in values)
     assert await store.redis.hget(game_key("nothere"), "r") is None
+
+
+async def guest_ttls(store: Store, player: str, token: str) -> set[int]:
+    """The seconds left to a guest's keys: its player, its token and its token set."""
+    keys = [
+        f"hive:p:{{{player}}}",
+        f"hive:token:{token_hash(token)}",
+        f"hive:p:{{{player}}}:tokens",
+    ]
+    return {await store.redis.ttl(key) for key in keys}
+
+
+async def test_a_guest_lasts_its_session_ttl_from_its_last_use(store: Store) -> None:
+    """A guest's keys expire ``ttl`` seconds after the session was last used; each use (a
+    hello, a connection closing) starts the period again. A bot account's never expire."""
+    player, token = await store.new_player("ada", 0, 100)
+    assert all(90 < ttl <= 100 for ttl in await guest_ttls(store, player, token))
+    await store.touch(player, token_hash(token), 5000)
+    await store.set_offline(player, 1, 5000)
+    assert all(4900 < ttl <= 5000 for ttl in await guest_ttls(store, player, token))
+    assert 4900 < await store.redis.ttl(f"hive:offline:{{{player}}}") <= 5000
+    bot, bot_token = await store.new_bot("robo", 0)
+    assert await store.redis.ttl(f"hive:token:{token_hash(bot_token)}") == -1  # no expiry
+    assert await store.redis.ttl(f"hive:p:{{{bot}}}") == -1
+
+
+async def test_sessions_end_one_or_all_and_every_process_hears_of_it(store: Store) -> None:
+    player, first = await store.new_player("ada", 0, 100)
+    second = "another-token"
+    await store.redis.set(f"hive:token:{token_hash(second)}", player)  # as a second hello made
+    await store.redis.sadd(f"hive:p:{{{player}}}:tokens", token_hash(second))
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(CONTROL_CHANNEL)
+    await store.end_sessions(player, token_hash(first))
+    assert await store.player_of(first) is None
+    assert await store.player_of(second) == (player, "ada", False)
+    await store.end_sessions(player, None)
+    assert await store.player_of(second) is None
+    heard: list[object] = []
+    async with asyncio.timeout(10):
+        while len(heard) < 2:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
+            if message is not None:
+                heard.append(msgpack.unpackb(message["data"]))
+    await pubsub.aclose()
+    assert heard == [["signed_out", player, token_hash(first)], ["signed_out", player, None]]
 
 
 async def test_presence_marks_lapse_unless_renewed(store: Store) -> None:
@@ -140,10 +185,11 @@ async def test_presence_marks_lapse_unless_renewed(store: Store) -> None:
     assert await store.gone_since("p2", now=40_000) == 0  # its server died: gone since 0
     await store.keep_online(["p1"], now=40_000, ttl=30)
     assert await store.redis.zrange("hive:online", 0, -1) == [b"p1"]  # the lapsed mark forgotten
-    await store.set_offline("p1", now=41_000)
+    await store.set_offline("p1", now=41_000, ttl=60)
     assert await store.gone_since("p1", now=42_000) == 41_000
     await store.set_online("p1", now=43_000, ttl=30)
     assert await store.gone_since("p1", now=44_000) is None
+    assert await store.gone_since_many(["p1", "p2", "p3"], now=44_000) == [None, 0, 0]
 
 
 async def test_processes_share_their_spectators_and_who_is_online(store: Store) -> None:

@@ -1,0 +1,219 @@
+"""The HTTP side of the server: the routes beside ``/ws``, and the headers every answer carries.
+
+Routes (all ``GET``; any other method is answered 405):
+
+- ``/ws``: the websocket (``None`` here lets websockets go on with the handshake);
+- ``/healthz``: 200 while the server accepts games and reaches its storage, else 503;
+- ``/metrics``: the process's figures for Prometheus;
+- ``/games/ID.txt``: a game's record as a UHP GameString;
+- ``/games/ID/trace/N.json``: the search trace of a bot's move;
+- ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
+- anything else: a file of the web client (``client/``).
+
+Every answer says what the browser may do with it: a Content-Security-Policy that lets a page
+run only the site's own scripts (no inline script, no plugins, no framing), ``nosniff``, and no
+referrer sent elsewhere. The ``Server`` header names no version (see ``SERVER``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import ipaddress
+import json
+import logging
+import mimetypes
+import re
+from http import HTTPStatus
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import redis.exceptions
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from server import review
+
+if TYPE_CHECKING:
+    from server.app import Hub
+
+log = logging.getLogger(__name__)
+
+SERVER: Final = "Hive Arena"
+"""The ``Server`` header: no software version for a scanner to match."""
+CLIENT_DIR: Final = Path(__file__).resolve().parent.parent / "client"
+VENDOR: Final = {
+    "/vendor/msgpack/": CLIENT_DIR / "node_modules" / "@msgpack" / "msgpack" / "dist.esm",
+}
+"""URL prefixes served from the client's npm packages: the ES module builds it imports."""
+_PAGES: Final = {"": "/index.html", "/": "/index.html", "/visualizer": "/visualizer.html"}
+MAX_PATH: Final = 1024
+"""Longest path answered (the query, a GameString for /positions.json, may be longer, up to
+websockets' 8 KiB request line); a longer one gets 414."""
+CONTENT_SECURITY_POLICY: Final = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+SECURITY_HEADERS: Final = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+)
+_CONTROL: Final = re.compile(r"[\x00-\x20\x7f]")
+_GAME_TXT: Final = re.compile(r"/games/([0-9a-z]{8})\.txt")
+_TRACE: Final = re.compile(r"/games/([0-9a-z]{8})/trace/(\d{1,4})\.json")
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def response(
+    status: HTTPStatus,
+    body: bytes,
+    content_type: str,
+    extra: tuple[tuple[str, str], ...] = (),
+) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+            *SECURITY_HEADERS,
+            *extra,
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+def text(status: HTTPStatus, words: str, extra: tuple[tuple[str, str], ...] = ()) -> Response:
+    return response(status, words.encode(), "text/plain; charset=utf-8", extra)
+
+
+def client_address(
+    connection: ServerConnection, request: Request, proxies: tuple[Network, ...]
+) -> str:
+    """Who sent ``request``: the peer's address, or, when the peer is a trusted proxy, the
+    nearest address of its ``X-Forwarded-For`` that is not one (a client may send a forged
+    header of its own: only what trusted proxies added is believed)."""
+    peer = connection.remote_address[0] if connection.remote_address else "unknown"
+    if not proxies or not _is_in(peer, proxies):
+        return str(peer)
+    forwarded = [
+        part.strip()
+        for value in request.headers.get_all("X-Forwarded-For")
+        for part in value.split(",")
+    ]
+    address = str(peer)
+    for hop in reversed(forwarded):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            break  # a garbled header: believe nothing further back
+        address = hop
+        if not _is_in(hop, proxies):
+            break
+    return address
+
+
+def _is_in(address: str, networks: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+async def http(hub: Hub, connection: ServerConnection, request: Request) -> Response | None:
+    """The answer to an HTTP request; None lets ``/ws`` go on to the websocket handshake."""
+    path, _, query = request.path.partition("?")
+    if len(path) > MAX_PATH:
+        return text(HTTPStatus.REQUEST_URI_TOO_LONG, f"paths are at most {MAX_PATH} bytes\n")
+    if _CONTROL.search(request.path):
+        return text(HTTPStatus.BAD_REQUEST, "control characters in the request\n")
+    if request.method != "GET":
+        return text(
+            HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n", (("Allow", "GET"),)
+        )
+    try:
+        if path == "/ws":
+            return hub.admit(connection, request)
+        return await _route(hub, path, query, request)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+        log.warning("storage unavailable for %s: %s", path[:100], error)
+        return text(HTTPStatus.SERVICE_UNAVAILABLE, "storage unavailable; try again\n")
+
+
+async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
+    if path == "/metrics":
+        return response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
+    if path == "/healthz":
+        health = hub.health()
+        ok = health["status"] == "ok"
+        status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
+        return response(status, json.dumps(health).encode(), "application/json")
+    found = _GAME_TXT.fullmatch(path)
+    if found:
+        record = await hub.store.get(found[1])
+        if record is None:
+            return text(HTTPStatus.NOT_FOUND, f"no game {found[1]}\n")
+        return text(HTTPStatus.OK, record.game_string() + "\n")
+    found = _TRACE.fullmatch(path)
+    if found:
+        trace = await hub.store.get_trace(found[1], int(found[2]))
+        if trace is None:
+            return text(HTTPStatus.NOT_FOUND, "no trace kept for that move\n")
+        return _gzipped(trace, "application/json", request)
+    answer = await review.route(hub.store, hub.positions, path, query)
+    if answer is not None:
+        return response(*answer)
+    return _static(path)
+
+
+def _gzipped(body: bytes, content_type: str, request: Request) -> Response:
+    """A body kept gzipped, sent as it is to a client that takes gzip, else unpacked (a body
+    stored before traces were gzipped goes as it is)."""
+    if not body.startswith(b"\x1f\x8b"):
+        return response(HTTPStatus.OK, body, content_type)
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        return response(HTTPStatus.OK, body, content_type, (("Content-Encoding", "gzip"),))
+    return response(HTTPStatus.OK, gzip.decompress(body), content_type)
+
+
+def _static(path: str) -> Response:
+    """A file of the web client (``client/``): ``/`` is its ``index.html`` and ``/visualizer``
+    its ``visualizer.html``; ``/vendor/msgpack/...`` is the ES module build of
+    ``@msgpack/msgpack`` (``client/node_modules``, installed by ``npm ci``). The rest of
+    ``client/node_modules`` is not served."""
+    path = _PAGES.get(path, path)
+    root = CLIENT_DIR
+    for prefix, folder in VENDOR.items():
+        if path.startswith(prefix):
+            root, path = folder, path[len(prefix) :]
+            break
+    try:
+        target = (root / path.lstrip("/")).resolve()
+        hidden = root == CLIENT_DIR and CLIENT_DIR / "node_modules" in target.parents
+        found = root in target.parents and not hidden and target.is_file()
+    except (OSError, ValueError):  # a name too long for the file system
+        found = False
+    if not found:
+        if path == "/index.html":
+            return text(HTTPStatus.OK, "Hive Arena server: the websocket is at /ws\n")
+        return text(HTTPStatus.NOT_FOUND, "not found\n")
+    kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    if target.suffix in (".js", ".mjs") or kind == "application/javascript":
+        kind = "text/javascript"  # what browsers require of an ES module
+    if kind.startswith("text/") or kind in ("application/json", "image/svg+xml"):
+        kind += "; charset=utf-8"
+    return response(HTTPStatus.OK, target.read_bytes(), kind)

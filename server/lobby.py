@@ -1,0 +1,157 @@
+"""The lobby, as one server process knows it: every open game and game in progress (the
+listener keeps them up to date from every process's changes), what the lobby's subscribers
+were last shown, and what changed since.
+
+A subscriber first gets a ``Lobby`` snapshot of the lists as last shown, then a
+``LobbyChange`` at each tick of the hub's broadcast (at most twice a second) that changed
+something: the games added to or changed in the lists shown, the ones gone, the bot accounts
+when they changed, and the totals. The lists shown are capped (``LOBBY_SHOWN`` each: the
+oldest open games, the newest games in progress), so a change costs what changed in them,
+whatever the number of games.
+
+The board also counts, for the limits on creating games, the open games of each origin (a
+keyed hash of the address they were created from) and the games against the server's bots of
+each player and each origin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from server.match import Record
+from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange
+
+Shown = dict[str, tuple[bool, GameSummary]]
+"""The lists as shown: game id -> (in the open list, its line), open games first."""
+
+
+def _open_order(record: Record) -> tuple[bool, int, str]:
+    """The open list's order: the games for bot accounts first (people cannot join them; a
+    bot finds its challenges however many games people open), then by age."""
+    return record.wants != "bots", record.created, record.id
+
+
+def _age(record: Record) -> tuple[int, str]:
+    """The order of the games in progress: by creation time (then id)."""
+    return record.created, record.id
+
+
+class LobbyBoard:
+    """The lobby's games in this process, and what its subscribers were last shown."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, Record] = {}
+        self.live: dict[str, Record] = {}
+        self.dirty = asyncio.Event()
+        """Set by every change: the broadcast looks again."""
+        self.open_from: Counter[str] = Counter()
+        """Open games by origin."""
+        self.playing: Counter[str] = Counter()
+        """Games in progress by player."""
+        self.bot_games_of: Counter[str] = Counter()
+        """Games in progress against the server's bots, by (human) player."""
+        self.bot_games_from: Counter[str] = Counter()
+        """Games in progress against the server's bots, by origin."""
+        self._shown: Shown | None = None
+        self._bots: list[BotInfo] = []
+        self._totals = (0, 0)
+
+    def update(self, record: Record) -> bool:
+        """Take the game's latest record; returns whether its status changed (or the game is
+        new here)."""
+        was = self.open.pop(record.id, None) or self.live.pop(record.id, None)
+        if record.status == "open":
+            self.open[record.id] = record
+        elif record.status == "live":
+            self.live[record.id] = record
+        self.dirty.set()
+        if was is not None and was.status == record.status:
+            return False  # a move or a chat line: the seats and the origin stay
+        if was is not None:
+            self._count(was, -1)
+        self._count(record, 1)
+        return True
+
+    def _count(self, record: Record, sign: int) -> None:
+        if record.status == "open" and record.origin is not None:
+            _add(self.open_from, record.origin, sign)
+        if record.status != "live":
+            return
+        for player in record.players():
+            _add(self.playing, player, sign)
+        bot = record.bot_opponent()
+        if bot is not None:
+            person = next(p for p in record.players() if p != bot.player)
+            _add(self.bot_games_of, person, sign)
+            if record.origin is not None:
+                _add(self.bot_games_from, record.origin, sign)
+
+    # -- what subscribers see ------------------------------------------------------------------
+
+    def _view(self, summary: Callable[[Record], GameSummary]) -> Shown:
+        oldest = heapq.nsmallest(LOBBY_SHOWN, self.open.values(), key=_open_order)
+        newest = heapq.nlargest(LOBBY_SHOWN, self.live.values(), key=_age)
+        shown: Shown = {record.id: (True, summary(record)) for record in oldest}
+        shown.update((record.id, (False, summary(record))) for record in newest)
+        return shown
+
+    def snapshot(
+        self, summary: Callable[[Record], GameSummary], bots: Callable[[], list[BotInfo]]
+    ) -> Lobby:
+        """The lobby as last shown to its subscribers (what the next change is made against);
+        made now if nobody is shown anything yet."""
+        if self._shown is None:
+            self._shown, self._bots = self._view(summary), bots()
+            self._totals = (len(self.open), len(self.live))
+        return Lobby(
+            [line for is_open, line in self._shown.values() if is_open],
+            [line for is_open, line in self._shown.values() if not is_open],
+            self._bots,
+            *self._totals,
+        )
+
+    def change(
+        self, summary: Callable[[Record], GameSummary], bots: Callable[[], list[BotInfo]]
+    ) -> LobbyChange | None:
+        """What changed since the lists were last shown (None: nothing); they are shown so now.
+        The totals alone changing is a change."""
+        before = self._shown
+        if before is None:
+            return None  # nobody was shown anything: the next snapshot is made afresh
+        after = self._view(summary)
+        now_bots = bots()
+        opened = [line for gid, (o, line) in after.items() if o and before.get(gid) != (o, line)]
+        live = [line for gid, (o, line) in after.items() if not o and before.get(gid) != (o, line)]
+        gone = [gid for gid in before if gid not in after]
+        totals = (len(self.open), len(self.live))
+        before_totals = self._totals
+        self._shown, self._totals = after, totals
+        bots_changed = now_bots != self._bots
+        self._bots = now_bots
+        if not (opened or live or gone or bots_changed or totals != before_totals):
+            return None
+        return LobbyChange(
+            opened, live, gone, now_bots if bots_changed else None, totals[0], totals[1]
+        )
+
+    def forget_shown(self) -> None:
+        """Nobody subscribes any more: the next snapshot is made afresh."""
+        self._shown = None
+
+    def records(self) -> Iterable[Record]:
+        """Every open game and game in progress."""
+        yield from self.open.values()
+        yield from self.live.values()
+
+
+def _add(counter: Counter[str], key: str, amount: int) -> None:
+    """Add ``amount`` to ``counter[key]``, dropping the key at zero (counts stay bounded by
+    what is open or in progress)."""
+    value = counter[key] + amount
+    if value:
+        counter[key] = value
+    else:
+        del counter[key]
