@@ -3,7 +3,7 @@
 // storage, fetching review positions) happen here and nowhere else.
 
 import { Connection } from "./connection.js";
-import { esc, setHtml } from "./dom.js";
+import { clear, html, render } from "./dom.js";
 import { GameScreen } from "./game.js";
 import { bindActions } from "./input.js";
 import { LobbyScreen, TIME_BY_KIND, formChoice } from "./lobby.js";
@@ -83,7 +83,7 @@ class App {
     const key = `${route.page}:${route.id ?? ""}`;
     if (key !== this.screenKey) {
       this.screen?.destroy?.();
-      this.main.innerHTML = "";
+      clear(this.main);
       const host = document.createElement("div");
       host.className = "screen";
       this.main.append(host);
@@ -111,7 +111,7 @@ class App {
       "signed-out": "choose a nickname",
     };
     this.badge.dataset.status = status;
-    setHtml(this.badge, `<i></i>${esc(words[status] ?? status)}`);
+    render(this.badge, html`<i></i>${words[status] ?? status}`);
     const gs = this.state.game?.state;
     let title = "Hive Arena";
     if (gs && S.isMyTurn(this.state.me, gs)) title = `Your turn · ${title}`;
@@ -138,6 +138,9 @@ class App {
         break;
       case P.ServerType.LOBBY:
         this.dispatch(S.lobbyReceived, message);
+        break;
+      case P.ServerType.LOBBY_CHANGE:
+        this.dispatch(S.lobbyChanged, message);
         break;
       case P.ServerType.UPDATE:
         this.updated(message);
@@ -398,6 +401,9 @@ class App {
         const text = String(data.get("text") ?? "").trim();
         if (text && this.send(P.Chat(gameId(), text))) form.reset();
       },
+      logout: () => this.send(P.Logout(false)),
+      logoutEverywhere: () => this.send(P.Logout(true)),
+      spectatorChat: (el) => this.send(P.SpectatorChat(gameId(), el.dataset.open === "true")),
       mute: (el) => this.send(P.Mute(gameId(), el.dataset.player, true)),
       unmute: (el) => this.send(P.Mute(gameId(), el.dataset.player, false)),
       dismiss: () => this.dispatch(S.noticed, null),

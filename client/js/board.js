@@ -4,6 +4,7 @@
 // input.js binds the pointer to it.
 
 import { BUGS, parsePiece, pieceIcon, pieceSvg, pieceTitle } from "./bugs.js";
+import { html, render } from "./dom.js";
 import { DIRECTIONS, SIZE, bounds, fromPixel, hexPath, key, toPixel } from "./hex.js";
 import { stacksOf } from "./notation.js";
 import * as views from "./view.js";
@@ -12,7 +13,6 @@ const CELL = hexPath(SIZE * 0.97, 0.12);
 const TARGET = hexPath(SIZE * 0.86, 0.2);
 const RING = hexPath(SIZE * 0.94, 0.18);
 const LIFT = 8; // board units each level of a stack is drawn higher (and a little left)
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export class Board {
   /**
@@ -22,19 +22,19 @@ export class Board {
   constructor(container, { controls = true, label = "Hive board" } = {}) {
     this.container = container;
     container.classList.add("board");
-    container.innerHTML = `
-      <svg class="board-svg" data-testid="board" role="img" aria-label="${esc(label)}">
+    render(container, html`
+      <svg class="board-svg" data-testid="board" role="img" aria-label="${label}">
         <g class="viewport">
           <g class="layer-cells"></g><g class="layer-marks"></g><g class="layer-pieces"></g>
           <g class="layer-targets"></g><g class="layer-ghosts"></g>
         </g>
       </svg>
-      ${controls ? `<div class="board-controls">
+      ${controls && html`<div class="board-controls">
         <button type="button" data-board="zoom-in" title="Zoom in" aria-label="Zoom in">+</button>
         <button type="button" data-board="zoom-out" title="Zoom out" aria-label="Zoom out">−</button>
         <button type="button" data-board="fit" title="Fit the hive in view" aria-label="Fit">⤢</button>
-      </div>` : ""}
-      <div class="stack-tip" hidden></div>`;
+      </div>`}
+      <div class="stack-tip" hidden></div>`);
     this.svg = container.querySelector("svg");
     this.viewport = this.svg.querySelector(".viewport");
     this.layers = {
@@ -76,19 +76,19 @@ export class Board {
       for (const [dq, dr] of [[0, 0], ...DIRECTIONS]) cells.set(key(q + dq, r + dr), [q + dq, r + dr]);
     }
     if (cells.size === 0) cells.set("0,0", [0, 0]);
-    this.layers.cells.innerHTML = [...cells.values()].map(([q, r]) => {
+    render(this.layers.cells, html`${[...cells.values()].map(([q, r]) => {
       const { x, y } = toPixel(q, r);
-      return `<path class="cell" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
-    }).join("");
+      return html`<path class="cell" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
+    })}`);
 
-    let marks = "";
+    let mark = null;
     if (last?.from) {
       const { x, y } = toPixel(last.from.q, last.from.r);
-      marks += `<path class="last-from" data-testid="last-from" d="${TARGET}" transform="translate(${x} ${y})"/>`;
+      mark = html`<path class="last-from" data-testid="last-from" d="${TARGET}" transform="translate(${x} ${y})"/>`;
     }
-    this.layers.marks.innerHTML = marks;
+    render(this.layers.marks, html`${mark}`);
 
-    let pieces = "";
+    const pieces = [];
     for (const [k, stack] of stacks) {
       const [q, r] = k.split(",").map(Number);
       const { x, y } = toPixel(q, r);
@@ -101,34 +101,28 @@ export class Board {
         if (pending?.piece === name) classes.push("pending-from");
         if (!top) classes.push("under");
         const lift = level * LIFT;
-        pieces += `<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}" `
-          + `data-height="${level}" transform="translate(${x - lift * 0.5} ${y - lift})">`
-          + `<title>${esc(pieceTitle(name))}</title>${pieceSvg(name)}`
-          + (top && (selected?.piece === name || last?.piece === name)
-            ? `<path class="ring" d="${RING}"/>` : "")
-          + (top && stack.length > 1 ? `<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})">`
-            + `<circle r="11"/><text dy="4.5">${stack.length}</text></g>` : "")
-          + "</g>";
+        const ring = top && (selected?.piece === name || last?.piece === name);
+        const badge = top && stack.length > 1 && html`<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})"><circle r="11"/><text dy="4.5">${stack.length}</text></g>`;
+        pieces.push(html`<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}"
+          data-height="${level}" transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`);
       });
     }
-    this.layers.pieces.innerHTML = pieces;
+    render(this.layers.pieces, html`${pieces}`);
 
-    this.layers.targets.innerHTML = targets.map((t) => {
+    render(this.layers.targets, html`${targets.map((t) => {
       const { x, y } = toPixel(t.to_q, t.to_r);
       const occupied = stacks.has(key(t.to_q, t.to_r));
-      return `<g class="target${occupied ? " onto" : ""}" data-target="${esc(t.move)}" data-q="${t.to_q}" `
-        + `data-r="${t.to_r}" transform="translate(${x} ${y})"><path d="${TARGET}"/>`
-        + `<circle r="${occupied ? 9 : 7}"/></g>`;
-    }).join("");
+      return html`<g class="target${occupied ? " onto" : ""}" data-target="${t.move}" data-q="${t.to_q}"
+        data-r="${t.to_r}" transform="translate(${x} ${y})"><path d="${TARGET}"/><circle r="${occupied ? 9 : 7}"/></g>`;
+    })}`);
 
-    let ghosts = "";
+    let ghost = null;
     if (pending?.to && pending.piece) {
       const { x, y } = toPixel(pending.to.q, pending.to.r);
       const level = (stacks.get(key(pending.to.q, pending.to.r)) ?? []).length;
-      ghosts += `<g class="ghost pending" data-testid="pending" transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">`
-        + `${pieceSvg(pending.piece)}</g>`;
+      ghost = html`<g class="ghost pending" data-testid="pending" transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(pending.piece)}</g>`;
     }
-    this.layers.ghosts.innerHTML = ghosts + '<g class="ghost drag" hidden></g>';
+    render(this.layers.ghosts, html`${ghost}<g class="ghost drag" hidden></g>`);
 
     const position = model.pieces.map((p) => `${p.piece}${p.q},${p.r},${p.height}`).join(";");
     const changed = position !== this.positionKey;
@@ -198,7 +192,7 @@ export class Board {
   showGhost(piece, clientX, clientY) {
     const ghost = this.layers.ghosts.querySelector(".drag");
     if (ghost.dataset.piece !== piece) {
-      ghost.innerHTML = pieceSvg(piece);
+      render(ghost, html`${pieceSvg(piece)}`);
       ghost.dataset.piece = piece;
     }
     const { x, y } = this.boardPoint(clientX, clientY);
@@ -220,9 +214,9 @@ export class Board {
       return false;
     }
     const rect = this.container.getBoundingClientRect();
-    this.tip.innerHTML = `<div class="tip-title">Stack of ${stack.length}</div>`
-      + [...stack].reverse().map((name, i) => `<div class="tip-row">${pieceIcon(name, 26)}`
-        + `<span>${i === 0 ? "top: " : ""}${esc(pieceTitle(name))}</span></div>`).join("");
+    render(this.tip, html`<div class="tip-title">Stack of ${stack.length}</div>${[...stack].reverse().map(
+      (name, i) => html`<div class="tip-row">${pieceIcon(name, 26)}<span>${i === 0 ? "top: " : ""}${pieceTitle(name)}</span></div>`,
+    )}`);
     this.tip.hidden = false;
     const left = Math.min(clientX - rect.left + 14, rect.width - this.tip.offsetWidth - 4);
     const top = Math.min(clientY - rect.top + 14, rect.height - this.tip.offsetHeight - 4);
@@ -244,7 +238,8 @@ export class Board {
 
 /** A reserve: the pieces in one hand grouped by bug with their counts. `movable`: the pieces
  * with a legal placement; `pickable`: pieces that may be picked up all the same (to be told
- * why they cannot go where they are dropped); `selected`: the piece picked up. Returns markup. */
+ * why they cannot go where they are dropped); `selected`: the piece picked up. Returns markup
+ * (made by `html`). */
 export function reserveMarkup(hand, color, { movable = new Set(), pickable = false, selected = null } = {}) {
   const groups = new Map();
   for (const name of hand) {
@@ -252,16 +247,16 @@ export function reserveMarkup(hand, color, { movable = new Set(), pickable = fal
     if (!groups.has(bug)) groups.set(bug, []);
     groups.get(bug).push(name);
   }
-  if (groups.size === 0) return `<span class="reserve-empty">all ${color === "white" ? "White" : "Black"}'s pieces are on the board</span>`;
-  return [...groups.entries()].map(([bug, names]) => {
+  if (groups.size === 0) return html`<span class="reserve-empty">all ${color === "white" ? "White" : "Black"}'s pieces are on the board</span>`;
+  return html`${[...groups.entries()].map(([bug, names]) => {
     // pieces of a bug enter in order: the first in hand is the one to play
     const next = names.find((n) => movable.has(n)) ?? names[0];
     const classes = ["reserve-piece", color];
     if (movable.has(next)) classes.push("movable");
     else if (pickable) classes.push("pickable");
     if (names.includes(selected)) classes.push("selected");
-    return `<button type="button" class="${classes.join(" ")}" data-hand="${next}" data-bug="${color[0]}${bug}" `
-      + `title="${esc(BUGS[bug]?.name ?? bug)} ×${names.length}">${pieceIcon(next, 44)}`
-      + `<span class="count">${names.length}</span></button>`;
-  }).join("");
+    const title = `${Object.hasOwn(BUGS, bug) ? BUGS[bug].name : bug} ×${names.length}`;
+    return html`<button type="button" class="${classes.join(" ")}" data-hand="${next}" data-bug="${color[0]}${bug}"
+      title="${title}">${pieceIcon(next, 44)}<span class="count">${names.length}</span></button>`;
+  })}`;
 }

@@ -1,6 +1,8 @@
 // The pieces drawn in SVG: a hexagonal tile (ivory for White, ebony for Black) with its bug,
-// each bug its own top-down icon drawn here. Pure: functions return SVG markup strings.
+// each bug its own top-down icon drawn here. Pure: the markup is drawn from constants only (a
+// piece's name picks a colour and a bug, and is never written into it), so it is `trusted`.
 
+import { trusted } from "./dom.js";
 import { SIZE, hexPath } from "./hex.js";
 
 /** The bugs by UHP letter: name and colour. */
@@ -42,27 +44,28 @@ const TILE = {
 const OUTER = hexPath(SIZE * 0.94, 0.18);
 const INNER = hexPath(SIZE * 0.8, 0.18);
 
-/** A piece at (0, 0): the tile and its bug, `SIZE` across its corners. */
+/** A piece at (0, 0): the tile and its bug, `SIZE` across its corners (markup). */
 export function pieceSvg(name) {
-  const { color, bug } = parsePiece(name);
+  const { color, bug } = parsePiece(String(name));
   const t = TILE[color];
-  return `<path class="tile-shade" d="${OUTER}" transform="translate(0 3.5)" fill="${t.shade}"/>`
+  return trusted(`<path class="tile-shade" d="${OUTER}" transform="translate(0 3.5)" fill="${t.shade}"/>`
     + `<path class="tile" d="${OUTER}" fill="${t.fill}" stroke="${t.edge}" stroke-width="2"/>`
     + `<path d="${INNER}" fill="none" stroke="${t.bevel}" stroke-width="1.5"/>`
-    + `<g class="bug" transform="scale(0.95)">${bugSvg(bug, color)}</g>`;
+    + `<g class="bug" transform="scale(0.95)">${bugSvg(bug, color)}</g>`);
 }
 
 /** A whole piece as a standalone <svg> (reserves, tooltips, move lists). */
 export function pieceIcon(name, size = 40) {
-  return `<svg class="piece-icon" viewBox="-40 -40 80 84" width="${size}" height="${size}" `
-    + `aria-hidden="true">${pieceSvg(name)}</svg>`;
+  const px = Number(size);
+  return trusted(`<svg class="piece-icon" viewBox="-40 -40 80 84" width="${px}" height="${px}" `
+    + `aria-hidden="true">${pieceSvg(name)}</svg>`);
 }
 
 /** The bug of letter `bug` at (0, 0) on a `tile` ("white" or "black") piece, within about
  * 28 units of the centre. Legs and antennae over the tile are dark on White's ivory and light
  * on Black's ebony. */
 export function bugSvg(bug, tile = "white") {
-  const b = BUGS[bug];
+  const b = Object.hasOwn(BUGS, bug) ? BUGS[bug] : null;
   if (!b) return "";
   return DRAW[bug](b.color, b.dark, tile === "white" ? b.dark : lighten(b.color, 0.45));
 }

@@ -2,7 +2,7 @@
 // backoff when the connection drops, and measure the lag with application-level pings.
 // Messages go through protocol.js; what they mean is app.js's business.
 
-import { ErrorCode, Hello, Ping, ServerType, decode, encode } from "./protocol.js";
+import { ErrorCode, Hello, Ping, SIGNED_OUT, ServerType, decode, encode } from "./protocol.js";
 
 const TOKEN_KEY = "hive.token";
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
@@ -19,7 +19,8 @@ export const tokenStore = {
 
 /**
  * Status: "connecting" (first try), "online" (welcomed), "reconnecting" (dropped, retrying),
- * "signed-out" (no token and no nickname to say hello with, or a nickname the server refused).
+ * "signed-out" (no token and no nickname to say hello with, a nickname the server refused, or
+ * the session ended: logged out here or elsewhere; `rename` says hello again).
  */
 export class Connection {
   /**
@@ -40,6 +41,7 @@ export class Connection {
     this.pingTimer = null;
     this.lastPong = 0;
     this.stopped = false;
+    this.signedOut = false; // the session ended: no hello until a nickname is chosen
     this.renaming = false; // the next hello carries the nickname with the token
     addEventListener("online", () => this.retryNow());
   }
@@ -77,6 +79,7 @@ export class Connection {
    * (its games stay its own); without one, a new guest of that name. */
   rename() {
     this.renaming = true;
+    this.signedOut = false;
     clearTimeout(this.timer);
     const ws = this.ws;
     this.ws = null;
@@ -88,7 +91,7 @@ export class Connection {
   open() {
     const token = tokenStore.get();
     const nickname = this.nickname();
-    if (!token && !nickname) {
+    if (this.signedOut || (!token && !nickname)) {
       this.setStatus("signed-out");
       return;
     }
@@ -107,10 +110,16 @@ export class Connection {
       ws.send(encode(hello));
     });
     ws.addEventListener("message", (event) => this.receive(ws, event.data));
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
       this.stopPing();
+      if (event.code === SIGNED_OUT) {
+        tokenStore.clear(); // the session ended (log out, here or in another browser)
+        this.signedOut = true;
+        this.setStatus("signed-out");
+        return;
+      }
       this.scheduleRetry();
     });
   }

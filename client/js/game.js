@@ -4,7 +4,7 @@
 
 import { Board, reserveMarkup } from "./board.js";
 import { clockReading, describeTime, formatClock } from "./clock.js";
-import { ICONS, esc, setHtml } from "./dom.js";
+import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
 import { boardModel, chatLines, resultText, seatColor } from "./state.js";
 
@@ -14,7 +14,7 @@ export class GameScreen {
   /** @param {HTMLElement} root @param {object} handlers board handlers (see input.js) */
   constructor(root, handlers) {
     this.root = root;
-    root.innerHTML = `
+    render(root, html`
       <div class="game" data-testid="game">
         <section class="play-area">
           <div class="player-bar top" data-slot="top"></div>
@@ -35,7 +35,7 @@ export class GameScreen {
             <ol class="moves" data-slot="moves" data-testid="moves"></ol>
           </div>
           <div class="card chat-card">
-            <h3>Chat</h3>
+            <h3>Chat <span class="chat-mode" data-slot="chatMode"></span></h3>
             <ul class="chat" data-slot="chat" data-testid="chat"></ul>
             <form class="chat-form" data-form="chat">
               <input name="text" maxlength="300" autocomplete="off" placeholder="Say something…" aria-label="Chat message" data-testid="chat-input">
@@ -44,10 +44,10 @@ export class GameScreen {
           </div>
           <div class="card info" data-slot="info"></div>
         </aside>
-      </div>`;
+      </div>`);
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
-    this.slots.top.innerHTML = barSkeleton();
-    this.slots.bottom.innerHTML = barSkeleton();
+    render(this.slots.top, barSkeleton());
+    render(this.slots.bottom, barSkeleton());
     this.board = new Board(this.slots.board);
     bindBoard(this.board, handlers);
     bindReserve(this.slots.top, this.board, handlers);
@@ -62,7 +62,7 @@ export class GameScreen {
     const gs = view.state;
     this.root.querySelector(".game").dataset.version = gs ? gs.version : "";
     if (!gs) {
-      setHtml(this.slots.status, `<span class="muted">Loading game ${esc(view.id)}…</span>`);
+      render(this.slots.status, html`<span class="muted">Loading game ${view.id}…</span>`);
       this.board.set({ pieces: [] });
       return;
     }
@@ -82,42 +82,49 @@ export class GameScreen {
     else if (view.pending) status = state.connection.status === "online" ? "Sending your move…" : "Move queued: it goes when the connection is back";
     else if (mine) status = gs.turn === mine ? (gs.must_pass ? "Your turn: you must pass" : "Your turn") : `${name(gs, gs.turn)} to move`;
     else status = `${name(gs, gs.turn)} to move · you are watching`;
-    setHtml(this.slots.status, `<span class="turn-dot ${gs.status === "live" ? gs.turn : ""}"></span>${esc(status)}`);
+    render(this.slots.status, html`<span class="turn-dot ${gs.status === "live" ? gs.turn : ""}"></span>${status}`);
     this.slots.status.dataset.turn = gs.turn;
 
-    setHtml(this.slots.actions, this.actions(state, gs, mine));
-    setHtml(this.slots.banner, this.bannerClosed === gs.id ? "" : banner(gs, mine, view.id));
+    render(this.slots.actions, this.actions(state, gs, mine));
+    render(this.slots.banner, this.bannerClosed === gs.id ? html`` : banner(gs, mine, view.id));
+    render(this.slots.notice, noticeMarkup(state.notice));
     const notice = state.notice;
-    setHtml(this.slots.notice, notice ? `<div class="toast ${notice.kind}">${esc(notice.text)}`
-      + `<button type="button" class="close" data-action="dismiss" aria-label="Dismiss">×</button></div>` : "");
     this.slots.notice.dataset.kind = notice?.kind ?? "";
 
     this.renderMoves(gs, view);
-    const chat = chatLines(gs, me).map(chatLine).join("");
+    const lines = chatLines(gs, me);
     const list = this.slots.chat;
     const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
-    setHtml(list, chat || `<li class="muted">No messages yet.</li>`);
+    render(list, lines.length ? html`${lines.map(chatLine)}` : html`<li class="muted">No messages yet.</li>`);
     if (atEnd) list.scrollTop = list.scrollHeight;
+    const closed = gs.spectator_chat === false;
+    render(this.slots.chatMode, mine
+      ? html`<button type="button" class="link" data-action="spectatorChat" data-open="${closed ? "true" : "false"}" data-testid="spectator-chat"
+          title="${closed ? "Let spectators chat again" : "Only the players may chat"}">${closed ? "open to spectators" : "close to spectators"}</button>`
+      : html`${closed && html`<small class="muted" data-testid="chat-closed">players only</small>`}`);
+    const input = this.root.querySelector(".chat-form input");
+    input.disabled = closed && !mine;
+    input.placeholder = closed && !mine ? "The players have closed the chat to spectators" : "Say something…";
 
-    setHtml(this.slots.info, `
-      <div class="info-row"><span>${esc(gs.game_type)} · ${esc(describeTime(gs.time))}</span>
+    render(this.slots.info, html`
+      <div class="info-row"><span>${gs.game_type} · ${describeTime(gs.time)}</span>
         <span class="spectators" data-testid="spectators" data-count="${gs.spectators}" title="spectators">${ICONS.eye} ${gs.spectators} watching</span></div>
-      <div class="info-row"><span>Game <code>${esc(gs.id)}</code></span>
-        <span><a href="/games/${esc(gs.id)}.txt" target="_blank" data-testid="record-link">record</a>
-        ${gs.status === "open" ? "" : ` · <a href="#/review/${esc(gs.id)}" data-testid="review-link">${gs.status === "over" ? "review" : "replay"}</a>`}</span></div>`);
+      <div class="info-row"><span>Game <code>${gs.id}</code></span>
+        <span><a href="/games/${gs.id}.txt" target="_blank" data-testid="record-link">record</a>
+        ${gs.status !== "open" && html` · <a href="#/review/${gs.id}" data-testid="review-link">${gs.status === "over" ? "review" : "replay"}</a>`}</span></div>`);
   }
 
   renderBar(el, gs, color, model) {
     const seat = gs[color];
     el.dataset.color = color;
     // any bot: the server's (with its level) or a bot account playing from outside
-    const bot = seat?.account === "bot" || seat?.bot
-      ? `<span class="tag" data-testid="bot-${color}" title="a bot">${seat.bot ? `bot · ${esc(seat.bot)}` : "bot"}</span>` : "";
-    const presence = seat ? `<span class="presence ${seat.connected ? "on" : "off"}" title="${seat.connected ? "connected" : "not connected"}"></span>` : "";
-    setHtml(el.querySelector(".seat"), `<span class="seat-hex ${color}"></span>
-      <span class="name" data-testid="name-${color}">${seat ? esc(seat.name) : "waiting…"}</span>${bot}${presence}`);
+    const bot = (seat?.account === "bot" || seat?.bot)
+      && html`<span class="tag" data-testid="bot-${color}" title="a bot">${seat.bot ? `bot · ${seat.bot}` : "bot"}</span>`;
+    const presence = seat && html`<span class="presence ${seat.connected ? "on" : "off"}" title="${seat.connected ? "connected" : "not connected"}"></span>`;
+    render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span>
+      <span class="name" data-testid="name-${color}">${seat ? seat.name : "waiting…"}</span>${bot}${presence}`);
     const hand = color === "white" ? gs.hand_white : gs.hand_black;
-    setHtml(el.querySelector(".reserve"), reserveMarkup(hand, color, {
+    render(el.querySelector(".reserve"), reserveMarkup(hand, color, {
       movable: model.movable,
       pickable: model.interactive && gs.turn === color,
       selected: model.selected && !model.selected.from ? model.selected.piece : null,
@@ -147,74 +154,74 @@ export class GameScreen {
 
   actions(state, gs, mine) {
     const buttons = [];
-    const id = esc(gs.id);
+    const id = gs.id;
     if (gs.status === "open" && mine) {
-      buttons.push(`<p class="share">Send this link to a friend, or wait for someone in the lobby:
-        <input readonly value="${esc(location.origin + "/#/game/" + gs.id)}"></p>`);
-      buttons.push(`<button type="button" data-action="cancelGame" data-game="${id}">Cancel game</button>`);
+      buttons.push(html`<p class="share">Send this link to a friend, or wait for someone in the lobby:
+        <input readonly value="${location.origin + "/#/game/" + gs.id}"></p>`);
+      buttons.push(html`<button type="button" data-action="cancelGame" data-game="${id}">Cancel game</button>`);
     } else if (gs.status === "open" && !mine) {
-      buttons.push(`<button type="button" class="primary" data-action="join" data-game="${id}">Join this game</button>`);
+      buttons.push(html`<button type="button" class="primary" data-action="join" data-game="${id}">Join this game</button>`);
     }
     if (gs.status === "live" && mine) {
       if (gs.must_pass && gs.turn === mine) {
-        buttons.push(`<button type="button" class="primary" data-action="pass" data-testid="pass">Pass</button>`);
+        buttons.push(html`<button type="button" class="primary" data-action="pass" data-testid="pass">Pass</button>`);
       }
       if (gs.draw_offer === other(mine)) {
-        buttons.push(`<span class="offer">${esc(name(gs, other(mine)))} offers a draw</span>`,
-          `<button type="button" class="primary" data-action="acceptDraw" data-testid="accept-draw">Accept draw</button>`,
-          `<button type="button" data-action="declineDraw" data-testid="decline-draw">Decline</button>`);
+        buttons.push(html`<span class="offer">${name(gs, other(mine))} offers a draw</span>`,
+          html`<button type="button" class="primary" data-action="acceptDraw" data-testid="accept-draw">Accept draw</button>`,
+          html`<button type="button" data-action="declineDraw" data-testid="decline-draw">Decline</button>`);
       } else if (gs.draw_offer === mine) {
-        buttons.push(`<span class="offer">Draw offered…</span>`);
+        buttons.push(html`<span class="offer">Draw offered…</span>`);
       } else {
-        buttons.push(`<button type="button" data-action="offerDraw" data-testid="offer-draw">Offer draw</button>`);
+        buttons.push(html`<button type="button" data-action="offerDraw" data-testid="offer-draw">Offer draw</button>`);
       }
       buttons.push(this.confirming === "resign"
-        ? `<button type="button" class="danger" data-action="resign" data-testid="resign-confirm">Really resign?</button>`
-        : `<button type="button" data-action="resign" data-testid="resign">Resign</button>`);
+        ? html`<button type="button" class="danger" data-action="resign" data-testid="resign-confirm">Really resign?</button>`
+        : html`<button type="button" data-action="resign" data-testid="resign">Resign</button>`);
       const opponent = gs[other(mine)];
       if (opponent && !opponent.connected) {
-        buttons.push(`<button type="button" data-action="claim" data-testid="claim" title="Win if your opponent stays away">Claim win</button>`);
+        buttons.push(html`<button type="button" data-action="claim" data-testid="claim" title="Win if your opponent stays away">Claim win</button>`);
       }
     }
     if (gs.status === "over" && mine && gs.result) {
       if (gs.rematch) {
-        buttons.push(`<a class="button primary" href="#/game/${esc(gs.rematch)}">Go to the rematch</a>`);
+        buttons.push(html`<a class="button primary" href="#/game/${gs.rematch}">Go to the rematch</a>`);
       } else if (gs.rematch_offer === mine) {
-        buttons.push(`<span class="offer">Rematch offered…</span>`);
+        buttons.push(html`<span class="offer">Rematch offered…</span>`);
       } else if (!gs[other(mine)]?.bot) {
         const offered = gs.rematch_offer === other(mine);
-        buttons.push(`<button type="button" class="primary" data-action="rematch" data-testid="rematch">${offered ? "Accept rematch" : "Rematch"}</button>`);
+        buttons.push(html`<button type="button" class="primary" data-action="rematch" data-testid="rematch">${offered ? "Accept rematch" : "Rematch"}</button>`);
       }
     }
     if (gs.status === "over" && !mine && gs.rematch) {
-      buttons.push(`<a class="button" href="#/game/${esc(gs.rematch)}">Watch the rematch</a>`);
+      buttons.push(html`<a class="button" href="#/game/${gs.rematch}">Watch the rematch</a>`);
     }
     if (gs.status === "over") {
-      buttons.push(`<a class="button" href="#/review/${id}" data-testid="review">Review</a>`);
+      buttons.push(html`<a class="button" href="#/review/${id}" data-testid="review">Review</a>`);
     }
-    buttons.push(`<a class="button" href="#/">Lobby</a>`);
-    return buttons.join("");
+    buttons.push(html`<a class="button" href="#/">Lobby</a>`);
+    return html`${buttons}`;
   }
 
   renderMoves(gs, view) {
     const rows = [];
     const traces = (ply) => {
       const color = ply % 2 === 1 ? "white" : "black";
-      return gs[color]?.bot ? ` <a class="trace" href="/visualizer?game=${esc(gs.id)}&amp;ply=${ply}" target="_blank" title="How the bot chose this move">${ICONS.search}</a>` : "";
+      return gs[color]?.bot && html` <a class="trace" href="/visualizer?game=${gs.id}&amp;ply=${ply}" target="_blank" title="How the bot chose this move">${ICONS.search}</a>`;
     };
     const moves = [...gs.moves];
     if (view.pending && view.pending.move) moves.push(null);
     for (let i = 0; i < moves.length; i += 2) {
       const cell = (j) => {
-        if (j >= moves.length) return "<span></span>";
-        if (moves[j] === null) return `<span class="pending">${esc(view.pending.move)}…</span>`;
+        if (j >= moves.length) return html`<span></span>`;
+        if (moves[j] === null) return html`<span class="pending">${view.pending.move}…</span>`;
         const last = j === gs.moves.length - 1 ? " last" : "";
-        return `<span class="mv${last}" data-ply="${j + 1}">${esc(moves[j])}${traces(j + 1)}</span>`;
+        return html`<span class="mv${last}" data-ply="${j + 1}">${moves[j]}${traces(j + 1)}</span>`;
       };
-      rows.push(`<li>${cell(i)}${cell(i + 1)}</li>`);
+      rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }
     const list = this.slots.moves;
-    setHtml(list, rows.join("") || `<li class="muted none">No moves yet.</li>`);
+    render(list, rows.length ? html`${rows}` : html`<li class="muted none">No moves yet.</li>`);
     list.scrollTop = list.scrollHeight;
   }
 
@@ -224,15 +231,20 @@ export class GameScreen {
 }
 
 function barSkeleton() {
-  return `<div class="seat"></div><div class="reserve"></div><div class="clock" hidden></div>`;
+  return html`<div class="seat"></div><div class="reserve"></div><div class="clock" hidden></div>`;
+}
+
+/** A notice (a toast) with its dismiss button, or nothing. */
+export function noticeMarkup(notice) {
+  return notice ? html`<div class="toast ${notice.kind}">${notice.text}<button type="button" class="close" data-action="dismiss" aria-label="Dismiss">×</button></div>` : html``;
 }
 
 /** A chat line (see chatLines), with its mute or unmute button for a player of the game. */
 function chatLine(line) {
-  const button = !line.canMute ? "" : line.muted
-    ? `<button type="button" class="mute" data-action="unmute" data-player="${esc(line.player)}" data-testid="unmute" title="Accept their chat lines again">unmute</button>`
-    : `<button type="button" class="mute" data-action="mute" data-player="${esc(line.player)}" data-testid="mute" title="Refuse their chat lines in this game">mute</button>`;
-  return `<li${line.muted ? ` class="silenced" title="muted"` : ""}><b>${esc(line.by)}</b> ${esc(line.text)}${button}</li>`;
+  const button = line.canMute && (line.muted
+    ? html`<button type="button" class="mute" data-action="unmute" data-player="${line.player}" data-testid="unmute" title="Accept their chat lines again">unmute</button>`
+    : html`<button type="button" class="mute" data-action="mute" data-player="${line.player}" data-testid="mute" title="Refuse their chat lines in this game">mute</button>`);
+  return html`<li${line.muted ? html` class="silenced" title="muted"` : ""}><b>${line.by}</b> ${line.text}${button}</li>`;
 }
 
 function name(gs, color) {
@@ -240,14 +252,13 @@ function name(gs, color) {
 }
 
 function banner(gs, mine, id) {
-  if (gs.status !== "over") return "";
+  if (gs.status !== "over") return html``;
   const { title, detail, winner } = resultText(gs);
   const mood = !gs.result ? "neutral" : gs.result === "Draw" ? "draw" : mine ? (winner === mine ? "won" : "lost") : "neutral";
   const headline = mine && winner ? (winner === mine ? "You won!" : "You lost") : title;
-  return `<div class="result ${mood}" data-testid="result" data-result="${esc(gs.result ?? "")}" data-reason="${esc(gs.reason ?? "")}">
-    <div class="result-title">${esc(headline)}</div>
-    <div class="result-detail">${esc(mine && winner ? `${title}: ${detail}` : detail)}</div>
-    <a class="button" href="#/review/${esc(id)}">Review the game</a>
+  return html`<div class="result ${mood}" data-testid="result" data-result="${gs.result ?? ""}" data-reason="${gs.reason ?? ""}">
+    <div class="result-title">${headline}</div>
+    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div>
+    <a class="button" href="#/review/${id}">Review the game</a>
     <button type="button" class="close" data-action="closeBanner" aria-label="Close">×</button></div>`;
 }
-

@@ -5,7 +5,8 @@
 
 import { BOT_LEVELS, GAME_TYPES, Opponent } from "./protocol.js";
 import { describeTime } from "./clock.js";
-import { ago, esc, setHtml } from "./dom.js";
+import { ago, html, render } from "./dom.js";
+import { noticeMarkup } from "./game.js";
 import { pieceSvg } from "./bugs.js";
 import { toPixel } from "./hex.js";
 import { isBusy } from "./state.js";
@@ -42,7 +43,7 @@ const KIND_WORDS = { none: "no clock", clock: "clock", days: "days per move" };
 export class LobbyScreen {
   constructor(root) {
     this.root = root;
-    root.innerHTML = `
+    render(root, html`
       <div class="lobby" data-testid="lobby">
         <section class="hero">
           <div class="hero-text">
@@ -55,7 +56,7 @@ export class LobbyScreen {
           <form class="quick card" data-form="playBot" data-testid="quick-bot">
             <h2>Quick game</h2>
             <label>Bot level
-              <select name="level">${BOT_LEVELS.map((l) => `<option value="${l}"${l === "easy" ? " selected" : ""}>${l}</option>`).join("")}</select>
+              <select name="level">${BOT_LEVELS.map((l) => html`<option value="${l}" ${l === "easy" && "selected"}>${l}</option>`)}</select>
             </label>
             <button type="submit" class="primary big" data-testid="play-bot">Play a bot now</button>
             <small>Base+MLP, no clock, random colour</small>
@@ -66,10 +67,10 @@ export class LobbyScreen {
           <form class="card create" data-form="create" data-testid="create-form">
             <h2>Create a game</h2>
             <label>Game type
-              <select name="game_type">${GAME_TYPES.map((t) => `<option${t === "Base+MLP" ? " selected" : ""}>${t}</option>`).join("")}</select>
+              <select name="game_type">${GAME_TYPES.map((t) => html`<option ${t === "Base+MLP" && "selected"}>${t}</option>`)}</select>
             </label>
             <label>Time control
-              <select name="time">${TIME_CHOICES.map(([v, label]) => `<option value="${v}"${v === "5+5" ? " selected" : ""}>${label}</option>`).join("")}</select>
+              <select name="time">${TIME_CHOICES.map(([v, label]) => html`<option value="${v}" ${v === "5+5" && "selected"}>${label}</option>`)}</select>
             </label>
             <fieldset class="colors"><legend>Your colour</legend>
               <label><input type="radio" name="color" value="random" checked> Random</label>
@@ -79,7 +80,7 @@ export class LobbyScreen {
             <label>Opponent
               <select name="opponent">
                 <option value="anyone">Anyone (open game)</option>
-                ${BOT_LEVELS.map((l) => `<option value="${Opponent.BOT}:${l}">Bot: ${l}</option>`).join("")}
+                ${BOT_LEVELS.map((l) => html`<option value="${Opponent.BOT}:${l}">Bot: ${l}</option>`)}
                 <option value="${Opponent.BOTS}">Any bot from outside (a bot account)</option>
               </select>
             </label>
@@ -107,70 +108,73 @@ export class LobbyScreen {
             </form>
           </section>
         </div>
-      </div>`;
+      </div>`);
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.form = root.querySelector("form[data-form=create]");
   }
 
   render(state, recent) {
     const me = state.me;
-    setHtml(this.slots.who, state.connection.status === "signed-out" || state.editingName
-      ? `<form class="nickname" data-form="nickname"><label>Your nickname
-          <input name="nickname" maxlength="24" pattern="[\\w .\\-]{1,24}" required value="${esc(state.nickname)}"
-          data-testid="nickname" autocomplete="nickname"></label><button type="submit" class="primary">Save</button></form>`
-      : `<span>Playing as <b data-testid="me">${esc(me?.nickname ?? state.nickname)}</b></span>
-         <button type="button" class="link" data-action="editName">change name</button>`);
-    const notice = state.notice;
-    setHtml(this.slots.notice, notice ? `<div class="toast ${notice.kind}">${esc(notice.text)}`
-      + `<button type="button" class="close" data-action="dismiss" aria-label="Dismiss">×</button></div>` : "");
-    this.slots.notice.dataset.kind = notice?.kind ?? "";
-    const { open, live, bots, received } = state.lobby;
-    setHtml(this.slots["open-count"], received ? String(open.length) : "");
-    setHtml(this.slots["bots-count"], received ? String(bots.length) : "");
-    setHtml(this.slots.bots, !received ? `<p class="muted">Loading…</p>`
-      : bots.length === 0 ? `<p class="muted">No bot account is online. Bots from outside play here with <code>hive-bot</code>.</p>`
-        : `<ul class="games">${bots.map(botRow).join("")}</ul>`);
-    setHtml(this.slots["live-count"], received ? String(live.length) : "");
-    setHtml(this.slots.open, !received ? `<p class="muted">Loading…</p>`
-      : open.length === 0 ? `<p class="muted">No open game. Create one, and it shows here for others to join.</p>`
-        : `<ul class="games">${open.map((g) => openRow(g, me)).join("")}</ul>`);
-    setHtml(this.slots.live, !received ? `<p class="muted">Loading…</p>`
-      : live.length === 0 ? `<p class="muted">Nobody is playing right now.</p>`
-        : `<ul class="games">${live.map((g) => liveRow(g, me)).join("")}</ul>`);
+    render(this.slots.who, state.connection.status === "signed-out" || state.editingName
+      ? html`<form class="nickname" data-form="nickname"><label>Your nickname
+          <input name="nickname" maxlength="24" required value="${state.nickname}"
+          data-testid="nickname" autocomplete="nickname"></label><button type="submit" class="primary">Save</button></form>
+          ${state.connection.status === "signed-out" && html`<small class="muted" data-testid="signed-out">You are signed out: choose a nickname to play as a new guest.</small>`}`
+      : html`<span>Playing as <b data-testid="me">${me?.nickname ?? state.nickname}</b></span>
+         <button type="button" class="link" data-action="editName">change name</button>
+         <button type="button" class="link" data-action="logout" data-testid="logout" title="End this session: this guest is gone for good">log out</button>
+         <button type="button" class="link" data-action="logoutEverywhere" data-testid="logout-everywhere" title="End every session of this guest, in every browser">log out everywhere</button>`);
+    render(this.slots.notice, noticeMarkup(state.notice));
+    this.slots.notice.dataset.kind = state.notice?.kind ?? "";
+    const { open, live, bots, received, openTotal, liveTotal } = state.lobby;
+    const count = (shown, total) => (total > shown ? `${shown} of ${total}` : String(shown));
+    render(this.slots["open-count"], html`${received && count(open.length, openTotal)}`);
+    render(this.slots["bots-count"], html`${received && String(bots.length)}`);
+    const loading = html`<p class="muted">Loading…</p>`;
+    render(this.slots.bots, !received ? loading
+      : bots.length === 0 ? html`<p class="muted">No bot account is online. Bots from outside play here with <code>hive-bot</code>.</p>`
+        : html`<ul class="games">${bots.map(botRow)}</ul>`);
+    render(this.slots["live-count"], html`${received && count(live.length, liveTotal)}`);
+    render(this.slots.open, !received ? loading
+      : open.length === 0 ? html`<p class="muted">No open game. Create one, and it shows here for others to join.</p>`
+        : html`<ul class="games">${open.map((g) => openRow(g, me))}</ul>`);
+    render(this.slots.live, !received ? loading
+      : live.length === 0 ? html`<p class="muted">Nobody is playing right now.</p>`
+        : html`<ul class="games">${live.map((g) => liveRow(g, me))}</ul>`);
     const mine = new Set(state.myGames);
     const rows = [];
     for (const id of state.myGames) {
       const info = recent.find((g) => g.id === id);
-      rows.push(`<li><span class="players">${info ? `${esc(info.white)} – ${esc(info.black)}` : `Game ${esc(id)}`}</span>
-        <span class="meta">in progress</span><span class="row-actions"><a class="button primary" href="#/game/${esc(id)}" data-testid="resume">Resume</a></span></li>`);
+      rows.push(html`<li><span class="players">${info ? `${info.white} – ${info.black}` : `Game ${id}`}</span>
+        <span class="meta">in progress</span><span class="row-actions"><a class="button primary" href="#/game/${id}" data-testid="resume">Resume</a></span></li>`);
     }
     for (const g of recent.filter((r) => !mine.has(r.id)).slice(0, 8)) {
-      rows.push(`<li><span class="players">${esc(g.white)} – ${esc(g.black)}</span>
-        <span class="meta">${esc(g.result ?? g.status)} · ${ago(g.at)}</span>
-        <span class="row-actions">${g.status === "over" ? `<a class="button" href="#/review/${esc(g.id)}">Review</a>` : `<a class="button" href="#/game/${esc(g.id)}">Open</a>`}</span></li>`);
+      rows.push(html`<li><span class="players">${g.white} – ${g.black}</span>
+        <span class="meta">${g.result ?? g.status} · ${ago(g.at)}</span>
+        <span class="row-actions">${g.status === "over" ? html`<a class="button" href="#/review/${g.id}">Review</a>` : html`<a class="button" href="#/game/${g.id}">Open</a>`}</span></li>`);
     }
-    setHtml(this.slots.mine, rows.length ? `<ul class="games">${rows.join("")}</ul>` : `<p class="muted">Games you play or watch show here.</p>`);
+    render(this.slots.mine, rows.length ? html`<ul class="games">${rows}</ul>` : html`<p class="muted">Games you play or watch show here.</p>`);
   }
 }
 
 /** A bot account's mark beside its name (the server's bots are named "LEVEL bot" already). */
-const botMark = (seat) => (seat?.account === "bot" && !seat.bot ? ` <small class="bot-mark" title="a bot">bot</small>` : "");
-const seatName = (seat) => (seat ? `${esc(seat.name)}${botMark(seat)}` : "?");
+const botMark = (seat) => seat?.account === "bot" && !seat.bot && html` <small class="bot-mark" title="a bot">bot</small>`;
+const seatName = (seat) => (seat ? html`${seat.name}${botMark(seat)}` : "?");
 
 function openRow(g, me) {
   const creator = g.white ?? g.black;
   const own = me && creator?.player === me.player;
   const color = g.creator_color === "random" ? "random colour" : `plays ${g.creator_color}`;
   const forBots = g.wants === Opponent.BOTS;
-  const whom = !forBots ? "" : g.challenge
-    ? ` <small class="for-bot" data-testid="for-bot">challenges ${esc(g.challenge.name)}</small>`
-    : ` <small class="for-bot" data-testid="for-bot">for a bot</small>`;
+  const whom = forBots && (g.challenge
+    ? html` <small class="for-bot" data-testid="for-bot">challenges ${g.challenge.name}</small>`
+    : html` <small class="for-bot" data-testid="for-bot">for a bot</small>`);
   const actions = own
-    ? `<a class="button" href="#/game/${esc(g.id)}">Open</a><button type="button" data-action="cancel" data-game="${esc(g.id)}">Cancel</button>`
-    : forBots ? `<span class="muted" data-testid="bots-only" title="Only ${g.challenge ? `the bot ${esc(g.challenge.name)}` : "a bot account"} may join this game">bots only</span>`
-      : `<button type="button" class="primary" data-action="join" data-game="${esc(g.id)}" data-testid="join">Join</button>`;
-  return `<li data-game="${esc(g.id)}"><span class="players">${seatName(creator)} <small>${esc(color)}</small>${whom}</span>
-    <span class="meta">${esc(g.game_type)} · ${esc(describeTime(g.time))}</span>
+    ? html`<a class="button" href="#/game/${g.id}">Open</a><button type="button" data-action="cancel" data-game="${g.id}">Cancel</button>`
+    : forBots ? html`<span class="muted" data-testid="bots-only" title="${`Only ${g.challenge ? `the bot ${g.challenge.name}` : "a bot account"} may join this game`}">bots only</span>`
+      : html`<button type="button" class="primary" data-action="join" data-game="${g.id}" data-testid="join">Join</button>`;
+  return html`<li data-game="${g.id}"><span class="players">${seatName(creator)} <small>${color}</small>${whom}</span>
+    <span class="meta">${g.game_type} · ${describeTime(g.time)}</span>
     <span class="row-actions">${actions}</span></li>`;
 }
 
@@ -178,27 +182,29 @@ function openRow(g, me) {
  * challenge takes the create form's choices where the bot plays them: see challengeTerms). */
 function botRow(b) {
   const busy = isBusy(b);
-  return `<li data-bot="${esc(b.name)}"><span class="players">${esc(b.name)}<small class="bot-mark" title="a bot">bot</small>
+  const title = busy ? `${b.name} plays as many games as it takes at once`
+    : `Play ${b.name}: the game type, time control and colour of the form when it plays them`;
+  return html`<li data-bot="${b.name}"><span class="players">${b.name}<small class="bot-mark" title="a bot">bot</small>
     <small data-testid="bot-load">${b.playing}/${b.max_games} games</small></span>
-    <span class="meta">${esc(b.game_types.join(", "))} · ${esc(b.times.map((k) => KIND_WORDS[k] ?? k).join(", "))}</span>
-    <span class="row-actions"><button type="button" class="primary" data-action="challenge" data-bot="${esc(b.name)}" data-testid="challenge"
-      ${busy ? `disabled title="${esc(b.name)} plays as many games as it takes at once"` : `title="Play ${esc(b.name)}: the game type, time control and colour of the form when it plays them"`}>${busy ? "Busy" : "Challenge"}</button></span></li>`;
+    <span class="meta">${b.game_types.join(", ")} · ${b.times.map((k) => KIND_WORDS[k] ?? k).join(", ")}</span>
+    <span class="row-actions"><button type="button" class="primary" data-action="challenge" data-bot="${b.name}" data-testid="challenge"
+      ${busy && "disabled"} title="${title}">${busy ? "Busy" : "Challenge"}</button></span></li>`;
 }
 
 function liveRow(g, me) {
   const mine = me && (g.white?.player === me.player || g.black?.player === me.player);
-  return `<li data-game="${esc(g.id)}"><span class="players"><i class="dot white"></i>${seatName(g.white)}
+  return html`<li data-game="${g.id}"><span class="players"><i class="dot white"></i>${seatName(g.white)}
     <i class="dot black"></i>${seatName(g.black)}</span>
-    <span class="meta">${esc(g.game_type)} · ${esc(describeTime(g.time))} · ${g.moves} moves${g.spectators ? ` · ${g.spectators} watching` : ""}</span>
-    <span class="row-actions"><a class="button${mine ? " primary" : ""}" href="#/game/${esc(g.id)}" data-testid="watch">${mine ? "Resume" : "Watch"}</a></span></li>`;
+    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${g.moves} moves${g.spectators > 0 && ` · ${g.spectators} watching`}</span>
+    <span class="row-actions"><a class="button${mine ? " primary" : ""}" href="#/game/${g.id}" data-testid="watch">${mine ? "Resume" : "Watch"}</a></span></li>`;
 }
 
-/** A little hive for the lobby's header. */
+/** A little hive for the lobby's header (drawn from constants). */
 function heroHive() {
   const pieces = [["wQ", 0, 0], ["bS1", 1, 0], ["wA1", -1, 1], ["bB1", 1, -1], ["wG1", 0, 1], ["bL", 2, -1], ["wP", -1, 0], ["bM", 1, 1]];
   const placed = pieces.map(([name, q, r]) => {
     const { x, y } = toPixel(q, r);
-    return `<g transform="translate(${x} ${y})">${pieceSvg(name)}</g>`;
-  }).join("");
-  return `<svg viewBox="-110 -110 260 210" width="260" height="210">${placed}</svg>`;
+    return html`<g transform="translate(${x} ${y})">${pieceSvg(name)}</g>`;
+  });
+  return html`<svg viewBox="-110 -110 260 210" width="260" height="210">${placed}</svg>`;
 }

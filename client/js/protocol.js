@@ -3,7 +3,9 @@
 // after the server's classes (Hello, Play, ...); `decode` checks a frame's type and gives back
 // a plain object. docs/protocol.md documents every message.
 
-import { decode as unpack, encode as pack } from "@msgpack/msgpack";
+// @msgpack/msgpack's ES module build, served by the server (no import map: the page runs no
+// inline script, as its Content-Security-Policy requires).
+import { decode as unpack, encode as pack } from "/vendor/msgpack/index.mjs";
 
 /** Why a request was refused (ErrorCode): a closed set the client may switch on. */
 export const ErrorCode = Object.freeze({
@@ -47,6 +49,8 @@ export const ClientType = Object.freeze({
   REMATCH: "rematch",
   CHAT: "chat",
   MUTE: "mute",
+  SPECTATOR_CHAT: "spectator_chat",
+  LOGOUT: "logout",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -55,8 +59,13 @@ export const ServerType = Object.freeze({
   PONG: "pong",
   ERROR: "error",
   LOBBY: "lobby",
+  LOBBY_CHANGE: "lobby_change",
   UPDATE: "update",
 });
+
+/** The close code of a connection whose session ended (logout, here or in another browser):
+ * its token no longer signs in (SIGNED_OUT). */
+export const SIGNED_OUT = 4001;
 
 export const MAX_NICKNAME = 24;
 export const MAX_CHAT = 300;
@@ -113,6 +122,10 @@ export const Rematch = (game) => ({ type: ClientType.REMATCH, game });
 export const Chat = (game, text) => ({ type: ClientType.CHAT, game, text });
 /** Mute: refuse `player`'s chat lines in `game` (a game one plays in); `mute` false: unmute. */
 export const Mute = (game, player, mute = true) => ({ type: ClientType.MUTE, game, player, mute });
+/** SpectatorChat: open (or close) the game's chat to spectators (a player of the game). */
+export const SpectatorChat = (game, open) => ({ type: ClientType.SPECTATOR_CHAT, game, open });
+/** Logout: end this session, or with `everywhere` every session of this player. */
+export const Logout = (everywhere = false) => ({ type: ClientType.LOGOUT, everywhere });
 
 // -- encoding -----------------------------------------------------------------------------------
 

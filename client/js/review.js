@@ -3,13 +3,13 @@
 // (GET /games/ID/positions.json: the pieces after every move, see server/review.py).
 
 import { Board, reserveMarkup } from "./board.js";
-import { ICONS, esc, setHtml } from "./dom.js";
+import { ICONS, html, render } from "./dom.js";
 import { READ_ONLY, bindBoard } from "./input.js";
 
 export class ReviewScreen {
   constructor(root) {
     this.root = root;
-    root.innerHTML = `
+    render(root, html`
       <div class="review game" data-testid="review">
         <section class="play-area">
           <div class="player-bar top" data-slot="top"><div class="seat"></div><div class="reserve"></div></div>
@@ -34,7 +34,7 @@ export class ReviewScreen {
           </div>
           <div class="card info" data-slot="info"></div>
         </aside>
-      </div>`;
+      </div>`);
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.board = new Board(this.slots.board, { label: "Position under review" });
     bindBoard(this.board, READ_ONLY); // pan, zoom and stack tooltips; no moves
@@ -44,11 +44,11 @@ export class ReviewScreen {
     const review = state.review;
     const doc = review.doc;
     if (review.error) {
-      setHtml(this.slots.title, `<span class="error">${esc(review.error)}</span>`);
+      render(this.slots.title, html`<span class="error">${review.error}</span>`);
       return;
     }
     if (!doc) {
-      setHtml(this.slots.title, `<span class="muted">Loading game ${esc(review.id)}…</span>`);
+      render(this.slots.title, html`<span class="muted">Loading game ${review.id}…</span>`);
       return;
     }
     const frame = doc.frames[review.ply];
@@ -59,29 +59,29 @@ export class ReviewScreen {
     });
     for (const [slot, color] of [["top", "black"], ["bottom", "white"]]) {
       const el = this.slots[slot];
-      setHtml(el.querySelector(".seat"), `<span class="seat-hex ${color}"></span><span class="name">${esc(doc[color] ?? color)}</span>`);
-      setHtml(el.querySelector(".reserve"), reserveMarkup(color === "white" ? frame.hand_white : frame.hand_black, color));
+      render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span><span class="name">${doc[color] ?? color}</span>`);
+      render(el.querySelector(".reserve"), reserveMarkup(color === "white" ? frame.hand_white : frame.hand_black, color));
     }
     const result = doc.result ? `${doc.result.replace("Wins", " wins")}${doc.reason ? ` (${doc.reason})` : ""}` : doc.status === "over" ? "no result" : "in progress";
-    setHtml(this.slots.title, `<div class="review-players"><b>${esc(doc.white ?? "?")}</b> – <b>${esc(doc.black ?? "?")}</b></div>
-      <div class="muted">${esc(result)}</div>`);
+    render(this.slots.title, html`<div class="review-players"><b>${doc.white ?? "?"}</b> – <b>${doc.black ?? "?"}</b></div>
+      <div class="muted">${result}</div>`);
     const last = doc.frames.length - 1;
-    setHtml(this.slots.ply, review.ply === 0 ? `start / ${last}` : `move ${review.ply} / ${last}`);
+    render(this.slots.ply, html`${review.ply === 0 ? `start / ${last}` : `move ${review.ply} / ${last}`}`);
     this.slots.slider.max = String(last);
     this.slots.slider.value = String(review.ply);
     const rows = [];
     for (let i = 0; i < doc.moves.length; i += 2) {
       const cell = (j) => (j < doc.moves.length
-        ? `<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${esc(doc.moves[j])}</button>`
-        : "<span></span>");
-      rows.push(`<li>${cell(i)}${cell(i + 1)}</li>`);
+        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${doc.moves[j]}</button>`
+        : html`<span></span>`);
+      rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }
-    setHtml(this.slots.moves, rows.join("") || `<li class="muted none">No moves.</li>`);
+    render(this.slots.moves, rows.length ? html`${rows}` : html`<li class="muted none">No moves.</li>`);
     const current = this.slots.moves.querySelector(".current");
     if (current) current.scrollIntoView({ block: "nearest" });
-    setHtml(this.slots.info, `<div class="info-row"><span>${esc(doc.game_type)}</span>
-      <span><a href="/games/${esc(review.id)}.txt" target="_blank">record</a> ·
-      <a href="#/game/${esc(review.id)}">game page</a></span></div>
+    render(this.slots.info, html`<div class="info-row"><span>${doc.game_type}</span>
+      <span><a href="/games/${review.id}.txt" target="_blank">record</a> ·
+      <a href="#/game/${review.id}">game page</a></span></div>
       <p class="muted small">← and → step through the moves; Home and End jump.</p>`);
   }
 

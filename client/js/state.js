@@ -14,7 +14,7 @@ export function initial(route, nickname = "") {
     connection: { status: "connecting", lag: null, attempt: 0 },
     me: null, // {player, nickname}
     myGames: [], // ids of my games in progress (welcome)
-    lobby: { open: [], live: [], bots: [], received: false }, // bots: BotInfo of bot accounts online
+    lobby: { open: [], live: [], bots: [], openTotal: 0, liveTotal: 0, received: false }, // bots: BotInfo
     game: route.page === "game" ? gameView(route.id) : null,
     review: route.page === "review" ? reviewView(route.id, route.ply) : null,
     notice: null, // {text, kind: "info" | "error"}
@@ -72,7 +72,50 @@ export function welcomed(state, welcome) {
 
 export function lobbyReceived(state, lobby) {
   return {
-    ...state, lobby: { open: lobby.open, live: lobby.live, bots: lobby.bots ?? [], received: true },
+    ...state,
+    lobby: {
+      open: lobby.open,
+      live: lobby.live,
+      bots: lobby.bots ?? [],
+      openTotal: lobby.open_total ?? lobby.open.length,
+      liveTotal: lobby.live_total ?? lobby.live.length,
+      received: true,
+    },
+  };
+}
+
+/** The open list's order (the server's): games for bot accounts first, then by age. */
+const openOrder = (a, b) => (a.wants === Opponent.BOTS ? 0 : 1) - (b.wants === Opponent.BOTS ? 0 : 1)
+  || a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** A LobbyChange applied to the lobby: games added or changed in either list (a game listed
+ * in progress leaves the open list), games gone, the bots when they changed, the totals. */
+export function lobbyChanged(state, change) {
+  if (!state.lobby.received) return state;
+  const open = new Map(state.lobby.open.map((g) => [g.id, g]));
+  const live = new Map(state.lobby.live.map((g) => [g.id, g]));
+  for (const id of change.gone) {
+    open.delete(id);
+    live.delete(id);
+  }
+  for (const g of change.open) {
+    live.delete(g.id);
+    open.set(g.id, g);
+  }
+  for (const g of change.live) {
+    open.delete(g.id);
+    live.set(g.id, g);
+  }
+  return {
+    ...state,
+    lobby: {
+      open: [...open.values()].sort(openOrder),
+      live: [...live.values()].sort((a, b) => openOrder(b, a)),
+      bots: change.bots ?? state.lobby.bots,
+      openTotal: change.open_total,
+      liveTotal: change.live_total,
+      received: true,
+    },
   };
 }
 

@@ -2,9 +2,13 @@
 // game), draw its tree from the root, open nodes on click, show each node's evaluation terms on
 // hover and its position on a small board (the positions come from the server: the client
 // holds no rules). Pan with a drag, zoom with the wheel.
+//
+// A trace is data from a file, a paste or the server: every field of it is shown as text
+// (dom.js's `html`), never as markup. A link's `?src=` takes only this site's own trace
+// addresses; `?game=ID&ply=N` names the same thing.
 
 import { Board } from "./board.js";
-import { esc, setHtml } from "./dom.js";
+import { clear, html, render } from "./dom.js";
 import { READ_ONLY, bindActions, bindBoard } from "./input.js";
 import {
   BOUND_MARK, NODE_H, NODE_W, checkTrace, count, isGroup, layout, nodeAt, pathMoves, scoreText,
@@ -19,6 +23,9 @@ const RUN_FIGURES = [
   ["completed", "completed"], ["prunes", "alpha-beta cutoffs"], ["cut", "moves cut by K"],
   ["table_hits", "table hits"],
 ];
+
+/** The only addresses `?src=` may load: this site's search traces of bots' moves. */
+export const TRACE_PATH = /^\/games\/[0-9a-z]{8}\/trace\/\d{1,4}\.json$/;
 
 const UNSEARCHED = { // why a trace has no tree, by its run's source
   book: "the move came from the opening book",
@@ -42,7 +49,7 @@ class Visualizer {
     this.bindInput(root);
     const params = new URLSearchParams(location.search);
     if (params.get("game") && params.get("ply")) this.fromGame(params.get("game"), params.get("ply"));
-    else if (params.get("src")) this.fromUrl(params.get("src"));
+    else if (params.get("src")) this.fromSource(params.get("src"));
   }
 
   // -- loading ------------------------------------------------------------------------------
@@ -58,16 +65,30 @@ class Visualizer {
     this.expanded = new Set(["0"]);
     this.selected = "0";
     this.positions.clear();
-    setHtml(this.slots.error, "");
+    clear(this.slots.error);
     this.slots.empty.hidden = true;
-    this.renderRun();
-    this.renderTree();
+    try {
+      this.renderRun();
+      this.renderTree();
+    } catch (error) {
+      this.fail(`This trace cannot be shown: ${error.message}`);
+      return;
+    }
     this.home();
     this.showPosition("0");
   }
 
   fail(message) {
-    setHtml(this.slots.error, esc(message));
+    render(this.slots.error, html`${message}`);
+  }
+
+  /** A trace named by a link's `?src=`: only one of this site's own trace addresses. */
+  fromSource(src) {
+    if (!TRACE_PATH.test(src)) {
+      this.fail(`Not a trace of this site: only /games/ID/trace/N.json addresses are loaded here (${String(src).slice(0, 80)}).`);
+      return null;
+    }
+    return this.fromUrl(src);
   }
 
   async fromUrl(url) {
@@ -81,7 +102,7 @@ class Visualizer {
   }
 
   fromGame(game, ply) {
-    return this.fromUrl(`/games/${encodeURIComponent(game)}/trace/${encodeURIComponent(ply)}.json`);
+    return this.fromSource(`/games/${encodeURIComponent(game)}/trace/${encodeURIComponent(ply)}.json`);
   }
 
   // -- drawing --------------------------------------------------------------------------------
@@ -90,36 +111,36 @@ class Visualizer {
     const { doc } = this;
     const run = doc.run ?? {};
     const rows = RUN_FIGURES.filter(([k]) => run[k] !== undefined && run[k] !== null)
-      .map(([k, label]) => `<tr><th>${esc(label)}</th><td data-figure="${k}">${esc(figure(k, run[k]))}</td></tr>`);
+      .map(([k, label]) => html`<tr><th>${label}</th><td data-figure="${k}">${figure(k, run[k])}</td></tr>`);
     this.slots.run.hidden = false;
-    setHtml(this.slots.run, `<h3>The search</h3>
-      <p class="position"><code>${esc(doc.position)}</code></p>
-      ${doc.root ? "" : `<p class="muted">Nothing was searched: ${esc(UNSEARCHED[run.source] ?? UNSEARCHED.book)}.</p>`}
-      <table>${rows.join("")}</table>`);
+    render(this.slots.run, html`<h3>The search</h3>
+      <p class="position"><code>${doc.position}</code></p>
+      ${!doc.root && html`<p class="muted">Nothing was searched: ${UNSEARCHED[run.source] ?? UNSEARCHED.book}.</p>`}
+      <table>${rows}</table>`);
   }
 
   renderTree() {
     const { doc } = this;
     if (!doc?.root) {
-      this.nodeLayer.innerHTML = "";
-      this.edgeLayer.innerHTML = "";
+      clear(this.nodeLayer);
+      clear(this.edgeLayer);
       return;
     }
     const chosen = doc.run?.chosen;
     const tree = layout(doc.root, this.expanded);
     this.tree = tree;
-    this.edgeLayer.innerHTML = tree.edges.map(({ from, to }) => {
+    render(this.edgeLayer, html`${tree.edges.map(({ from, to }) => {
       const x1 = from.x + NODE_W;
       const y1 = from.y + NODE_H / 2;
       const x2 = to.x;
       const y2 = to.y + NODE_H / 2;
       const mid = (x1 + x2) / 2;
-      return `<path class="edge${isGroup(to.node) ? " to-group" : ""}" d="M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}"/>`;
-    }).join("");
-    this.nodeLayer.innerHTML = tree.nodes.map((entry) => nodeMarkup(entry, {
+      return html`<path class="edge${isGroup(to.node) ? " to-group" : ""}" d="M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}"/>`;
+    })}`);
+    render(this.nodeLayer, html`${tree.nodes.map((entry) => nodeMarkup(entry, {
       selected: entry.id === this.selected,
       chosen: entry.depth === 1 && entry.node.move === chosen,
-    })).join("");
+    }))}`);
   }
 
   applyView() {
@@ -161,9 +182,9 @@ class Visualizer {
     const moves = pathMoves(doc.root ?? { children: [] }, id);
     const node = doc.root ? nodeAt(doc.root, id) : null;
     this.slots.mini.hidden = false;
-    setHtml(this.slots.path, moves.length
-      ? `after <code>${moves.map(esc).join("</code> · <code>")}</code>${node ? ` <span class="score">${esc(BOUND_MARK[node.bound] ?? "")}${esc(scoreText(node.score))}</span>` : ""}`
-      : "the root position");
+    render(this.slots.path, moves.length
+      ? html`after ${moves.map((move, i) => html`${i > 0 && " · "}<code>${move}</code>`)}${node && html` <span class="score">${BOUND_MARK[node.bound] ?? ""}${scoreText(node.score)}</span>`}`
+      : html`the root position`);
     this.slots.path.dataset.node = id;
     let frame = this.positions.get(id);
     if (!frame) {
@@ -176,7 +197,7 @@ class Visualizer {
         frame = body.frames[body.frames.length - 1];
         this.positions.set(id, frame);
       } catch (error) {
-        setHtml(this.slots.path, `<span class="error">No position: ${esc(error.message)}</span>`);
+        render(this.slots.path, html`<span class="error">No position: ${error.message}</span>`);
         return;
       }
     }
@@ -192,7 +213,8 @@ class Visualizer {
   showTip(id, clientX, clientY) {
     const node = nodeAt(this.doc.root, id);
     const tip = this.slots.tip;
-    tip.innerHTML = tipMarkup(node, this.doc);
+    render(tip, tipMarkup(node, this.doc));
+    for (const bar of tip.querySelectorAll("i[data-share]")) bar.style.width = `${bar.dataset.share}%`;
     tip.dataset.node = id;
     tip.hidden = false;
     const rect = this.slots.canvas.getBoundingClientRect();
@@ -284,6 +306,7 @@ class Visualizer {
 
 function figure(key, value) {
   if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value !== "number") return String(value); // a trace is data: any field may be off
   if (key === "seconds") return value.toFixed(value < 1 ? 3 : 2);
   if (key === "nodes" || key === "cut") return value.toLocaleString("en");
   if (key === "chosen_index") return value === 0 ? "best" : `#${value + 1}`;
@@ -295,53 +318,39 @@ function nodeMarkup({ id, node, x, y, expandable, expanded }, { selected, chosen
   if (isGroup(node)) {
     classes.push("group", node.kind);
     const label = node.kind === "cut" ? `${node.count} cut by K` : `${node.count} pruned`;
-    return `<g class="${classes.join(" ")}" data-node="${id}" data-kind="${node.kind}" transform="translate(${x} ${y})">`
-      + `<rect width="${NODE_W}" height="${NODE_H}" rx="8"/>`
-      + `<text class="move" x="12" y="25">${esc(label)}</text></g>`;
+    return html`<g class="${classes.join(" ")}" data-node="${id}" data-kind="${node.kind}" transform="translate(${x} ${y})"><rect width="${NODE_W}" height="${NODE_H}" rx="8"/><text class="move" x="12" y="25">${label}</text></g>`;
   }
   classes.push(node.kind === "root" ? "root" : node.maximizing ? "max" : "min");
   if (selected) classes.push("selected");
   if (chosen) classes.push("chosen");
   const move = node.kind === "root" ? `root · ${node.player}` : node.move;
-  const flags = [node.table ? "TT" : "", node.terminal ? node.terminal.replace("Wins", " wins") : "",
+  const flags = [node.table ? "TT" : "", node.terminal ? String(node.terminal).replace("Wins", " wins") : "",
     node.hidden ? `${count(node.hidden)} below` : ""].filter(Boolean).join(" · ");
   const score = `${BOUND_MARK[node.bound] ?? ""}${scoreText(node.score)}`;
   const kids = node.children?.length ?? 0;
-  return `<g class="${classes.join(" ")}" data-node="${id}" data-move="${esc(node.move ?? "")}" data-expanded="${expanded}" transform="translate(${x} ${y})">`
-    + `<rect width="${NODE_W}" height="${NODE_H}" rx="8"/>`
-    + `<text class="move" x="10" y="16">${esc(move)}</text>`
-    + `<text class="score" x="10" y="32">${esc(score)}<tspan class="meta"> d${node.depth}${flags ? ` · ${esc(flags)}` : ""}</tspan></text>`
-    + (expandable ? `<g class="toggle" transform="translate(${NODE_W - 16} ${NODE_H / 2})"><circle r="9"/>`
-      + `<text dy="4">${expanded ? "−" : kids}</text></g>` : "")
-    + (chosen ? `<text class="star" x="${NODE_W - 30}" y="16">★</text>` : "")
-    + "</g>";
+  const toggle = expandable && html`<g class="toggle" transform="translate(${NODE_W - 16} ${NODE_H / 2})"><circle r="9"/><text dy="4">${expanded ? "−" : kids}</text></g>`;
+  return html`<g class="${classes.join(" ")}" data-node="${id}" data-move="${node.move ?? ""}" data-expanded="${expanded}" transform="translate(${x} ${y})"><rect width="${NODE_W}" height="${NODE_H}" rx="8"/><text class="move" x="10" y="16">${move}</text><text class="score" x="10" y="32">${score}<tspan class="meta"> d${node.depth}${flags && ` · ${flags}`}</tspan></text>${toggle}${chosen && html`<text class="star" x="${NODE_W - 30}" y="16">★</text>`}</g>`;
 }
 
 function tipMarkup(node, doc) {
   if (isGroup(node)) {
     return node.kind === "cut"
-      ? `<b>${node.count} moves cut</b><p>Pre-scored below the best K = ${esc(doc.run?.branching ?? "?")} siblings, so never searched.</p>`
-      : `<b>${node.count} moves pruned</b><p>Left unsearched after an alpha-beta cutoff: a sibling already refuted this line.</p>`;
+      ? html`<b>${node.count} moves cut</b><p>Pre-scored below the best K = ${doc.run?.branching ?? "?"} siblings, so never searched.</p>`
+      : html`<b>${node.count} moves pruned</b><p>Left unsearched after an alpha-beta cutoff: a sibling already refuted this line.</p>`;
   }
   const rows = termRows(node.terms);
-  const title = node.kind === "root" ? `Root: ${esc(node.player)} to move` : `<code>${esc(node.move)}</code> by ${esc(node.player)}`;
+  const title = node.kind === "root" ? html`Root: ${node.player} to move` : html`<code>${node.move}</code> by ${node.player}`;
   const bound = { exact: "exact", lower: "at least (cut off after a refutation)", upper: "at most (nothing reached the window)" }[node.bound];
-  let html = `<div class="tip-head">${title}</div>
-    <div class="tip-score">score <b>${esc(scoreText(node.score))}</b> <span class="muted">${esc(bound)}</span></div>
-    <div class="tip-score">${node.maximizing ? "root player" : "opponent"} to move · ${node.depth === 0 ? "a leaf" : `${node.depth} ${node.depth === 1 ? "ply" : "plies"} searched below`}</div>`;
-  if (node.terminal) html += `<div class="tip-score">game over here: ${esc(node.terminal)}</div>`;
-  if (node.table) html += `<div class="tip-score">score from the transposition table</div>`;
-  if (node.hidden) html += `<div class="tip-score">${count(node.hidden)} positions searched below (not stored)</div>`;
-  if (rows.length) {
-    html += `<table class="terms" data-testid="terms"><caption>pre-score <b>${esc(scoreText(node.prescore))}</b> = </caption>`
-      + rows.map((r) => `<tr data-term="${esc(r.name)}" data-value="${r.value}"><th>${esc(r.name.replaceAll("_", " "))}</th>`
-        + `<td class="num">${esc(scoreText(r.value))}</td><td class="bar"><i class="${r.value < 0 ? "neg" : "pos"}" style="width:${Math.round(r.share * 100)}%"></i></td></tr>`).join("")
-      + "</table>";
-  }
-  if (node.kind === "root" && doc.run) {
-    html += `<div class="tip-run">${esc(doc.run.nodes?.toLocaleString("en") ?? "?")} positions in ${esc(figure("seconds", doc.run.seconds ?? 0))} s · depth ${esc(doc.run.depth ?? "?")} · K ${esc(doc.run.branching ?? "∞")}</div>`;
-  }
-  return html;
+  const below = node.depth === 0 ? "a leaf" : `${node.depth} ${node.depth === 1 ? "ply" : "plies"} searched below`;
+  const terms = rows.length > 0 && html`<table class="terms" data-testid="terms"><caption>pre-score <b>${scoreText(node.prescore)}</b> = </caption>${rows.map((r) => html`<tr data-term="${r.name}" data-value="${r.value}"><th>${String(r.name).replaceAll("_", " ")}</th><td class="num">${scoreText(r.value)}</td><td class="bar"><i class="${r.value < 0 ? "neg" : "pos"}" data-share="${Math.round(r.share * 100)}"></i></td></tr>`)}</table>`;
+  const run = node.kind === "root" && doc.run && html`<div class="tip-run">${doc.run.nodes?.toLocaleString?.("en") ?? "?"} positions in ${figure("seconds", doc.run.seconds ?? 0)} s · depth ${doc.run.depth ?? "?"} · K ${doc.run.branching ?? "∞"}</div>`;
+  return html`<div class="tip-head">${title}</div>
+    <div class="tip-score">score <b>${scoreText(node.score)}</b> <span class="muted">${bound}</span></div>
+    <div class="tip-score">${node.maximizing ? "root player" : "opponent"} to move · ${below}</div>
+    ${node.terminal && html`<div class="tip-score">game over here: ${node.terminal}</div>`}
+    ${node.table && html`<div class="tip-score">score from the transposition table</div>`}
+    ${node.hidden && html`<div class="tip-score">${count(node.hidden)} positions searched below (not stored)</div>`}
+    ${terms}${run}`;
 }
 
 window.visualizer = new Visualizer(document.querySelector("[data-testid=visualizer]"));

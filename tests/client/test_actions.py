@@ -12,7 +12,7 @@ from playwright.async_api import Browser, expect
 from hive import Game
 from server.client import Client
 from server.protocol import Draw, Rematch, Update
-from tests.client.support import Person, duel, exchange, layout_of, seen
+from tests.client.support import Person, duel, exchange, layout_of, seen, wait_until
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
@@ -47,8 +47,10 @@ async def test_chat_draws_rematch_and_resign(srv: Running, browser: Browser) -> 
         await page.get_by_test_id("rematch").click()
         await until(bob, game_id, lambda u: u.state.rematch_offer == "white")
         await bob.send(Rematch(game_id))
-        await page.wait_for_function(
-            "id => location.hash.startsWith('#/game/') && !location.hash.endsWith(id)", arg=game_id
+        await wait_until(
+            page,
+            "id => location.hash.startsWith('#/game/') && !location.hash.endsWith(id)",
+            game_id,
         )
         rematch = await ada.game_id()
         assert rematch != game_id
@@ -90,8 +92,10 @@ async def test_accepting_the_opponents_draw_and_rematch_and_the_records_link(
         await bob.send(Rematch(game_id))
         await expect(page.get_by_test_id("rematch")).to_have_text("Accept rematch")
         await page.get_by_test_id("rematch").click()
-        await page.wait_for_function(
-            "id => location.hash.startsWith('#/game/') && !location.hash.endsWith(id)", arg=game_id
+        await wait_until(
+            page,
+            "id => location.hash.startsWith('#/game/') && !location.hash.endsWith(id)",
+            game_id,
         )
         rematch = await ada.game_id()
         await expect(page.get_by_test_id("name-white")).to_have_text("bob")

@@ -4,7 +4,6 @@ the bot's seat marked in the game, and a refusal shown on the lobby."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ from server.protocol import (
     BotReady,
     GameSummary,
     JoinGame,
-    Lobby,
     Play,
     TimeControl,
     Update,
@@ -24,6 +22,7 @@ from server.protocol import (
 )
 from tests.client.support import Link, Person, layout_of
 from tests.server.conftest import Running
+from tests.server.support import lobby_until
 
 pytestmark = pytest.mark.browser
 
@@ -162,14 +161,6 @@ async def test_a_challenge_takes_what_the_bot_plays_and_refusals_show(
         assert ada.errors == []
     finally:
         await ada.close()
-
-
-async def lobby_until(client: Client, check: Callable[[Lobby], bool]) -> Lobby:
-    """The first lobby ``client`` (subscribed) receives that passes ``check``."""
-    while True:
-        message = await client.recv()
-        if isinstance(message, Lobby) and check(message):
-            return message
 
 
 async def open_game(client: Client, game_id: str) -> GameSummary:

@@ -12,7 +12,7 @@ from playwright.async_api import Browser, expect
 from ai.bots import Bot
 from hive import Game, GameState, Piece
 from server.protocol import CreateGame, JoinGame, Play, TimeControl, Update
-from tests.client.support import Person, assert_drawn_in_place, layout_of, replay
+from tests.client.support import Person, assert_drawn_in_place, layout_of, replay, wait_until
 from tests.server.conftest import Running
 from tests.server.support import decisive_game
 
@@ -94,8 +94,9 @@ async def test_a_person_plays_a_bot_to_a_result_while_someone_watches(
     # Eve's moves are chosen by a stronger bot and made by clicking.
     helper = Bot("medium", seed=7)
     for _ in range(200):
-        await eve.page.wait_for_function(
-            "document.querySelector('[data-testid=result]') || document.querySelector("
+        await wait_until(
+            eve.page,
+            "() => document.querySelector('[data-testid=result]') || document.querySelector("
             "'[data-testid=status]').textContent.includes('Your turn')",
             timeout=60_000,
         )

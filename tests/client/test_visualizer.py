@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from hive import Game
-from tests.client.support import Person, layout_of
+from tests.client.support import Person, layout_of, wait_until
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
@@ -145,9 +145,10 @@ async def test_a_pasted_trace_colours_its_levels_and_the_view_zooms_and_pans(
     assert before is not None
     await page.mouse.move(before["x"] + 5, before["y"] + 5)
     await page.mouse.wheel(0, -300)
-    await page.wait_for_function(
+    await wait_until(
+        page,
         "([sel, w]) => document.querySelector(sel).getBoundingClientRect().width > w",
-        arg=['.node[data-node="0.0"]', before["width"] * 1.2],
+        ['.node[data-node="0.0"]', before["width"] * 1.2],
     )
     zoomed = await node.bounding_box()
     assert zoomed is not None
