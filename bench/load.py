@@ -204,6 +204,10 @@ class ServerProcess:
             str(self.bot_workers),
             "--data",
             str(self.folder / f"{self.log.stem}-data"),
+            # Each simulated person comes from an address of their own (bench.loadgen's
+            # X-Forwarded-For): the bench is their proxy.
+            "--trusted-proxies",
+            "127.0.0.1",
         ]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(

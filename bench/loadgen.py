@@ -45,6 +45,7 @@ import json
 import random
 import time
 import urllib.request
+import zlib
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -258,6 +259,14 @@ class Recorder:
 # -- connections -----------------------------------------------------------------------------
 
 
+def address_of(name: str) -> dict[str, str]:
+    """The ``X-Forwarded-For`` header of a simulated person: an address of 10/8 of their own
+    (the server trusts the bench's 127.0.0.1 as a proxy), so that the limits per address apply
+    to the load as to people at home."""
+    n = zlib.crc32(name.encode()) & 0xFFFFFF
+    return {"X-Forwarded-For": f"10.{n >> 16}.{(n >> 8) & 255}.{n & 255}"}
+
+
 class Conn:
     """One websocket client and what it has received. With a ``reconnect`` plan it outlives
     its connection: a lost one is replaced by one to the next server process (``reconnect``)."""
@@ -282,6 +291,8 @@ class Conn:
         self.resyncing: set[str] = set()
         """Games watched again after a reconnect whose first update has not come yet."""
         self.lost_at = 0.0
+        self.headers: dict[str, str] = {}
+        """The headers of its connections: its simulated address (see ``address_of``)."""
 
     def start(self) -> None:
         self.reader = asyncio.create_task(self.read())
@@ -358,7 +369,12 @@ class Conn:
             try:
                 async with generator.reconnecting:
                     ws = await connect(
-                        url, max_size=None, compression=None, ping_interval=None, open_timeout=10
+                        url,
+                        max_size=None,
+                        compression=None,
+                        ping_interval=None,
+                        open_timeout=10,
+                        additional_headers=self.headers,
                     )
                     await ws.send(encode(Hello(token=self.token)))
                     answer = await ws.recv()
@@ -953,10 +969,17 @@ class Generator:
 
     async def _connect(self, role: Role, name: str, url: str, limit: asyncio.Semaphore) -> Conn:
         async with limit:
+            headers = address_of(name)
             ws = await connect(
-                url, max_size=None, compression=None, ping_interval=None, open_timeout=60
+                url,
+                max_size=None,
+                compression=None,
+                ping_interval=None,
+                open_timeout=60,
+                additional_headers=headers,
             )
             conn = Conn(ws, role, self, url)
+            conn.headers = headers
             if self.mode == "relay":
                 await ws.send(name.encode())
                 await ws.recv()
