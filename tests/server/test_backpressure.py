@@ -108,7 +108,7 @@ async def test_a_watcher_far_behind_gets_one_snapshot(start_server: StartServer)
     """``watch`` with ``since`` 0 on a game of many events answers one snapshot, not them all
     (a tiny request must not buy a large answer); a watcher a few events behind gets them."""
     async with (
-        start_server(chat_burst=100, chat_interval=0.01) as srv,
+        start_server(chat_burst=100, chat_interval=0.01, message_burst=200) as srv,
         srv.connect("ada") as white,
         srv.connect("bob") as black,
         srv.connect("cy") as cy,
