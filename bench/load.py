@@ -964,12 +964,15 @@ def report_kill(check: KillCheck) -> None:
 
 
 TASKS: Final = (
-    (("Hub.receive",), "requests (decode, handler, Redis commit)"),
-    (("Hub.listen", "Hub._published", "Hub.deliver"), "delivery (listener: state, encode, send)"),
-    (("Hub.heartbeat",), "heartbeat (presence marks of every player, every second)"),
-    (("Hub.sweep",), "deadline sweep"),
-    (("Hub.broadcast_lobby",), "lobby broadcast"),
-    (("Hub.drop",), "connections closing"),
+    (("Connections.receive",), "requests (decode, handler, Redis commit)"),
+    (
+        ("Listener.listen", "Listener.published", "Fanout.deliver"),
+        "delivery (listener: state, encode, send)",
+    ),
+    (("Timers.heartbeat",), "heartbeat (presence marks of every player, every second)"),
+    (("Timers.sweep",), "deadline sweep"),
+    (("LobbyFeed.broadcast",), "lobby broadcast"),
+    (("Connections.drop",), "connections closing"),
     (("AbstractConnection._send_packed_command",), "Redis commands written (redis-py's task)"),
     (("EpollSelector.select",), "event loop: epoll"),
 )
@@ -994,10 +997,11 @@ def _task(names: list[str], files: list[str]) -> str:
         found = [names.index(m) for m in markers if m in names]
         if not found:
             continue
-        if markers[0] == "Hub.receive":
+        if markers[0] == "Connections.receive":
             after = names[min(found) + 1 :]
-            handler = next((n for n in after if n.startswith("Hub.")), "Hub.decode")
-            return f"{label}: {handler.removeprefix('Hub.')}"
+            handlers = ("SignIn.", "Seating.", "Commands.")
+            handler = next((n for n in after if n.startswith(handlers)), "decode")
+            return f"{label}: {handler.split('.')[-1]}"
         return label
     if any(f.startswith("websockets/") for f in files):
         return "websockets outside the handlers (frames read, handshakes, keepalive)"

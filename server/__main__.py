@@ -21,9 +21,10 @@ import uvloop
 
 from ai.bots import LEVELS
 from server import names
-from server.app import Hub, now_ms, running
+from server.clock import now_ms
 from server.embedded import RedisProcess
 from server.protocol import MAX_NICKNAME, ProtocolError
+from server.runtime import Hub, running
 from server.settings import Settings, add_storage_arguments, from_args
 from server.store import Store
 
@@ -53,23 +54,23 @@ async def tune_gc(hub: Hub) -> None:
     gc.set_threshold(50_000, 100, 100)
     loop = asyncio.get_running_loop()
     last_full = loop.time()
-    closed_at_full = hub.closed
+    closed_at_full = hub.connections.closed
     while True:
         await asyncio.sleep(GC_FREEZE_SECONDS)
         if (
             loop.time() - last_full >= GC_FULL_SECONDS
-            or hub.closed - closed_at_full >= GC_FULL_AFTER_CLOSED
+            or hub.connections.closed - closed_at_full >= GC_FULL_AFTER_CLOSED
         ):
             gc.unfreeze()
             gc.collect()
             last_full = loop.time()
-            closed_at_full = hub.closed
+            closed_at_full = hub.connections.closed
         gc.freeze()
 
 
 def raise_file_limit() -> None:
     """Raise the soft limit on open files to the hard one: every connection is a file, and
-    the server refuses connections near the limit (``Hub.admit``)."""
+    the server refuses connections near the limit (``Connections.admit``)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))

@@ -35,7 +35,7 @@ from websockets.http11 import Request, Response
 from server import review
 
 if TYPE_CHECKING:
-    from server.app import Hub
+    from server.runtime import Hub
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
         )
     try:
         if path == "/ws":
-            return hub.admit(connection, request)
+            return hub.connections.admit(connection, request)
         return await _route(hub, path, query, request)
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
         log.warning("storage unavailable for %s: %s", path[:100], error)
@@ -158,7 +158,7 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
     if path == "/metrics":
         return response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
     if path == "/healthz":
-        health = hub.health()
+        health = hub.health.report()
         ok = health["status"] == "ok"
         status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
         return response(status, json.dumps(health).encode(), "application/json")

@@ -2,10 +2,19 @@
 
 A ``Bucket`` holds up to ``burst`` tokens and gains ``rate`` a second; each action takes one.
 It is pure: the caller passes the time (``time.monotonic()`` in the server, any numbers in
-tests). Limits per player across server processes live in Redis (``Store.count_in_window``).
+tests). Limits per player and per address hold across server processes: they are counted in
+Redis (``per_player``, ``per_origin``).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from server.clock import now_ms
+from server.protocol import ErrorCode, ProtocolError
+
+if TYPE_CHECKING:
+    from server.store import Store
 
 
 class Bucket:
@@ -27,3 +36,33 @@ class Bucket:
             return False
         self.tokens -= 1
         return True
+
+
+async def per_player(store: Store, player: str, what: str, limit: int, seconds: float) -> None:
+    """Refuse the player's ``limit + 1``-th ``what`` within a window of ``seconds``,
+    whichever server processes its connections are on.
+
+    Raises:
+        ProtocolError: RATE_LIMITED.
+    """
+    if await store.count_in_window(player, what, seconds, now_ms()) > limit:
+        raise ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"at most {limit} {what} requests in {seconds:.0f} s; wait a little",
+        )
+
+
+async def per_origin(
+    store: Store, origin: str, what: str, limit: int, seconds: float, words: str
+) -> None:
+    """Refuse the ``limit + 1``-th ``what`` from an address (its ``origin`` hash) within a
+    window of ``seconds``, on every server process.
+
+    Raises:
+        ProtocolError: RATE_LIMITED.
+    """
+    if await store.count_in_window(origin, what, seconds, now_ms()) > limit:
+        raise ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"at most {limit} {words} from one address in {seconds / 60:.0f} min; wait a little",
+        )

@@ -20,9 +20,17 @@ import asyncio
 import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import broadcast
 
 from server.match import Record
-from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange
+from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
+from server.session import Session
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
 
 Shown = dict[str, tuple[bool, GameSummary]]
 """The lists as shown: game id -> (in the open list, its line), open games first."""
@@ -44,7 +52,7 @@ class LobbyBoard:
 
     def __init__(self) -> None:
         self.open: dict[str, Record] = {}
-        self.live: dict[str, Record] = {}
+        self.in_progress: dict[str, Record] = {}
         self.dirty = asyncio.Event()
         """Set by every change: the broadcast looks again."""
         self.open_from: Counter[str] = Counter()
@@ -62,11 +70,11 @@ class LobbyBoard:
     def update(self, record: Record) -> bool:
         """Take the game's latest record; returns whether its status changed (or the game is
         new here)."""
-        was = self.open.pop(record.id, None) or self.live.pop(record.id, None)
+        was = self.open.pop(record.id, None) or self.in_progress.pop(record.id, None)
         if record.status == "open":
             self.open[record.id] = record
         elif record.status == "live":
-            self.live[record.id] = record
+            self.in_progress[record.id] = record
         self.dirty.set()
         if was is not None and was.status == record.status:
             return False  # a move or a chat line: the seats and the origin stay
@@ -93,7 +101,7 @@ class LobbyBoard:
 
     def _view(self, summary: Callable[[Record], GameSummary]) -> Shown:
         oldest = heapq.nsmallest(LOBBY_SHOWN, self.open.values(), key=_open_order)
-        newest = heapq.nlargest(LOBBY_SHOWN, self.live.values(), key=_age)
+        newest = heapq.nlargest(LOBBY_SHOWN, self.in_progress.values(), key=_age)
         shown: Shown = {record.id: (True, summary(record)) for record in oldest}
         shown.update((record.id, (False, summary(record))) for record in newest)
         return shown
@@ -105,7 +113,7 @@ class LobbyBoard:
         made now if nobody is shown anything yet."""
         if self._shown is None:
             self._shown, self._bots = self._view(summary), bots()
-            self._totals = (len(self.open), len(self.live))
+            self._totals = (len(self.open), len(self.in_progress))
         return Lobby(
             [line for is_open, line in self._shown.values() if is_open],
             [line for is_open, line in self._shown.values() if not is_open],
@@ -126,7 +134,7 @@ class LobbyBoard:
         opened = [line for gid, (o, line) in after.items() if o and before.get(gid) != (o, line)]
         live = [line for gid, (o, line) in after.items() if not o and before.get(gid) != (o, line)]
         gone = [gid for gid in before if gid not in after]
-        totals = (len(self.open), len(self.live))
+        totals = (len(self.open), len(self.in_progress))
         before_totals = self._totals
         self._shown, self._totals = after, totals
         bots_changed = now_bots != self._bots
@@ -144,7 +152,7 @@ class LobbyBoard:
     def records(self) -> Iterable[Record]:
         """Every open game and game in progress."""
         yield from self.open.values()
-        yield from self.live.values()
+        yield from self.in_progress.values()
 
 
 def _add(counter: Counter[str], key: str, amount: int) -> None:
@@ -155,3 +163,66 @@ def _add(counter: Counter[str], key: str, amount: int) -> None:
         counter[key] = value
     else:
         del counter[key]
+
+
+class LobbyFeed:
+    """The lobby's subscribers here: a snapshot when one subscribes, then what changed (at
+    most twice a second); a subscriber that does not read is skipped and gets a snapshot when
+    it reads again."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.board = hub.lobby
+
+    def summary(self, record: Record) -> GameSummary:
+        return GameSummary(
+            record.id,
+            record.game_type,
+            record.time,
+            record.white,
+            record.black,
+            record.created,
+            len(record.moves),
+            self.hub.presence.spectators(record),
+            record.creator_color if record.status == "open" else None,
+            record.wants,
+            record.challenge,
+        )
+
+    def bots_online(self) -> list[BotInfo]:
+        """The bot accounts connected anywhere, with how many games each plays."""
+        presence = self.hub.presence
+        bots = [
+            replace(offer, playing=self.board.playing[player])
+            for player, offer in presence.bot_offers.items()
+            if presence.connected(player)
+        ]
+        return sorted(bots, key=lambda offer: offer.name)
+
+    def update(self, record: Record) -> None:
+        """Take the game's latest record."""
+        if self.board.update(record) and record.id in self.hub.cache.watchers:
+            self.hub.presence.touch(record.id)  # a join changes the players, so the spectators
+
+    def offer(self, session: Session) -> None:
+        """Send the lobby as last shown to a subscriber, unless it is not reading."""
+        if session.queued() >= self.hub.settings.queue_limit:
+            self.hub.fanout.skipped(session, lobby=True)
+            return
+        broadcast([session.ws], encode(self.board.snapshot(self.summary, self.bots_online)))
+
+    async def broadcast(self) -> None:
+        """Send the lobby's subscribers what changed (at most twice a second)."""
+        while True:
+            await self.board.dirty.wait()
+            self.board.dirty.clear()
+            listeners = [s for s in self.hub.connections.sessions if s.lobby]
+            if not listeners:
+                self.board.forget_shown()
+            else:
+                change = self.board.change(self.summary, self.bots_online)
+                if change is not None:
+                    current = [s for s in listeners if not s.lobby_stale]
+                    ready = self.hub.fanout.ready(current, None)
+                    broadcast([s.ws for s in ready], encode(change))
+            await asyncio.sleep(0.5)  # at most two lobby messages a second

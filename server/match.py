@@ -132,6 +132,11 @@ class Record:
     def players(self) -> list[str]:
         return [seat.player for seat in (self.white, self.black) if seat is not None]
 
+    def opponent_of(self, player: str) -> Seat | None:
+        """The seat across from ``player`` (None: not a player here, or nobody there yet)."""
+        color = self.color_of(player)
+        return None if color is None else self.seat(other(color))
+
     def bot_opponent(self) -> Seat | None:
         """The seat of the server's bot when one plays here against a person, else None."""
         white, black = self.white, self.black
@@ -481,12 +486,24 @@ def draw(record: Record, player: str, action: str, now: int) -> tuple[Record, Ev
     )
 
 
-def claim(record: Record, player: str, now: int, gone_since: int | None) -> tuple[Record, Event]:
+def claim(
+    record: Record, player: str, now: int, gone_since: int | None, limit_ms: int
+) -> tuple[Record, Event]:
     """``player`` claims the win: the opponent has been disconnected since ``gone_since`` (None:
-    connected), longer than allowed (the caller checks the limit)."""
+    connected) for at least ``limit_ms``.
+
+    Raises:
+        ProtocolError: NOT_ALLOWED (the opponent is connected, or may still come back),
+            NOT_YOUR_GAME, NOT_LIVE.
+    """
     color = _require_live(record, player)
     if gone_since is None:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "your opponent is connected")
+    if now - gone_since < limit_ms:
+        left = (limit_ms - (now - gone_since)) / 1000
+        raise ProtocolError(
+            ErrorCode.NOT_ALLOWED, f"your opponent may still come back ({left:.0f} s)"
+        )
     return _end(record, now, "WhiteWins" if color == "white" else "BlackWins", "abandoned")
 
 
@@ -573,8 +590,22 @@ def start_rematch(
     return old, new, Event(version, "rematch", now, text=game_id)
 
 
+def chat_line(text: str, max_length: int) -> str:
+    """A chat line as said: stripped, not empty, at most ``max_length`` characters.
+
+    Raises:
+        ProtocolError: BAD_MESSAGE (an empty line), TOO_LONG.
+    """
+    text = text.strip()
+    if not text:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "an empty chat line")
+    if len(text) > max_length:
+        raise ProtocolError(ErrorCode.TOO_LONG, f"chat lines are at most {max_length} characters")
+    return text
+
+
 def chat(record: Record, player: str, name: str, text: str, now: int) -> tuple[Record, Event]:
-    """``player``, called ``name``, says ``text`` (a player or a spectator).
+    """``player``, called ``name``, says ``text`` (a player or a spectator; see ``chat_line``).
 
     Raises:
         ProtocolError: NOT_ALLOWED when the game's players have muted ``player``, or closed the

@@ -1,6 +1,6 @@
 """What a server process measures, for Prometheus at ``GET /metrics`` (``prometheus_client``).
 
-Each ``Hub`` has its own registry, so that several servers in one process (the tests) keep
+Each server (``server.runtime.Hub``) has its own registry, so that several servers in one process (the tests) keep
 their figures apart. Gauges that mirror the hub's state are read when scraped.
 """
 
@@ -71,6 +71,18 @@ class Metrics:
         self.skipped = Counter(
             "hive_frames_skipped",
             "Frames not sent to a client with too much waiting for it (it gets a snapshot)",
+            registry=r,
+        )
+        self.states_built = Counter(
+            "hive_states_built",
+            "Game states built for watchers here (a change made elsewhere comes built)",
+            registry=r,
+        )
+        self.changes_heard = Counter(
+            "hive_changes_heard",
+            "Committed changes heard from Redis, by whether this process made them (then its "
+            "record is taken from the request, not unpacked)",
+            ["made"],
             registry=r,
         )
         self.closed_for_abuse = Counter(

@@ -54,11 +54,15 @@ from collections.abc import Iterable
 from typing import Any, Final, NamedTuple
 
 import msgpack
+import redis.exceptions
 from redis.asyncio import Redis
 
 from server import match
 from server.match import Record
 from server.protocol import BotInfo, Event, to_plain
+
+STORAGE_ERRORS: Final = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+"""What a command raises when Redis does not answer (the caller answers ``unavailable``)."""
 
 ONLINE_KEY: Final = "hive:online"
 BOTS_KEY: Final = "hive:bots"
@@ -180,6 +184,8 @@ class Store:
         self.event_log = event_log
         self._commit = redis.register_script(_COMMIT)
         self._rewrite = redis.register_script(_REWRITE)
+        self.channels = (EVENTS_CHANNEL, CONTROL_CHANNEL)
+        """The pub/sub channels of committed changes and of ended sessions."""
 
     # -- players -------------------------------------------------------------------------------
 
@@ -434,7 +440,7 @@ class Store:
         deadline: int | None,
         indexed: tuple[str, int | None] | None = None,
         update: bytes | None = None,
-        body: bytes | None = None,
+        change: str | None = None,
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
         (0: the game must be new), publish them, and update the indexes. False: someone else
@@ -446,10 +452,11 @@ class Store:
 
         ``update``: the encoded ``Update`` of this change for a watcher one version behind,
         published with it so that every process passes it on instead of building it again.
-        ``body``: ``pack(record)``, if the caller has it."""
-        body = pack(record) if body is None else body
+        ``change``: the committing process's id for the change, published with it (the
+        process knows its own changes by it)."""
+        body = pack(record)
         event_body = pack_event(event)
-        message = msgpack.packb([record.id, record.version, body, event_body, update])
+        message = msgpack.packb([record.id, record.version, body, event_body, update, change])
         done = await self._commit(
             keys=[game_key(record.id), _log_key(record.id)],
             args=[
@@ -576,12 +583,23 @@ def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
 
 def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
     """A message of ``EVENTS_CHANNEL``: the change's game, version, record and event."""
-    game_id, version, body, event_body, _ = peek_published(data)
-    return game_id, version, unpack(body), unpack_event(event_body)
+    published = peek_published(data)
+    return published.game, published.version, unpack(published.body), unpack_event(published.event)
 
 
-def peek_published(data: bytes) -> tuple[str, int, bytes, bytes, bytes | None]:
+class Published(NamedTuple):
     """A message of ``EVENTS_CHANNEL`` with its record and event still packed (a process that
-    made the change already has them), and the update frame built with it (or None)."""
-    game_id, version, body, event_body, update = msgpack.unpackb(data)
-    return game_id, version, body, event_body, update
+    made the change already has them)."""
+
+    game: str
+    version: int
+    body: bytes
+    event: bytes
+    update: bytes | None
+    """The update frame built with the change, for a watcher one version behind (or None)."""
+    change: str | None
+    """The committing process's id for the change."""
+
+
+def peek_published(data: bytes) -> Published:
+    return Published(*msgpack.unpackb(data))

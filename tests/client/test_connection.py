@@ -87,7 +87,7 @@ async def test_a_killed_socket_reconnects_by_itself_and_the_game_goes_on(
         game.play("wQ -wS1")
         await ada.wait_version(5)
         await ada.page.evaluate(RECORD_STATUS)
-        sessions = [s for s in srv.hub.sessions if s.name == "ada"]
+        sessions = [s for s in srv.hub.connections.sessions if s.name == "ada"]
         assert len(sessions) == 1
         sessions[0].ws.transport.abort()  # the connection drops, no close handshake
         # Bob moves at once, most likely while Ada is away: she gets it when she is back.

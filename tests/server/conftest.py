@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from server.app import Hub, running
 from server.client import Client
 from server.embedded import RedisProcess
+from server.runtime import Hub, running
 from server.settings import Settings
 
 

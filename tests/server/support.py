@@ -14,8 +14,10 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import redis.asyncio as aioredis
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 
 from ai.bots import Bot
@@ -39,6 +41,9 @@ from server.protocol import (
     encode,
 )
 from server.store import EVENTS_CHANNEL, decode_published
+
+if TYPE_CHECKING:
+    from tests.server.conftest import Running
 
 
 @functools.cache
@@ -104,6 +109,19 @@ def _get(url: str) -> tuple[int, str, bytes]:
 async def http_get(url: str) -> tuple[int, str, bytes]:
     """``(status, content type, body)`` of a GET, from a thread (the server runs on this loop)."""
     return await asyncio.to_thread(_get, url)
+
+
+async def scrape(srv: Running) -> dict[str, float]:
+    """Every sample of the server's /metrics by name and labels, e.g.
+    ``hive_refused_total{code=stale}``."""
+    status, kind, body = await http_get(f"{srv.http_url}/metrics")
+    assert status == 200 and kind.startswith("text/plain; version=")
+    samples = {}
+    for family in text_string_to_metric_families(body.decode()):
+        for sample in family.samples:
+            labels = ",".join(f"{k}={v}" for k, v in sorted(sample.labels.items()))
+            samples[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
+    return samples
 
 
 class ChildProcess:

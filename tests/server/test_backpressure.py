@@ -35,7 +35,7 @@ FAST = {"message_rate": 1000.0, "message_burst": 1000, "queue_limit": LIMIT}
 
 
 def stalled_session(srv: Running, nickname: str) -> object:
-    (session,) = [s for s in srv.hub.sessions if s.name == nickname]
+    (session,) = [s for s in srv.hub.connections.sessions if s.name == nickname]
     return session
 
 
@@ -56,7 +56,7 @@ async def test_a_spectator_that_stops_reading_is_skipped_then_caught_up(
         session = stalled_session(srv, "cy")
         for _ in range(300):  # each answered with a snapshot it does not read
             await cy.send(encode(Watch(game_id)))
-        await until(lambda: session in srv.hub.lagging, "cy was never skipped")
+        await until(lambda: session in srv.hub.fanout.lagging, "cy was never skipped")
         moves = decisive_game("Base")[:10]
         for n, move in enumerate(moves):
             mover, update = (white, w) if n % 2 == 0 else (black, b)
@@ -70,7 +70,7 @@ async def test_a_spectator_that_stops_reading_is_skipped_then_caught_up(
         read = await read_until(cy, lambda m: isinstance(m, Update) and m.version == w.version)
         assert len(read) < 300  # most snapshots were never queued
         assert read[-1].state.moves == list(moves)  # type: ignore[attr-defined]
-        await until(lambda: session not in srv.hub.lagging, "cy is still lagging")
+        await until(lambda: session not in srv.hub.fanout.lagging, "cy is still lagging")
         await play(white, w, decisive_game("Base")[10])
         after = await read_until(cy, lambda m: isinstance(m, Update))
         assert after[-1].version == w.version + 1 and not after[-1].snapshot  # type: ignore[attr-defined]
@@ -89,7 +89,7 @@ async def test_a_lobby_subscriber_that_stops_reading_gets_the_lobby_once_it_read
         session = stalled_session(srv, "cy")
         for _ in range(300):
             await cy.send(encode(Watch(first.game)))
-        await until(lambda: session in srv.hub.lagging, "cy was never skipped")
+        await until(lambda: session in srv.hub.fanout.lagging, "cy was never skipped")
         await cy.send(encode(WatchLobby()))
         await until(lambda: session.lobby_stale, "the lobby was sent to cy")  # type: ignore[attr-defined]
         await ada.send(CreateGame(game_type="Base+M"))

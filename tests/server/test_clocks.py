@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
 from server.protocol import CreateGame, TimeControl, Update
-from server.store import game_key, unpack
+from server.store import game_key, pack, unpack
 from tests.server.conftest import Running, StartServer
 from tests.server.support import play, published, start_game, updated, watch
 
@@ -92,10 +93,16 @@ async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> N
     assert srv.hub.lobby.open == {}
 
 
-async def test_time_while_no_server_ran_is_not_charged(start_server: StartServer) -> None:
-    """A restart reads the last heartbeat: the outage since then is given back to the clock
-    that was running (here the heartbeat is set back 60 s, as if the outage had lasted that
-    long), and a quick restart gives nothing."""
+@pytest.mark.parametrize("turn_before_outage", [True, False])
+async def test_time_while_no_server_ran_is_given_back_never_more(
+    start_server: StartServer, turn_before_outage: bool
+) -> None:
+    """A restart reads the last heartbeat: the part of the outage the running clock was charged
+    is given back, never more. Here the heartbeat is set back 60 s, as if the outage had
+    lasted that long; with ``turn_before_outage`` the turn is set back 70 s too (it began 10 s
+    before the outage: those 10 s stay charged), else the turn began after the last beat (a
+    move just before the crash: only the time since then is given back, and the clock never
+    goes up). A quick restart gives nothing."""
     async with start_server() as srv, srv.connect("ada") as white, srv.connect("bob") as black:
         game_id, w, b = await start_game(white, black, time=TimeControl("clock", 300, 0))
         for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
@@ -103,13 +110,22 @@ async def test_time_while_no_server_ran_is_not_charged(start_server: StartServer
             w, b = await updated(white, game_id), await updated(black, game_id)
         tokens = white.welcome.token
     stored = await _turn_started(srv.redis_url, game_id)
+    if turn_before_outage:
+        stored = await _set_turn_back(srv.redis_url, game_id, 70_000)
     await _set_heartbeat_back(srv.redis_url, 60_000)
     async with start_server() as srv:
         shifted = await _turn_started(srv.redis_url, game_id)
         async with srv.connect(token=tokens) as white:
             after = (await watch(white, game_id)).state
-    assert 60_000 <= shifted - stored < 60_000 + 10_000  # the outage, measured from the beat
-    assert after.clocks.white is not None and after.clocks.white > 300_000
+    white_left = after.clocks.white
+    assert white_left is not None
+    if turn_before_outage:
+        assert 60_000 <= shifted - stored < 60_000 + 10_000  # the outage, from the beat
+        # (give or take the heartbeat's second: the last beat came just before or after)
+        assert 300_000 - 10_000 - 10_000 < white_left <= 300_000 - 10_000 + 1_000
+    else:
+        assert 0 <= shifted - stored < 10_000  # the time since the turn began, not 60 s
+        assert 300_000 - 10_000 < white_left <= 300_000
     async with start_server() as srv:  # a quick restart: no outage
         assert await _turn_started(srv.redis_url, game_id) == shifted
 
@@ -130,3 +146,15 @@ async def _set_heartbeat_back(redis_url: str, ms: int) -> None:
         await client.set("hive:heartbeat", beat - ms)
     finally:
         await client.aclose()
+
+
+async def _set_turn_back(redis_url: str, game_id: str, ms: int) -> int:
+    """Move the running clock's start ``ms`` back in the stored game; its new start."""
+    client: Any = aioredis.Redis.from_url(redis_url)
+    try:
+        record = unpack(await client.hget(game_key(game_id), "r"))
+        record = replace(record, turn_started=record.turn_started - ms)
+        await client.hset(game_key(game_id), "r", pack(record))
+    finally:
+        await client.aclose()
+    return record.turn_started

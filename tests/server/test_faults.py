@@ -13,7 +13,6 @@ from pathlib import Path
 from redis import Redis
 from websockets.asyncio.client import connect
 
-from server.app import running
 from server.embedded import RedisProcess
 from server.protocol import (
     Error,
@@ -26,6 +25,7 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from server.runtime import running
 from server.store import game_key
 from tests.server.conftest import BASE_SETTINGS, Running, StartServer
 from tests.server.support import http_get, play, published, start_game, updated
@@ -80,7 +80,7 @@ async def test_one_broken_game_does_not_touch_another(
             redis.hset(game_key(broken), mapping={"v": "x", "r": b"\xc1garbage"})
             redis.zadd("hive:deadlines", {broken: 0})
             redis.close()
-            del srv.hub.games[broken]  # as if this process had never cached it
+            del srv.hub.cache.games[broken]  # as if this process had never cached it
         # The sweep meets the broken game first, and still flags the other one.
         over = await wait(game_id, "over")
     assert (over.by, over.text) == ("BlackWins", "timeout")

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-import pytest
 
 from hive import Game
-from server import app, store
 from server.client import Client, ServerError
-from server.match import Record
 from server.protocol import (
     Error,
     ErrorCode,
@@ -109,46 +104,3 @@ async def test_the_same_move_sent_twice_at_once_is_applied_once(srv: Running) ->
         after = await updated(black, game_id)
         assert after.state.moves == ["wS1"] and after.version == w.version + 1
         assert outcomes.count(ErrorCode.STALE) == 1
-
-
-async def test_a_change_heard_before_its_request_resumes_is_not_unpacked_again(
-    srv: Running, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The listener takes a change made here from its waiting request: no unpacking of the
-    record it just packed (whichever of the two Redis answers comes first)."""
-    hub = srv.hub
-    unpacked: list[bytes] = []
-
-    def unpack(body: bytes) -> Record:
-        unpacked.append(body)
-        return store.unpack(body)
-
-    monkeypatch.setattr(app, "unpack", unpack)
-    heard = asyncio.Event()
-    hear = hub._published
-
-    async def published(data: bytes) -> None:
-        await hear(data)
-        heard.set()
-
-    commit = hub.store.commit
-
-    async def commit_then_wait(*args: Any, **kwargs: Any) -> bool:
-        heard.clear()
-        done = await commit(*args, **kwargs)
-        await heard.wait()  # the listener has the change before the request resumes
-        return done
-
-    monkeypatch.setattr(hub, "_published", published)
-    monkeypatch.setattr(hub.store, "commit", commit_then_wait)
-    async with srv.connect("ada") as white, srv.connect("bob") as black:
-        game_id, w, b = await start_game(white, black)
-        unpacked.clear()  # (a new game is committed by its create request, not a change)
-        await play(white, w, "wS1")
-        b = await updated(black, game_id)
-        await play(black, b, "bS1 wS1-")
-        while w.version < b.version + 1:
-            w = await updated(white, game_id)
-    assert w.state.moves == ["wS1", "bS1 wS1-"]
-    assert hub.games[game_id].game.moves == Game.from_game_string(w.state.game_string).moves
-    assert unpacked == []

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
-from websockets.frames import CloseCode
+from websockets.frames import CloseCode, Frame, Opcode
 
 from server.client import ServerError
 from server.embedded import RedisProcess
@@ -38,7 +38,7 @@ from server.protocol import (
     Update,
     encode,
 )
-from tests.server.conftest import StartServer
+from tests.server.conftest import Running, StartServer
 from tests.server.support import ServerProcess, http_get, start_game, until, updated
 
 
@@ -54,6 +54,8 @@ def test_a_bucket_gives_its_burst_then_its_rate() -> None:
 
 
 async def test_a_flood_is_refused_then_closed_with_1008(start_server: StartServer) -> None:
+    """The hello counts in the burst; each refusal names the request refused; the refusal that
+    takes the last strike (the third of ``strikes=3``) closes the connection."""
     async with (
         start_server(message_rate=0.001, message_burst=4, strikes=3) as srv,
         srv.connect("ada") as client,  # hello is the first message
@@ -61,16 +63,42 @@ async def test_a_flood_is_refused_then_closed_with_1008(start_server: StartServe
         for t in range(3):
             await client.send(Ping(t))
             assert (await client.expect(Pong)).t == t
-        for t in range(3):  # three refusals: the strikes it may collect
+        for t in range(2):
             await client.send(Ping(t))
             error = await client.expect(Error)
-            assert error.code == ErrorCode.RATE_LIMITED
-        await client.send(Ping(9))
-        assert (await client.expect(Error)).code == ErrorCode.RATE_LIMITED
+            assert (error.code, error.request, error.game) == (ErrorCode.RATE_LIMITED, "ping", None)
+        await client.send(Unwatch("0123abcd"))
+        error = await client.expect(Error)
+        assert (error.code, error.request, error.game) == (
+            ErrorCode.RATE_LIMITED,
+            "unwatch",
+            "0123abcd",
+        )
         with pytest.raises(ConnectionClosed) as closed:
             await client.recv()
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
+
+
+async def test_a_flood_in_one_write_is_closed_at_once(srv: Running) -> None:
+    """A hello and 80 pings in one write: the connection is closed with 1008, and the close
+    completes (the server reads on to the client's close frame, answering nothing more),
+    well before the server's close timeout of 10 s."""
+    async with connect(srv.ws_url, close_timeout=30) as ws:
+        frames = [encode(Hello(nickname="flood"))] + [encode(Ping(t)) for t in range(80)]
+        ws.transport.write(
+            b"".join(Frame(Opcode.BINARY, f).serialize(mask=True, extensions=[]) for f in frames)
+        )
+        replies = 0
+        with pytest.raises(ConnectionClosed) as closed:
+            async with asyncio.timeout(5):  # the server's close_timeout is 10 s
+                while True:
+                    await ws.recv()
+                    replies += 1
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
+        assert replies < 81  # not every ping was answered
+    await until(lambda: not srv.hub.connections.sessions, "the connection is still open", 5)
 
 
 async def test_games_created_are_limited_per_player_across_connections(
@@ -235,7 +263,8 @@ async def test_connections_are_limited_per_address(start_server: StartServer) ->
                 await ws.send(encode(Hello(nickname="burst")))
                 await ws.recv()
         await until(
-            lambda: srv.hub.by_address.get("10.0.0.3", 0) <= 2, "too many connections stayed"
+            lambda: srv.hub.connections.by_address.get("10.0.0.3", 0) <= 2,
+            "too many connections stayed",
         )
         still = [ws for ws in opened if ws.close_code is None]
         assert len(still) == 2
@@ -249,7 +278,9 @@ async def test_a_connection_that_says_no_hello_is_closed(start_server: StartServ
             await idle.recv()
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
-        await until(lambda: not srv.hub.sessions, "the idle connection is still registered")
+        await until(
+            lambda: not srv.hub.connections.sessions, "the idle connection is still registered"
+        )
 
 
 async def test_requests_naming_unknown_games_leave_nothing_behind(
@@ -285,9 +316,9 @@ async def test_requests_naming_unknown_games_leave_nothing_behind(
                 ErrorCode.GAME_OVER,
                 ErrorCode.NOT_YOUR_GAME,
             )
-        assert len(srv.hub.locks) == len(srv.hub.sending) == 0
-        assert srv.hub.games == {}
-        assert srv.hub.watchers == {}
+        assert len(srv.hub.cache.changing) == len(srv.hub.cache.sending) == 0
+        assert srv.hub.cache.games == {}
+        assert srv.hub.cache.watchers == {}
 
 
 async def test_a_server_near_its_file_limit_refuses_connections_and_says_so(

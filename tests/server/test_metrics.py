@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from server.protocol import CreateGame, Error, ErrorCode, Play, Update
 from tests.server.conftest import Running
-from tests.server.support import http_get, play, start_game, updated
-
-
-async def scrape(srv: Running) -> dict[str, float]:
-    """Every sample of /metrics by name and labels, e.g. ``hive_refused_total{code=stale}``."""
-    status, kind, body = await http_get(f"{srv.http_url}/metrics")
-    assert status == 200 and kind.startswith("text/plain; version=")
-    samples = {}
-    for family in text_string_to_metric_families(body.decode()):
-        for sample in family.samples:
-            labels = ",".join(f"{k}={v}" for k, v in sorted(sample.labels.items()))
-            samples[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return samples
+from tests.server.support import play, scrape, start_game, updated
 
 
 async def test_metrics_count_connections_games_moves_and_refusals(srv: Running) -> None:

@@ -6,20 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
-import pytest
 import redis.asyncio as aioredis
 
-from hive import Game
-from server import match
-from server.app import now_ms
 from server.client import Client
+from server.clock import now_ms
 from server.embedded import RedisProcess
-from server.match import Record
 from server.protocol import (
     CreateGame,
-    GameState,
     JoinGame,
     Lobby,
     Ping,
@@ -34,7 +28,15 @@ from server.protocol import (
 )
 from server.store import EVENTS_CHANNEL, Store, peek_published
 from tests.server.conftest import StartServer, free_port
-from tests.server.support import ServerProcess, decisive_game, play, start_game, updated, watch
+from tests.server.support import (
+    ServerProcess,
+    decisive_game,
+    play,
+    scrape,
+    start_game,
+    updated,
+    watch,
+)
 
 
 @contextlib.asynccontextmanager
@@ -148,7 +150,7 @@ async def test_spectators_and_presence_are_counted_over_processes(
         for fan in (fan_one, fan_two):
             await watch(fan, game_id)
         for hub in (one.hub, two.hub, one.hub):  # each shares its view (the heartbeat does)
-            await hub.share_view()
+            await hub.presence.share_view()
         await play(white, w, "wS1")
         w, b = await updated(white, game_id), await updated(black, game_id)
         assert w.state.spectators == b.state.spectators == 2
@@ -157,18 +159,11 @@ async def test_spectators_and_presence_are_counted_over_processes(
 
 
 async def test_a_change_is_built_once_and_passed_on_by_both_processes(
-    start_server: StartServer, monkeypatch: pytest.MonkeyPatch
+    start_server: StartServer,
 ) -> None:
-    """The process that commits a move builds its update; the other passes the published
-    frame on to its watchers as it is."""
-    built: list[tuple[object, int]] = []
-    real_state = match.state
-
-    def state(record: Record, game: Game, now: int, **view: Any) -> GameState:
-        built.append((view["connected"].__self__, record.version))  # the hub that builds
-        return real_state(record, game, now, **view)
-
-    monkeypatch.setattr(match, "state", state)
+    """The process that commits a move builds its update (one game state); the other passes
+    the published frame on to its watchers as it is (none): seen in each one's /metrics. Each
+    hears the change as its own or another's by the id published with it."""
     async with (
         start_server() as one,
         start_server() as two,
@@ -179,14 +174,21 @@ async def test_a_change_is_built_once_and_passed_on_by_both_processes(
         game_id, w, _ = await start_game(white, black)
         await watch(fan, game_id)
         for hub in (one.hub, two.hub):  # each learns of the other (the heartbeat does)
-            await hub.share_view()
-        built.clear()
+            await hub.presence.share_view()
+        before = [await scrape(srv) for srv in (one, two)]
         await play(white, w, "wS1")
         w, b, f = [await updated(c, game_id) for c in (white, black, fan)]
+        after = [await scrape(srv) for srv in (one, two)]
         assert w.version == b.version == f.version == 3
         assert b.state.legal and b.state.legal == f.state.legal
-        assert built == [(one.hub, 3)]  # once, by the process of the move
         assert w == b == f
+
+    def grew(name: str) -> list[float]:
+        return [a.get(name, 0) - b.get(name, 0) for a, b in zip(after, before, strict=True)]
+
+    assert grew("hive_states_built_total") == [1, 0]  # once, by the process of the move
+    assert grew("hive_changes_heard_total{made=here}") == [1, 0]
+    assert grew("hive_changes_heard_total{made=elsewhere}") == [0, 1]
 
 
 async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
@@ -209,9 +211,9 @@ async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
         await watch(far, game_id)
 
         async def seen_from_two() -> int:
-            await one.hub.share_view()
-            await two.hub.share_view()
-            return two.hub._spectators(game_id, two.hub.games[game_id].record)
+            await one.hub.presence.share_view()
+            await two.hub.presence.share_view()
+            return two.hub.presence.spectators(two.hub.cache.games[game_id].record)
 
         assert await seen_from_two() == 3  # bob, cy here and dee there
         await fan.send(Unwatch(game_id))
@@ -242,19 +244,19 @@ async def test_a_lone_process_publishes_no_update_with_a_change(
             async with asyncio.timeout(30):
                 async for message in pubsub.listen():
                     if message["type"] == "message":
-                        found, _, _, _, update = peek_published(message["data"])
-                        if found == game_id:
-                            return update
+                        published = peek_published(message["data"])
+                        if published.game == game_id:
+                            return published.update
             raise AssertionError("the subscription ended")
 
         try:
-            await one.hub.share_view()
+            await one.hub.presence.share_view()
             await play(white, w, "wS1")
             assert await next_update() is None
             b = await updated(black, game_id)
             async with start_server() as two:
-                await two.hub.share_view()
-                await one.hub.share_view()
+                await two.hub.presence.share_view()
+                await one.hub.presence.share_view()
                 await play(black, b, "bS1 wS1-")
                 assert await next_update() is not None
         finally:
@@ -268,7 +270,7 @@ async def test_ten_heartbeats_renew_every_players_online_mark(start_server: Star
         for n in range(12):
             await stack.enter_async_context(srv.connect(f"p{n}"))
         redis = srv.hub.store.redis
-        players = list(srv.hub.by_player)
+        players = list(srv.hub.presence.by_player)
         assert len(players) == 12
         soon = now_ms() + 5_000  # the marks lapse soon; a renewed one lasts ONLINE_TTL
         await redis.zadd("hive:online", dict.fromkeys(players, soon))
@@ -276,10 +278,10 @@ async def test_ten_heartbeats_renew_every_players_online_mark(start_server: Star
         async def renewed() -> int:
             return sum(until > soon for until in await redis.zmscore("hive:online", players))
 
-        await srv.hub.renew_online(3)
+        await srv.hub.presence.renew_online(3)
         assert await renewed() < 12  # a part of them, not all in one beat
         for beat in range(10):
-            await srv.hub.renew_online(beat)
+            await srv.hub.presence.renew_online(beat)
         assert await renewed() == 12
 
 
@@ -297,14 +299,14 @@ async def test_a_process_shares_its_spectators_again_once_they_lapsed(
     ):
         game_id, w, _ = await start_game(white, black)
         await watch(fan, game_id)
-        key = f"hive:proc:{one.hub.process}:spectators"
-        await one.hub.share_view()
+        key = f"hive:proc:{one.hub.presence.process}:spectators"
+        await one.hub.presence.share_view()
         assert await one.hub.store.redis.hgetall(key) == {game_id.encode(): b"1"}
         await one.hub.store.redis.delete(key)  # lapsed
-        await one.hub.share_view()  # no change to send; it finds out they lapsed
-        await one.hub.share_view()
+        await one.hub.presence.share_view()  # no change to send; it finds out they lapsed
+        await one.hub.presence.share_view()
         assert await one.hub.store.redis.hgetall(key) == {game_id.encode(): b"1"}
-        await two.hub.share_view()
+        await two.hub.presence.share_view()
         await play(white, w, "wS1")
         b = await updated(black, game_id)  # from process two
         assert b.state.spectators == 1

@@ -1066,7 +1066,7 @@ class Replay:
     async def gone(self, player: str) -> None:
         """Wait until the server has dropped the player's last connection."""
         async with asyncio.timeout(10):
-            while player in self.srv.hub.by_player:
+            while player in self.srv.hub.presence.by_player:
                 await asyncio.sleep(0.01)
 
 

@@ -1,0 +1,154 @@
+"""The games cached in one server process, and who follows each.
+
+A game is cached while somebody here follows it, a change of it is decided or delivered here,
+or it is in progress (its clock and its bots run here too); then it is dropped, so memory is
+bounded by the games in play, not by every id a client names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from hive import Game
+from server.locks import Locks
+from server.match import Record
+from server.protocol import MAX_WATCHING, ErrorCode, Event, ProtocolError
+from server.session import Session
+from server.store import Store
+
+RECENT_EVENTS: Final = 64
+"""Events each cached game keeps in memory to fill a watcher's gap without asking Redis."""
+
+GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
+
+
+def unknown(game_id: str) -> ProtocolError:
+    return ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+
+
+@dataclass
+class CachedGame:
+    """A game cached here: its record, a ``hive.Game`` of its moves, its recent events."""
+
+    record: Record
+    game: Game
+    recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+
+    @classmethod
+    def of(cls, record: Record, keep: int = RECENT_EVENTS) -> CachedGame:
+        """The cache of ``record``, keeping at most ``keep`` recent events."""
+        return cls(record, record.new_game(), deque(maxlen=min(keep, RECENT_EVENTS)))
+
+    def apply(self, record: Record, event: Event, game: Game | None = None) -> None:
+        """Bring the cache to ``record`` (no-op when it is not newer), keeping ``event``;
+        ``game``, if given, already holds the record's moves."""
+        if record.version <= self.record.version:
+            return
+        played = self.record.moves
+        if game is not None:
+            self.game = game
+        elif record.moves[: len(played)] == played:
+            for move in record.moves[len(played) :]:
+                self.game.play_unchecked(move)  # committed: checked when played
+        else:
+            self.game = record.new_game()
+        if self.recent and self.recent[-1].version != event.version - 1:
+            self.recent.clear()
+        self.recent.append(event)
+        self.record = record
+
+    def events_after(self, version: int) -> list[Event] | None:
+        """The events after ``version`` if this cache still has them all."""
+        if version >= self.record.version:
+            return []
+        if not self.recent or self.recent[0].version > version + 1:
+            return None
+        return [e for e in self.recent if e.version > version]
+
+
+class GameCache:
+    """The games cached here, their watchers, and the locks of the games being changed
+    (``changing``) or delivered (``sending``) here.
+
+    Args:
+        store: Where a game not cached is loaded from.
+        keep: Events each cached game keeps.
+        touched: Called with a game id whenever the game's watchers change.
+    """
+
+    def __init__(self, store: Store, keep: int, touched: Callable[[str], None]) -> None:
+        self.store = store
+        self.keep = keep
+        self.touched = touched
+        self.games: dict[str, CachedGame] = {}
+        self.watchers: dict[str, dict[Session, None]] = {}
+        self.changing = Locks()
+        self.sending = Locks()
+
+    def get(self, game_id: str) -> CachedGame | None:
+        return self.games.get(game_id)
+
+    async def load(self, game_id: str) -> CachedGame:
+        """The cached game, loaded from Redis if needed.
+
+        Raises:
+            ProtocolError: UNKNOWN_GAME.
+        """
+        cached = self.games.get(game_id)
+        if cached is not None:
+            return cached
+        record = await self.store.get(game_id) if GAME_ID.fullmatch(game_id) else None
+        if record is None:
+            raise unknown(game_id)
+        return self.put(record)  # unless loaded by someone else meanwhile
+
+    def put(self, record: Record) -> CachedGame:
+        """Cache ``record`` unless a later version of it is cached: a request awaiting its
+        commit resumes after the listener may have applied later changes of the game."""
+        cached = self.games.get(record.id)
+        if cached is None or cached.record.version < record.version:
+            cached = self.games[record.id] = CachedGame.of(record, self.keep)
+        return cached
+
+    def watch(
+        self, session: Session, game_id: str, seen: int | None, *, checked: bool = True
+    ) -> None:
+        """``session`` follows the game, having been sent version ``seen`` (None: nothing).
+
+        Raises:
+            ProtocolError: NOT_ALLOWED when it follows ``MAX_WATCHING`` games already (unless
+                ``checked`` is off: a rematch followed for the client).
+        """
+        if checked and game_id not in session.watching and len(session.watching) >= MAX_WATCHING:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                f"a connection watches at most {MAX_WATCHING} games: unwatch one first",
+            )
+        session.watching[game_id] = seen
+        self.watchers.setdefault(game_id, {})[session] = None
+        self.touched(game_id)
+
+    def unwatch(self, session: Session, game_id: str) -> None:
+        session.watching.pop(game_id, None)
+        session.owed.discard(game_id)
+        watchers = self.watchers.get(game_id)
+        if watchers is not None:
+            watchers.pop(session, None)
+            if not watchers:
+                del self.watchers[game_id]
+            self.touched(game_id)
+        self.forget_if_idle(game_id)
+
+    def forget_if_idle(self, game_id: str) -> None:
+        """Drop a game once nobody here follows it and it no longer changes by itself (it is
+        over or cancelled)."""
+        cached = self.games.get(game_id)
+        if cached is None or cached.record.status == "live" or game_id in self.watchers:
+            return
+        if self.changing.busy(game_id) or self.sending.busy(game_id):
+            return
+        del self.games[game_id]

@@ -1,0 +1,146 @@
+"""Passing a game's changes on to the connections here that follow it.
+
+Every watcher is brought to the game's latest version: the events it has not seen, then the
+state (a snapshot when the events are too old, or more than ``FAR_BEHIND``). A client that
+does not read (more than ``Settings.queue_limit`` bytes wait for it) is skipped and owed the
+game; ``catch_up`` sends it one update when it reads again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Final
+
+from websockets.asyncio.server import broadcast
+
+from hive import Game
+from server.clock import now_ms
+from server.match import Record, state
+from server.protocol import Event, GameState, Update, encode
+from server.session import Session
+from server.store import STORAGE_ERRORS
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
+
+FAR_BEHIND: Final = 50
+"""A watcher more events behind than this gets a snapshot, not the events it missed."""
+CATCH_UP_SECONDS: Final = 0.25
+"""How often the clients whose feeds were skipped are looked at again."""
+
+
+class Fanout:
+    """Frames to the watchers of the games here, and the clients owed some."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.lagging: set[Session] = set()  # sessions owed an update or the lobby
+
+    def state(self, record: Record, game: Game) -> GameState:
+        """The state of ``record`` (``game`` holds its moves), with this process's view of
+        the spectators and of who is connected."""
+        presence = self.hub.presence
+        self.hub.metrics.states_built.inc()
+        return state(
+            record,
+            game,
+            now_ms(),
+            spectators=presence.spectators(record),
+            connected=presence.connected,
+        )
+
+    def update(self, record: Record, game: Game, event: Event) -> bytes:
+        """The encoded update of the change to ``record`` for a watcher one version behind."""
+        return encode(Update(record.id, record.version, [event], self.state(record, game), False))
+
+    def ready(self, sessions: list[Session], game_id: str | None) -> list[Session]:
+        """The sessions that read what they are sent: the others are skipped, owed the game
+        (``game_id``) or, for None, the lobby."""
+        limit = self.hub.settings.queue_limit
+        ready = [s for s in sessions if s.queued() < limit]
+        if len(ready) < len(sessions):
+            for session in sessions:
+                if session.queued() >= limit:
+                    self.skipped(session, game_id=game_id, lobby=game_id is None)
+        return ready
+
+    def skipped(self, session: Session, *, game_id: str | None = None, lobby: bool = False) -> None:
+        """A frame for ``session`` was not sent: it is brought up to date once it reads."""
+        if game_id is not None:
+            session.owed.add(game_id)
+        if lobby:
+            session.lobby_stale = True
+        self.lagging.add(session)
+        self.hub.metrics.skipped.inc()
+
+    async def deliver(
+        self, game_id: str, *, also: Session | None = None, built: tuple[int, bytes] | None = None
+    ) -> None:
+        """Bring every watcher of the game up to date. ``also`` gets an update even when it
+        has seen everything (it has just asked to watch). ``built``: a version and the update
+        for the watchers one version behind it, as the process that made the change built it;
+        passed on as it is while the game is at that version."""
+        cache = self.hub.cache
+        async with cache.sending.hold(game_id):
+            watchers = cache.watchers.get(game_id)
+            cached = cache.get(game_id)
+            if not watchers or cached is None:
+                return
+            record = cached.record
+            behind: dict[int | None, list[Session]] = {}
+            for session in watchers:
+                seen = session.watching.get(game_id, record.version)
+                if seen is None or seen < record.version or session is also:
+                    behind.setdefault(seen, []).append(session)
+            game_state: GameState | None = None
+            for seen, waiting in behind.items():
+                sessions = self.ready(waiting, game_id)
+                if not sessions:
+                    continue
+                if (
+                    built is not None
+                    and seen is not None
+                    and built[0] == record.version == seen + 1
+                ):
+                    frame = built[1]
+                else:
+                    if game_state is None:
+                        game_state = self.state(record, cached.game)
+                    events: list[Event] | None = None
+                    if seen is not None and record.version - seen <= FAR_BEHIND:
+                        events = cached.events_after(seen)
+                        if events is None:
+                            events = await self.hub.store.events_after(game_id, seen)
+                    snapshot = events is None
+                    frame = encode(
+                        Update(game_id, record.version, events or [], game_state, snapshot)
+                    )
+                broadcast([s.ws for s in sessions], frame)
+                for s in sessions:
+                    s.owed.discard(game_id)
+                    if game_id in s.watching:
+                        s.watching[game_id] = record.version
+
+    async def catch_up(self) -> None:
+        """Every ``CATCH_UP_SECONDS``, bring the clients that were skipped and read again up to
+        date: one update of each game they are owed, and the lobby as it stands."""
+        hub = self.hub
+        while True:
+            await asyncio.sleep(CATCH_UP_SECONDS)
+            limit = hub.settings.queue_limit // 2
+            for session in list(self.lagging):
+                if session not in hub.connections.sessions:
+                    self.lagging.discard(session)
+                    continue
+                if session.queued() >= limit:
+                    continue
+                self.lagging.discard(session)
+                if session.lobby_stale and session.lobby:
+                    session.lobby_stale = False
+                    hub.lobby_feed.offer(session)
+                for game_id in list(session.owed):
+                    session.owed.discard(game_id)
+                    if game_id in session.watching:
+                        with contextlib.suppress(*STORAGE_ERRORS):
+                            await self.deliver(game_id, also=session)

@@ -1,0 +1,139 @@
+"""Who is connected and who watches, here and on the other server processes on this Redis.
+
+Each process shares, every ``VIEW_SECONDS``, how many spectators each game has here (only the
+counts that changed), and learns the others' counts and which of the players it cares about
+(those of the games watched here, and the bot accounts) are connected elsewhere. Players
+connected here are marked online in Redis, a tenth of them each second.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import Counter
+from typing import TYPE_CHECKING, Final
+
+from server.clock import now_ms
+from server.match import Record
+from server.protocol import BotInfo
+from server.session import Session
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
+
+ONLINE_TTL: Final = 30
+VIEW_SECONDS: Final = 2
+"""How often a process shares its spectator counts and learns the others' (and who is online)."""
+
+
+class Presence:
+    """Connections by player here, and the view shared with the other processes."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.process = secrets.token_hex(4)
+        self.by_player: dict[str, set[Session]] = {}
+        self.online_elsewhere: set[str] = set()
+        self.spectators_elsewhere: dict[str, int] = {}
+        # The view is kept up to date game by game: ``touched`` holds the games whose watchers
+        # or players changed since share_view last looked (a loop over every watched game
+        # every two seconds was a pause for every game's moves).
+        self.touched: set[str] = set()
+        self.spectating: dict[str, int] = {}  # spectators here by game id (none: left out)
+        self.players_of: dict[str, tuple[str, ...]] = {}  # the players of the games watched here
+        self.watched_players: Counter[str] = Counter()  # ... counted in how many games
+        self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
+        self.share_all = True  # Redis holds none of them: share them all next time
+        # No other process runs (as of the last share_view): a change's update is built by
+        # whoever delivers it, not before the commit to be published with it.
+        self.alone = False
+        self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
+
+    def touch(self, game_id: str) -> None:
+        """The game's watchers or players changed: its counts are looked at again."""
+        self.touched.add(game_id)
+
+    def connected(self, player: str) -> bool:
+        return player in self.by_player or player in self.online_elsewhere
+
+    def spectators(self, record: Record) -> int:
+        return self.spectators_here(record) + self.spectators_elsewhere.get(record.id, 0)
+
+    def spectators_here(self, record: Record) -> int:
+        players = set(record.players())
+        return sum(1 for s in self.hub.cache.watchers.get(record.id, ()) if s.player not in players)
+
+    def _look_again(self) -> set[str]:
+        """Count again the spectators here, and note the players, of the games touched since
+        the last look; returns those games."""
+        looked, self.touched = self.touched, set()
+        cache = self.hub.cache
+        for game_id in looked:
+            for player in self.players_of.pop(game_id, ()):
+                self.watched_players[player] -= 1
+                if not self.watched_players[player]:
+                    del self.watched_players[player]
+            self.spectating.pop(game_id, None)
+            if game_id not in cache.watchers:
+                continue
+            cached = cache.get(game_id)
+            if cached is None:  # not loaded yet: look next time
+                self.touched.add(game_id)
+                continue
+            players = self.players_of[game_id] = tuple(cached.record.players())
+            self.watched_players.update(players)
+            if count := self.spectators_here(cached.record):
+                self.spectating[game_id] = count
+        return looked
+
+    async def share_view(self) -> None:
+        """Tell the other server processes how many spectators each game has here, and learn
+        theirs and which players of the games watched here (and which bot accounts) are
+        connected to them (every VIEW_SECONDS, from the heartbeat)."""
+        store = self.hub.store
+        looked = self._look_again()
+        shared = self.shared
+        if self.share_all:
+            looked = looked | self.spectating.keys() | shared.keys()
+        changes = {
+            game_id: count
+            for game_id in looked
+            if (count := self.spectating.get(game_id, 0)) != shared.get(game_id, 0)
+        }
+        try:
+            offers = await store.bot_offers()
+            asked = (self.watched_players.keys() | offers.keys()) - self.by_player.keys()
+            view = await store.share_view(
+                self.process, changes, asked, now_ms(), int(VIEW_SECONDS * 3)
+            )
+        except BaseException:
+            self.touched |= looked  # their changes were not shared: look again next time
+            raise
+        self.alone = view.others == 0
+        if view.renewed or self.share_all:  # Redis holds what it held, and the changes
+            for game_id, count in changes.items():
+                if count:
+                    shared[game_id] = count
+                else:
+                    shared.pop(game_id, None)
+            self.share_all = False
+        else:  # the counts had lapsed (Redis was away, or this process stalled): Redis holds
+            self.shared = {}  # only the changes; all are shared again next time
+            self.share_all = True
+        self.spectators_elsewhere = view.spectators
+        online_elsewhere = view.online - self.by_player.keys()
+        if offers.keys() & (online_elsewhere ^ self.online_elsewhere) or offers != self.bot_offers:
+            self.hub.lobby.dirty.set()  # a bot came or went on another process
+        self.online_elsewhere = online_elsewhere
+        self.bot_offers = offers
+
+    async def renew_online(self, beat: int) -> None:
+        """Renew the online marks of a tenth of this process's players, which tenth by
+        ``beat``; the lapsed marks are forgotten every tenth beat. (One command for all the
+        players every ten seconds was a pause for every game's moves.)"""
+        part = beat % 10
+        await self.hub.store.keep_online(
+            [player for player in self.by_player if hash(player) % 10 == part],
+            now_ms(),
+            ONLINE_TTL,
+            forget_lapsed=part == 0,
+        )

@@ -1,0 +1,197 @@
+"""One server process: its parts wired together, and ``running``, which starts and stops
+them and owns every background task.
+
+Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin``,
+``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes`` (decide,
+commit) -> ``listener`` (every process hears every commit) -> ``fanout`` (the watchers here).
+Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
+here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``.
+
+Nothing a client sends, or fails to read, grows the process without bound: what waits to be
+sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
+while used, a connection must say hello within ``Settings.hello_timeout``, and an address has
+a bounded number of connections, guests, open games and games against bots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Final
+
+import redis.asyncio as aioredis
+import redis.exceptions
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff, NoBackoff
+from websockets.asyncio.server import Server, serve
+
+from server.bots import BotPool
+from server.botturns import BotTurns
+from server.cache import GameCache
+from server.changes import Changes
+from server.commands import Commands
+from server.connection import Connections
+from server.embedded import RedisProcess
+from server.fanout import Fanout
+from server.health import Health
+from server.http import SERVER, http
+from server.listener import Listener
+from server.lobby import LobbyBoard, LobbyFeed
+from server.metrics import Metrics
+from server.presence import Presence
+from server.protocol import MAX_FRAME_BYTES
+from server.review import Positions
+from server.seating import Seating
+from server.settings import Settings
+from server.signin import SignIn
+from server.store import Store
+from server.timers import Timers
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_SECONDS: Final = 15
+"""Longest wait for connections and tasks to end when the server stops."""
+
+
+class Hub:
+    """One server process's parts (each holds the hub to reach the others)."""
+
+    def __init__(
+        self, settings: Settings, store: Store, pool: BotPool, listener: aioredis.Redis
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.pool = pool
+        self.first_move_ms = int(settings.first_move_timeout * 1000)
+        self.positions = Positions()
+        self.health = Health(self)
+        self.presence = Presence(self)
+        self.cache = GameCache(store, settings.event_log, self.presence.touch)
+        self.lobby = LobbyBoard()
+        self.lobby_feed = LobbyFeed(self)
+        self.fanout = Fanout(self)
+        self.changes = Changes(self)
+        self.bot_turns = BotTurns(self)
+        self.signin = SignIn(self)
+        self.seating = Seating(self)
+        self.commands = Commands(self)
+        self.connections = Connections(self)
+        self.listener = Listener(self, listener)
+        self.timers = Timers(self)
+        self.metrics = Metrics(
+            connections=lambda: len(self.connections.sessions),
+            live_games=lambda: len(self.lobby.in_progress),
+            bot_queue=lambda: self.pool.queued,
+            lagging=lambda: len(self.fanout.lagging),
+        )
+
+    def loops(self) -> list[asyncio.Task[None]]:
+        """Start the background loops."""
+        return [
+            asyncio.create_task(self.listener.listen()),
+            asyncio.create_task(self.timers.sweep()),
+            asyncio.create_task(self.timers.heartbeat()),
+            asyncio.create_task(self.lobby_feed.broadcast()),
+            asyncio.create_task(self.fanout.catch_up()),
+            asyncio.create_task(self.timers.end_abandoned()),
+        ]
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """The short-lived tasks running: bot turns and closing connections."""
+        return [*self.bot_turns.tasks.values(), *self.connections.closing]
+
+
+async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait until they end. A task cancelled inside a redis-py command may
+    swallow the cancellation and go on, so the ones still running are cancelled again (for at
+    most SHUTDOWN_SECONDS)."""
+    give_up = asyncio.get_running_loop().time() + SHUTDOWN_SECONDS
+    pending = [task for task in tasks if not task.done()]
+    while pending:
+        for task in pending:
+            task.cancel()
+        await asyncio.wait(pending, timeout=0.5)
+        pending = [task for task in pending if not task.done()]
+        if pending and asyncio.get_running_loop().time() > give_up:
+            log.warning("%d background tasks would not stop", len(pending))
+            return
+
+
+@contextlib.asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
+    """The server, started (on ``settings.port``; 0 picks a free port) and stopped on exit:
+    connections closed with 1001, tasks stopped, the worker pools and Redis closed."""
+    embedded: RedisProcess | None = None
+    url = settings.redis_url
+    if url is None:
+        embedded = RedisProcess(settings.data / "redis")
+        embedded.start()  # in this thread: the child's parent-death signal follows the thread
+        url = embedded.url
+    # A blocking pool: under a burst a command waits for a free connection, where the default
+    # pool would refuse the 101st at once (and the request would be answered "unavailable").
+    # A command that gets no answer within redis_timeout fails (a frozen Redis): it is not
+    # retried, as a retry would wait as long again; a broken connection is retried at once.
+    connections = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=50,
+        timeout=settings.redis_timeout,
+        health_check_interval=5,
+        socket_connect_timeout=min(1.0, settings.redis_timeout),
+        socket_timeout=settings.redis_timeout,
+        # (A Retry retries on timeouts too unless told its errors: then a frozen Redis held a
+        # request for four timeouts.)
+        retry=Retry(
+            ExponentialBackoff(cap=0.2, base=0.02),
+            3,
+            supported_errors=(redis.exceptions.ConnectionError,),
+        ),
+        retry_on_timeout=False,
+    )
+    client = aioredis.Redis(connection_pool=connections)
+    # The listener's own connection, never retried behind its back: a reconnect it did not see
+    # would lose what was published meanwhile, where a lost connection makes it resubscribe
+    # and bring every watched game up to date.
+    listener = aioredis.Redis.from_url(
+        url,
+        health_check_interval=5,
+        socket_connect_timeout=min(1.0, settings.redis_timeout),
+        retry=Retry(NoBackoff(), 0),
+    )
+    pool = BotPool(settings.bot_workers, trace_bytes=settings.trace_bytes)
+    hub = Hub(settings, Store(client, event_log=settings.event_log), pool, listener)
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        await hub.timers.recover()
+        tasks = hub.loops()
+        if embedded is not None:
+            tasks.append(asyncio.create_task(embedded.supervise()))
+        async with serve(
+            hub.connections.handle,
+            settings.host,
+            settings.port,
+            process_request=lambda connection, request: http(hub, connection, request),
+            server_header=SERVER,
+            max_size=MAX_FRAME_BYTES,
+            max_queue=8,
+            compression=None,
+        ) as server:
+            hub.health.ready = True
+            yield server, hub
+            hub.health.ready = False
+            server.close()  # no new connections; open ones are closed with 1001
+            try:
+                async with asyncio.timeout(SHUTDOWN_SECONDS):
+                    await server.wait_closed()
+            except TimeoutError:
+                log.warning("connections still open after %d s; stopping anyway", SHUTDOWN_SECONDS)
+    finally:
+        await _cancel_all([*tasks, *hub.tasks()])
+        pool.close()
+        hub.positions.close()
+        await client.aclose()
+        await listener.aclose()
+        await connections.aclose()
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)

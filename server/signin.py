@@ -1,0 +1,139 @@
+"""Signing in and out: ``hello`` (a new guest, or a session token), ``logout``, and what a
+bot account says it plays (``bot_ready``)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from ai.bots import LEVELS
+from server import match, names
+from server.clock import now_ms
+from server.limits import Bucket, per_origin
+from server.presence import ONLINE_TTL
+from server.protocol import (
+    SIGNED_OUT,
+    BotInfo,
+    BotReady,
+    ErrorCode,
+    Hello,
+    Logout,
+    ProtocolError,
+    Welcome,
+)
+from server.session import Session
+from server.store import token_hash
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
+
+log = logging.getLogger(__name__)
+
+GUEST_WINDOW = 3600.0
+"""The window of ``Settings.guests_per_address``, in seconds."""
+
+
+class SignIn:
+    """Who a connection is."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    async def _reserved(self) -> frozenset[str]:
+        """The names a person may not take (the bots')."""
+        return names.reserved(LEVELS, await self.hub.store.bot_names())
+
+    async def hello(self, session: Session, message: Hello) -> None:
+        hub = self.hub
+        store, settings = hub.store, hub.settings
+        if session.player is not None:
+            raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "hello was already said")
+        bot = False
+        nickname = None if message.nickname is None else names.readable(message.nickname)
+        if message.token is not None:
+            found = await store.player_of(message.token)
+            if found is None:
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+            player, name, bot = found
+            token = message.token
+            if nickname is not None and nickname != name:  # a guest takes a new name
+                if bot:
+                    raise ProtocolError(
+                        ErrorCode.NOT_ALLOWED, "a bot account's name is set by the operator"
+                    )
+                nickname = names.nickname(nickname, await self._reserved())
+                await store.rename(player, nickname)
+                name = nickname
+            hashed = token_hash(token)
+            if not bot:
+                await store.touch(player, hashed, int(settings.session_ttl))
+        elif nickname is None:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello needs a nickname or a token")
+        else:
+            name = names.nickname(nickname, await self._reserved())
+            await per_origin(
+                store,
+                session.origin,
+                "guest",
+                settings.guests_per_address,
+                GUEST_WINDOW,
+                "new guests",
+            )
+            player, token = await store.new_player(name, now_ms(), int(settings.session_ttl))
+            hashed = token_hash(token)
+        by_player = hub.presence.by_player
+        if player not in by_player:
+            await store.set_online(player, now_ms(), ONLINE_TTL)
+        games = await store.games_of(player)
+        # Storage said all it had to: only now is the connection signed in, so a hello that
+        # failed on the way (storage away) leaves it as it was, free to say hello again.
+        session.player, session.name, session.bot, session.token = player, name, bot, hashed
+        if bot:
+            rate, burst = settings.bot_message_rate, settings.bot_message_burst
+            session.messages = Bucket(rate, burst, time.monotonic())
+        by_player.setdefault(player, set()).add(session)
+        await session.send(Welcome(player, name, token, now_ms(), games, bot))
+        if session.bot and player in hub.presence.bot_offers:
+            hub.lobby.dirty.set()  # listed again
+
+    async def logout(self, session: Session, message: Logout) -> None:
+        assert session.player is not None
+        if session.bot:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                "a bot account's token is replaced by its operator (create-bot --new-token)",
+            )
+        everywhere = None if message.everywhere else session.token
+        await self.hub.store.end_sessions(session.player, everywhere)
+        session.token = None  # nothing to renew when it closes
+        self.hub.connections.close(session, SIGNED_OUT, "signed out")
+
+    def signed_out(self, player: str, hashed: str | None) -> None:
+        """A session ended (``hashed`` None: every session of ``player``): close its
+        connections here."""
+        for session in list(self.hub.presence.by_player.get(player, ())):
+            if hashed is None or session.token == hashed:
+                session.token = None
+                self.hub.connections.close(session, SIGNED_OUT, "signed out")
+
+    async def bot_ready(self, session: Session, message: BotReady) -> None:
+        player = session.player
+        assert player is not None
+        if not session.bot:
+            raise ProtocolError(
+                ErrorCode.NOT_ALLOWED,
+                "only bot accounts say what they play (see hive-server create-bot)",
+            )
+        game_types = sorted({match.canonical_type(text) for text in message.game_types})
+        offer = BotInfo(player, session.name, game_types, message.times, message.max_games)
+        await self.hub.store.set_bot_offer(offer)
+        self.hub.presence.bot_offers[player] = offer
+        self.hub.lobby.dirty.set()
+        log.info(
+            "bot %s plays %s (%s), %d games at once",
+            session.name,
+            ", ".join(offer.game_types),
+            ", ".join(offer.times),
+            offer.max_games,
+        )
