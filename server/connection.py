@@ -254,6 +254,7 @@ class Connections:
                     hub.lobby.dirty.set()  # no longer listed
                 with contextlib.suppress(redis.exceptions.RedisError):
                     await store.set_offline(player, now_ms(), ttl)
+                presence.came_or_went.add(player)  # (once Redis knows since when)
         if not session.bot and session.token is not None:
             with contextlib.suppress(redis.exceptions.RedisError):
                 await store.touch(player, session.token, ttl)

@@ -42,13 +42,8 @@ class Fanout:
         the spectators and of who is connected."""
         presence = self.hub.presence
         self.hub.metrics.states_built.inc()
-        return state(
-            record,
-            game,
-            now_ms(),
-            spectators=presence.spectators(record),
-            connected=presence.connected,
-        )
+        spectators = presence.spectators(record)
+        return state(record, game, now_ms(), spectators=spectators, connected=presence.connected)
 
     def update(self, record: Record, game: Game, event: Event) -> bytes:
         """The encoded update of the change to ``record`` for a watcher one version behind."""
@@ -93,6 +88,8 @@ class Fanout:
                 seen = session.watching.get(game_id, record.version)
                 if seen is None or seen < record.version or session is also:
                     behind.setdefault(seen, []).append(session)
+            if also is None:  # every watcher is told who is at the game
+                self.hub.presence.told[game_id] = self.hub.presence.view(record)
             game_state: GameState | None = None
             for seen, waiting in behind.items():
                 sessions = self.ready(waiting, game_id)

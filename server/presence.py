@@ -12,9 +12,12 @@ import secrets
 from collections import Counter
 from typing import TYPE_CHECKING, Final
 
+from websockets.asyncio.server import broadcast
+
 from server.clock import now_ms
 from server.match import Record
-from server.protocol import BotInfo
+from server.protocol import BotInfo, Seat, encode
+from server.protocol import Presence as PresenceMessage
 from server.session import Session
 
 if TYPE_CHECKING:
@@ -47,6 +50,11 @@ class Presence:
         # whoever delivers it, not before the commit to be published with it.
         self.alone = False
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
+        # What the watchers here were last told of who is at each game (spectators, white
+        # connected, black connected), and the players whose connections here came or went
+        # since share_view last looked.
+        self.told: dict[str, tuple[int, bool, bool]] = {}
+        self.came_or_went: set[str] = set()
 
     def touch(self, game_id: str) -> None:
         """The game's watchers or players changed: its counts are looked at again."""
@@ -54,6 +62,14 @@ class Presence:
 
     def connected(self, player: str) -> bool:
         return player in self.by_player or player in self.online_elsewhere
+
+    def view(self, record: Record) -> tuple[int, bool, bool]:
+        """Who is at the game: its spectators, whether White and Black are connected."""
+        return self.spectators(record), self.seated(record.white), self.seated(record.black)
+
+    def seated(self, seat: Seat | None) -> bool:
+        """Whether the player of ``seat`` is connected (a bot always is)."""
+        return seat is not None and (seat.bot is not None or self.connected(seat.player))
 
     def spectators(self, record: Record) -> int:
         return self.spectators_here(record) + self.spectators_elsewhere.get(record.id, 0)
@@ -74,6 +90,7 @@ class Presence:
                     del self.watched_players[player]
             self.spectating.pop(game_id, None)
             if game_id not in cache.watchers:
+                self.told.pop(game_id, None)
                 continue
             cached = cache.get(game_id)
             if cached is None:  # not loaded yet: look next time
@@ -119,12 +136,61 @@ class Presence:
         else:  # the counts had lapsed (Redis was away, or this process stalled): Redis holds
             self.shared = {}  # only the changes; all are shared again next time
             self.share_all = True
+        counted = {
+            game_id
+            for game_id in view.spectators.keys() | self.spectators_elsewhere.keys()
+            if view.spectators.get(game_id) != self.spectators_elsewhere.get(game_id)
+        }
         self.spectators_elsewhere = view.spectators
         online_elsewhere = view.online - self.by_player.keys()
-        if offers.keys() & (online_elsewhere ^ self.online_elsewhere) or offers != self.bot_offers:
+        came_or_went = self.came_or_went | (online_elsewhere ^ self.online_elsewhere)
+        self.came_or_went = set()
+        if offers.keys() & came_or_went or offers != self.bot_offers:
             self.hub.lobby.dirty.set()  # a bot came or went on another process
         self.online_elsewhere = online_elsewhere
         self.bot_offers = offers
+        if came_or_went & self.watched_players.keys():
+            looked |= {g for g, players in self.players_of.items() if came_or_went & set(players)}
+        await self._tell(looked | counted)
+
+    async def _tell(self, games: set[str]) -> None:
+        """Push a ``Presence`` to the watchers here of each of ``games`` whose spectators or
+        players' connections changed since they were last told (or sent a state)."""
+        cache = self.hub.cache
+        changed = []
+        for game_id in games:
+            cached = cache.get(game_id)
+            if cached is None or game_id not in cache.watchers:
+                continue
+            record = cached.record
+            now = self.view(record)
+            if self.told.get(game_id) != now:
+                self.told[game_id] = now
+                changed.append((record, now))
+        if not changed:
+            return
+        away = sorted(
+            {
+                seat.player
+                for record, (_, white, black) in changed
+                for seat, here in ((record.white, white), (record.black, black))
+                if seat is not None and not here
+            }
+        )
+        gone = dict(zip(away, await self.hub.store.gone_since_many(away, now_ms()), strict=True))
+        claim_after = int(self.hub.settings.disconnect_claim * 1000)
+        for record, (spectators, _, _) in changed:
+            white, black = record.white, record.black
+            frame = PresenceMessage(
+                record.id,
+                spectators,
+                None if white is None else gone.get(white.player),
+                None if black is None else gone.get(black.player),
+                claim_after,
+            )
+            watchers = list(cache.watchers.get(record.id, ()))
+            ready = self.hub.fanout.ready(watchers, record.id)
+            broadcast([s.ws for s in ready], encode(frame))
 
     async def renew_online(self, beat: int) -> None:
         """Renew the online marks of a tenth of this process's players, which tenth by

@@ -549,6 +549,21 @@ class Update(Message):
     snapshot: bool = False
 
 
+@server("presence")
+@dataclass(frozen=True)
+class Presence(Message):
+    """Who is at a game, pushed to its watchers when it changes between updates (within a few
+    seconds): the spectators, and each player's connection. ``white_gone``/``black_gone``:
+    when that player's last connection closed (server time, ms; None: connected, or no such
+    seat). A player may claim the win against an opponent gone ``claim_after`` ms or more."""
+
+    game: str
+    spectators: int
+    white_gone: int | None = None
+    black_gone: int | None = None
+    claim_after: int = 0
+
+
 # -- encoding ----------------------------------------------------------------------------------
 
 

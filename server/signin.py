@@ -85,6 +85,7 @@ class SignIn:
         by_player = hub.presence.by_player
         if player not in by_player:
             await store.set_online(player, now_ms(), ONLINE_TTL)
+            hub.presence.came_or_went.add(player)
         games = await store.games_of(player)
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.

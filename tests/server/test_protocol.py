@@ -52,6 +52,7 @@ from server.protocol import (
     Ping,
     Play,
     Pong,
+    Presence,
     ProtocolError,
     Rematch,
     Resign,
@@ -155,6 +156,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "lobby_change": LobbyChange([OPEN], [LIVE], ["0a1b2c3d"], [ROBO_READY], 1, 2),
         # snapshot True with events makes no sense on the wire, but sets every field here
         "update": Update(GAME, 9, [CHAT], STATE, snapshot=True),
+        "presence": Presence(GAME, 2, 1_700_000_000_000, 1_700_000_001_000, 60_000),
     },
 }
 """One message per registered class: a new class without an example fails the tests below."""
