@@ -100,8 +100,6 @@ from server.protocol import (
 from server.review import Positions
 from server.settings import Settings
 from server.store import (
-    CONTROL_CHANNEL,
-    EVENTS_CHANNEL,
     Store,
     pack,
     peek_published,
@@ -1238,12 +1236,12 @@ class Hub:
         while True:
             try:
                 async with redis_client.pubsub() as pubsub:
-                    await pubsub.subscribe(EVENTS_CHANNEL, CONTROL_CHANNEL)
+                    await pubsub.subscribe(self.store.events_channel, self.store.control_channel)
                     await self._resync()
                     async for message in pubsub.listen():
                         if message["type"] != "message":
                             continue
-                        if message["channel"] == CONTROL_CHANNEL.encode():
+                        if message["channel"] == self.store.control_channel.encode():
                             _, player, hashed = msgpack.unpackb(message["data"])
                             self._signed_out(player, hashed)
                         else:
