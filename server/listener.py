@@ -37,7 +37,8 @@ class Listener:
 
     async def listen(self) -> None:
         """Forever: subscribe, resync, then pass each message on."""
-        events, control = self.hub.store.channels
+        store = self.hub.store
+        events, control = store.events_channel, store.control_channel
         while True:
             try:
                 async with self.redis.pubsub() as pubsub:

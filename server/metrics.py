@@ -1,7 +1,8 @@
 """What a server process measures, for Prometheus at ``GET /metrics`` (``prometheus_client``).
 
 Each server (``server.runtime.Hub``) has its own registry, so that several servers in one
-process (the tests) keep their figures apart. Gauges that mirror the hub's state are read when scraped.
+process (the tests) keep their figures apart. Gauges that mirror the hub's state are read when
+scraped.
 """
 
 from __future__ import annotations

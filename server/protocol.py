@@ -31,6 +31,10 @@ token no longer signs in."""
 MAX_TEXT: Final = 2000
 """Longest string field accepted from a client (chat has its own, smaller, limit). Messages
 from the server have no such limit: a long game's GameString runs past it."""
+MAX_INT: Final = 2**53 - 1
+"""Largest integer (and the negative of the smallest) in a message: JavaScript numbers hold
+every integer up to it exactly, and no further. A client's integer beyond it is refused
+(``BAD_MESSAGE``, "out of range")."""
 MAX_NICKNAME: Final = 24
 MAX_LIST: Final = 1000
 LOBBY_SHOWN: Final = 100
@@ -733,8 +737,10 @@ def _check(hint: Any, value: Any, where: str, bounded: bool) -> Any:
             raise ValueError(f"{where}: expected true or false")
         return value
     if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**53:
+        if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{where}: expected an integer")
+        if abs(value) > MAX_INT:
+            raise ValueError(f"{where}: {value} is out of range (integers lie within ±(2**53 - 1))")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):

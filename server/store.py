@@ -40,10 +40,11 @@ key                            type        holds
 =============================  ==========  =====================================================
 
 A change to a game is committed by one Lua script: it checks the stored version, writes the
-record, appends the event to the log and publishes both on the channel ``hive:events``, all
-at once, so a change is applied exactly once however many requests race, and is acknowledged
-only once Redis holds it. The indexes (``hive:open``, ``hive:live``...) are updated right after;
-``Store.repair`` rebuilds them from the games on start.
+record, appends the event to the log and publishes both on the channel ``hive:events`` (in a
+database N other than 0, ``hive:events:N``: see ``channels``), all at once, so a change is
+applied exactly once however many requests race, and is acknowledged only once Redis holds it.
+The indexes (``hive:open``, ``hive:live``...) are updated right after; ``Store.repair``
+rebuilds them from the games on start.
 """
 
 from __future__ import annotations
@@ -71,12 +72,31 @@ PROCESSES_KEY: Final = "hive:processes"
 
 SECRET_KEY: Final = "hive:secret"
 CONTROL_CHANNEL: Final = "hive:control"
-"""Pub/sub channel: ``["signed_out", player id, token hash or None]`` (msgpack): a session
-ended (None: every session of the player), whose connections every process closes."""
+"""Pub/sub channel (of database 0, see ``channels``): ``["signed_out", player id, token hash or
+None]`` (msgpack): a session ended (None: every session of the player), whose connections
+every process closes."""
 EVENTS_CHANNEL: Final = "hive:events"
-"""Pub/sub channel: ``[game id, version, record, event, update]`` (msgpack) of every committed
-change; ``update``: the ``Update`` frame for watchers one version behind, built once by the
-process that made the change (None when it built none)."""
+"""Pub/sub channel (of database 0, see ``channels``): ``[game id, version, record, event,
+update]`` (msgpack) of every committed change; ``update``: the ``Update`` frame for watchers
+one version behind, built once by the process that made the change (None when it built
+none)."""
+
+
+def channels(db: int) -> tuple[str, str]:
+    """The pub/sub channels (events, control) of the servers whose keys are in database ``db``.
+
+    Pub/sub ignores ``SELECT``: a channel is shared by every database of a Redis server, so
+    each database other than 0 has channels of its own (``hive:events:1``...). Database 0
+    keeps the bare names, which servers used before there were others."""
+    if db == 0:
+        return EVENTS_CHANNEL, CONTROL_CHANNEL
+    return f"{EVENTS_CHANNEL}:{db}", f"{CONTROL_CHANNEL}:{db}"
+
+
+def database(redis: Redis) -> int:
+    """The database number ``redis`` selects (from its URL or arguments; 0 by default)."""
+    return int(redis.connection_pool.connection_kwargs.get("db") or 0)
+
 
 _COMMIT: Final = """
 local v = redis.call('HGET', KEYS[1], 'v')
@@ -182,10 +202,10 @@ class Store:
     def __init__(self, redis: Redis, *, event_log: int = 500) -> None:
         self.redis: Any = redis  # its replies are bytes (decode_responses off)
         self.event_log = event_log
+        self.events_channel, self.control_channel = channels(database(redis))
+        """Where this store publishes, and its servers listen (see ``channels``)."""
         self._commit = redis.register_script(_COMMIT)
         self._rewrite = redis.register_script(_REWRITE)
-        self.channels = (EVENTS_CHANNEL, CONTROL_CHANNEL)
-        """The pub/sub channels of committed changes and of ended sessions."""
 
     # -- players -------------------------------------------------------------------------------
 
@@ -233,7 +253,7 @@ class Store:
                 pipe.delete(_tokens_key(player))
             else:
                 pipe.srem(_tokens_key(player), hashed)
-            pipe.publish(CONTROL_CHANNEL, msgpack.packb(["signed_out", player, hashed]))
+            pipe.publish(self.control_channel, msgpack.packb(["signed_out", player, hashed]))
             await pipe.execute()
 
     async def new_bot(self, name: str, now: int, *, new_token: bool = False) -> tuple[str, str]:
@@ -465,7 +485,7 @@ class Store:
                 body,
                 event_body,
                 self.event_log,
-                EVENTS_CHANNEL,
+                self.events_channel,
                 message,
             ],
         )
@@ -582,13 +602,13 @@ def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
 
 
 def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
-    """A message of ``EVENTS_CHANNEL``: the change's game, version, record and event."""
+    """A message of the events channel: the change's game, version, record and event."""
     published = peek_published(data)
     return published.game, published.version, unpack(published.body), unpack_event(published.event)
 
 
 class Published(NamedTuple):
-    """A message of ``EVENTS_CHANNEL`` with its record and event still packed (a process that
+    """A message of the events channel with its record and event still packed (a process that
     made the change already has them)."""
 
     game: str

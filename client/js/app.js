@@ -53,7 +53,7 @@ class App {
       url: `${scheme}//${location.host}/ws`,
       nickname: () => this.state.nickname,
       onMessage: (message) => this.receive(message),
-      onStatus: (status, attempt) => this.connectionChanged(status, attempt),
+      onStatus: (status, attempt, reason) => this.connectionChanged(status, attempt, reason),
       onLag: (lag) => this.dispatch(S.lagMeasured, lag),
     });
     bindActions(document.body, this.actions());
@@ -103,7 +103,7 @@ class App {
   }
 
   renderHeader() {
-    const { status, lag, attempt } = this.state.connection;
+    const { status, lag, attempt, reason } = this.state.connection;
     const words = {
       online: lag === null ? "online" : `online · ${lag} ms`,
       connecting: "connecting…",
@@ -111,7 +111,13 @@ class App {
       "signed-out": "choose a nickname",
     };
     this.badge.dataset.status = status;
-    render(this.badge, html`<i></i>${words[status] ?? status}`);
+    if (status === "closed") {
+      // the server closed the connection for what this client did: no retry by itself
+      render(this.badge, html`<i></i><span data-testid="closed-reason">disconnected: ${reason}</span>
+        <button type="button" class="reconnect" data-action="reconnect" data-testid="reconnect">Reconnect</button>`);
+    } else {
+      render(this.badge, html`<i></i>${words[status] ?? status}`);
+    }
     const gs = this.state.game?.state;
     let title = "Hive Arena";
     if (gs && S.isMyTurn(this.state.me, gs)) title = `Your turn · ${title}`;
@@ -121,12 +127,12 @@ class App {
 
   // -- the socket ---------------------------------------------------------------------------------
 
-  connectionChanged(status, attempt) {
+  connectionChanged(status, attempt, reason) {
     if (status !== "online") {
       this.watching.clear();
       this.lobbySubscribed = false;
     }
-    this.dispatch(S.connectionChanged, status, attempt);
+    this.dispatch(S.connectionChanged, status, attempt, reason);
   }
 
   receive(message) {
@@ -401,6 +407,7 @@ class App {
         const text = String(data.get("text") ?? "").trim();
         if (text && this.send(P.Chat(gameId(), text))) form.reset();
       },
+      reconnect: () => this.conn.reconnect(),
       logout: () => this.send(P.Logout(false)),
       logoutEverywhere: () => this.send(P.Logout(true)),
       spectatorChat: (el) => this.send(P.SpectatorChat(gameId(), el.dataset.open === "true")),

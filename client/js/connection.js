@@ -1,8 +1,11 @@
 // The socket: connect, say hello (the session token, else the nickname), reconnect with
-// backoff when the connection drops, and measure the lag with application-level pings.
+// backoff when the connection drops (not when the server closed it for what this client did:
+// then the player reconnects by hand), and measure the lag with application-level pings.
 // Messages go through protocol.js; what they mean is app.js's business.
 
-import { ErrorCode, Hello, Ping, SIGNED_OUT, ServerType, decode, encode } from "./protocol.js";
+import {
+  ErrorCode, Hello, MESSAGE_TOO_BIG, POLICY_VIOLATION, Ping, SIGNED_OUT, ServerType, decode, encode,
+} from "./protocol.js";
 
 const TOKEN_KEY = "hive.token";
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
@@ -10,6 +13,13 @@ const PING_EVERY_MS = 5000;
 const PONG_TIMEOUT_MS = 12000;
 /** Refusals of a hello that a later hello may not get: retried with the reconnect backoff. */
 const HELLO_AGAIN = new Set([ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL]);
+/** Closes that are not retried by themselves: the server refused what this client did (too
+ * many requests, no hello in time, a message too big), and a new connection would most likely
+ * do it again. What to say when the server gave no reason. */
+const NOT_RETRIED = new Map([
+  [POLICY_VIOLATION, "the server's limits were broken"],
+  [MESSAGE_TOO_BIG, "a message was too big"],
+]);
 
 export const tokenStore = {
   get: () => localStorage.getItem(TOKEN_KEY),
@@ -20,12 +30,15 @@ export const tokenStore = {
 /**
  * Status: "connecting" (first try), "online" (welcomed), "reconnecting" (dropped, retrying),
  * "signed-out" (no token and no nickname to say hello with, a nickname the server refused, or
- * the session ended: logged out here or elsewhere; `rename` says hello again).
+ * the session ended: logged out here or elsewhere; `rename` says hello again), "closed" (the
+ * server closed the connection for what this client did, 1008 or 1009: `reason` says why; no
+ * retry until `reconnect`).
  */
 export class Connection {
   /**
    * @param {{url: string, nickname: () => string, onMessage: (m: object) => void,
-   *          onStatus: (status: string, attempt: number) => void, onLag: (ms: number) => void}} o
+   *          onStatus: (status: string, attempt: number, reason: string | null) => void,
+   *          onLag: (ms: number) => void}} o
    */
   constructor({ url, nickname, onMessage, onStatus, onLag }) {
     this.url = url;
@@ -43,6 +56,7 @@ export class Connection {
     this.stopped = false;
     this.signedOut = false; // the session ended: no hello until a nickname is chosen
     this.renaming = false; // the next hello carries the nickname with the token
+    this.reason = null; // why the server closed the connection ("closed")
     addEventListener("online", () => this.retryNow());
   }
 
@@ -57,7 +71,7 @@ export class Connection {
 
   /** Close and open again at once (the browser came back online). */
   retryNow() {
-    if (this.stopped || this.status === "online") return;
+    if (this.stopped || this.status === "online" || this.status === "closed") return;
     clearTimeout(this.timer);
     this.attempt = 0;
     const ws = this.ws;
@@ -73,6 +87,13 @@ export class Connection {
     this.stopPing();
     this.drop(ws);
     this.scheduleRetry();
+  }
+
+  /** Open again after a close that is not retried by itself (the player asked to). */
+  reconnect() {
+    if (this.status !== "closed") return;
+    this.attempt = 0;
+    this.open();
   }
 
   /** Say hello again, now with the nickname: with a session, the same player takes that name
@@ -118,6 +139,12 @@ export class Connection {
         tokenStore.clear(); // the session ended (log out, here or in another browser)
         this.signedOut = true;
         this.setStatus("signed-out");
+        return;
+      }
+      if (NOT_RETRIED.has(event.code)) {
+        clearTimeout(this.timer);
+        this.reason = event.reason || NOT_RETRIED.get(event.code);
+        this.setStatus("closed");
         return;
       }
       this.scheduleRetry();
@@ -210,6 +237,6 @@ export class Connection {
   setStatus(status) {
     if (status !== "online") this.stopPing();
     this.status = status;
-    this.onStatus(status, this.attempt);
+    this.onStatus(status, this.attempt, status === "closed" ? this.reason : null);
   }
 }

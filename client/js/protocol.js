@@ -66,6 +66,10 @@ export const ServerType = Object.freeze({
 /** The close code of a connection whose session ended (logout, here or in another browser):
  * its token no longer signs in (SIGNED_OUT). */
 export const SIGNED_OUT = 4001;
+/** Close codes of a connection the server closed for what its client did: 1008 (policy
+ * violation: too many requests, no hello in time) and 1009 (a frame over MAX_FRAME_BYTES). */
+export const POLICY_VIOLATION = 1008;
+export const MESSAGE_TOO_BIG = 1009;
 
 export const MAX_NICKNAME = 24;
 export const MAX_CHAT = 300;

@@ -11,7 +11,7 @@ export function initial(route, nickname = "") {
   return {
     route,
     nickname,
-    connection: { status: "connecting", lag: null, attempt: 0 },
+    connection: { status: "connecting", lag: null, attempt: 0, reason: null },
     me: null, // {player, nickname}
     myGames: [], // ids of my games in progress (welcome)
     lobby: { open: [], live: [], bots: [], openTotal: 0, liveTotal: 0, received: false }, // bots: BotInfo
@@ -55,8 +55,10 @@ export function navigated(state, route) {
 
 export const nicknameChosen = (state, nickname) => ({ ...state, nickname });
 
-export function connectionChanged(state, status, attempt = 0) {
-  return { ...state, connection: { ...state.connection, status, attempt } };
+/** The socket's status (see connection.js), its retry count, and `reason`: why the server
+ * closed it (status "closed"; null otherwise). */
+export function connectionChanged(state, status, attempt = 0, reason = null) {
+  return { ...state, connection: { ...state.connection, status, attempt, reason } };
 }
 
 export const lagMeasured = (state, lag) => ({ ...state, connection: { ...state.connection, lag } });

@@ -84,9 +84,12 @@ class Person:
         phone: bool = False,
         link: Link | None = None,
         online: bool = True,
+        fake_clock: bool = False,
     ) -> Person:
         """A new person called ``nickname`` at ``base + path``, once the client is online;
-        with ``link``, the page's websocket goes through it."""
+        with ``link``, the page's websocket goes through it; with ``fake_clock``, the page's
+        timers run on Playwright's clock (time flows, and ``page.clock.run_for`` runs it
+        ahead)."""
         if phone:
             context = await browser.new_context(
                 viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
@@ -95,6 +98,8 @@ class Person:
             context = await browser.new_context(viewport=DESKTOP)
         if link is not None:
             await context.route_web_socket("**/ws", link.handle)
+        if fake_clock:
+            await context.clock.install()
         await context.add_init_script(
             "if (!localStorage.getItem('hive.nickname')) "
             f"localStorage.setItem('hive.nickname', {json.dumps(nickname)});"

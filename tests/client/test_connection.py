@@ -1,6 +1,7 @@
 """The browser's connection: a reload comes back to the same game, a killed socket reconnects
-and resyncs, a move made while the socket is down goes once it is back (once, not twice), and
-an illegal drop changes nothing and says why."""
+and resyncs, a move made while the socket is down goes once it is back (once, not twice), an
+illegal drop changes nothing and says why, and a connection the server closed for what the
+page did (1008, 1009) is not retried by itself: the page says why and offers to reconnect."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from playwright.async_api import Browser, expect
 from hive import Game, Piece
 from server.client import Client
 from server.embedded import RedisProcess
+from server.protocol import MAX_FRAME_BYTES, Ping, encode
 from tests.client.support import (
     Link,
     Person,
@@ -21,7 +23,7 @@ from tests.client.support import (
     reply,
     seen,
 )
-from tests.server.conftest import Running
+from tests.server.conftest import Running, StartServer
 
 pytestmark = pytest.mark.browser
 
@@ -247,3 +249,64 @@ async def test_a_new_name_keeps_the_players_seat_in_its_games(
         update = await seen(bob, game_id, game.ply)
         assert update.state.moves == ["wS1", "bS1 wS1-", "wQ -wS1"]
         assert ada.errors == []
+
+
+RECORD_STATUS_CHANGES = """() => {
+  const badge = document.querySelector('[data-testid=connection]');
+  window.statusChanges = [];
+  let last = badge.dataset.status;
+  new MutationObserver(() => {
+    if (badge.dataset.status !== last) window.statusChanges.push(last = badge.dataset.status);
+  }).observe(badge, {attributes: true, attributeFilter: ['data-status']});
+}"""
+
+SEND_FRAMES = """(frames) => {
+  for (const frame of frames) window.hiveApp.conn.ws.send(new Uint8Array(frame));
+}"""
+
+
+@pytest.mark.parametrize(
+    ("frames", "reason"),
+    [
+        # The page floods: 5 messages at once (it has sent 3: hello, ping, lobby), 1 refusal
+        # forgiven, then 1008. Fewer frames than the server queues (8): with more, it stops
+        # reading, and its close waits out the close timeout for the page's answer.
+        pytest.param([list(encode(Ping(1.0)))] * 6, "too many requests", id="1008"),
+        pytest.param(
+            [[0] * (MAX_FRAME_BYTES + 1)],
+            f"frame with {MAX_FRAME_BYTES + 1} bytes exceeds limit of {MAX_FRAME_BYTES} bytes",
+            id="1009",
+        ),
+    ],
+)
+async def test_a_page_closed_for_what_it_did_says_why_and_waits_to_reconnect(
+    start_server: StartServer, browser: Browser, frames: list[list[int]], reason: str
+) -> None:
+    async with start_server(message_burst=5, strikes=1) as srv:
+        ada = await Person.open(browser, srv.http_url, "ada", fake_clock=True)
+        try:
+            await ada.page.evaluate(RECORD_STATUS_CHANGES)
+            await ada.page.evaluate(SEND_FRAMES, frames)
+            badge = ada.page.get_by_test_id("connection")
+            await expect(badge).to_have_attribute("data-status", "closed")
+            await expect(ada.page.get_by_test_id("closed-reason")).to_have_text(
+                f"disconnected: {reason}"
+            )
+            # A minute of the page's timers (its reconnect backoff is 5 s at most): no retry.
+            await ada.page.clock.run_for(60_000)
+            assert await ada.page.evaluate("window.statusChanges") == ["closed"]
+            await expect(badge).to_have_attribute("data-status", "closed")
+            # The player reconnects by hand: the same session again.
+            player = await ada.page.evaluate("localStorage.getItem('hive.token')")
+            await ada.page.get_by_test_id("reconnect").click()
+            await ada.online()
+            assert await ada.page.evaluate("window.statusChanges") == [
+                "closed",
+                "reconnecting",
+                "online",
+            ]
+            assert await ada.page.evaluate("localStorage.getItem('hive.token')") == player
+            await expect(ada.page.get_by_test_id("reconnect")).to_have_count(0)
+            assert ada.errors == []
+        finally:
+            await ada.close()

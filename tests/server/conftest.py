@@ -69,11 +69,12 @@ BASE_SETTINGS = Settings(port=0, bot_workers=1, sweep_interval=0.02)
 
 @pytest.fixture
 async def start_server(redis_server: RedisProcess) -> AsyncIterator[StartServer]:
-    """Start a server on this test's Redis: ``async with start_server(**settings) as srv``."""
+    """Start a server on this test's Redis: ``async with start_server(**settings) as srv``
+    (``redis_url`` may name another database of it)."""
 
     @contextlib.asynccontextmanager
     async def start(**overrides: Any) -> AsyncIterator[Running]:
-        settings = replace(BASE_SETTINGS, redis_url=redis_server.url, **overrides)
+        settings = replace(BASE_SETTINGS, **{"redis_url": redis_server.url, **overrides})
         async with running(settings) as (server, hub):
             port = server.sockets[0].getsockname()[1]
             yield Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)

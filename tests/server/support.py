@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from ai.bots import Bot
 from hive import Game, GameState
@@ -40,7 +41,7 @@ from server.protocol import (
     decode_server,
     encode,
 )
-from server.store import EVENTS_CHANNEL, decode_published
+from server.store import channels, database, decode_published
 
 if TYPE_CHECKING:
     from tests.server.conftest import Running
@@ -209,13 +210,25 @@ class ServerProcess(ChildProcess):
         return self.url.replace("http://", "ws://") + "/ws"
 
 
+async def closed_with(client: object) -> int | None:
+    """The close code of a connection the server closes (reading until it does)."""
+    ws = client.ws  # type: ignore[attr-defined]
+    try:
+        async with asyncio.timeout(30):
+            while True:
+                await ws.recv()
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd is not None else None
+
+
 @contextlib.asynccontextmanager
 async def published(redis_url: str) -> AsyncIterator[Callable[[str, str], Awaitable[Event]]]:
     """Listen to the server's committed changes in Redis (no websocket needed): yields
     ``wait(game_id, kind)``, which returns the next event of that kind in that game."""
     client = aioredis.Redis.from_url(redis_url)
     pubsub = client.pubsub()
-    await pubsub.subscribe(EVENTS_CHANNEL)
+    events, _ = channels(database(client))
+    await pubsub.subscribe(events)
 
     async def wait(game_id: str, kind: str) -> Event:
         async with asyncio.timeout(30):

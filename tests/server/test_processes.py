@@ -1,5 +1,6 @@
 """Two server processes on one Redis: a game between players on different processes, watched
-from both, the lobby seen alike from both, and a flag that falls exactly once."""
+from both, the lobby seen alike from both, and a flag that falls exactly once; servers on two
+databases of one Redis kept apart."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+import pytest
 import redis.asyncio as aioredis
 
-from server.client import Client
+from server.client import Client, ServerError
 from server.clock import now_ms
 from server.embedded import RedisProcess
 from server.protocol import (
+    SIGNED_OUT,
     CreateGame,
+    ErrorCode,
     JoinGame,
     Lobby,
+    Logout,
     Ping,
     Pong,
     Rematch,
@@ -30,6 +35,7 @@ from server.store import EVENTS_CHANNEL, Store, peek_published
 from tests.server.conftest import StartServer, free_port
 from tests.server.support import (
     ServerProcess,
+    closed_with,
     decisive_game,
     play,
     scrape,
@@ -336,3 +342,37 @@ async def test_a_rematch_takes_both_players_along_whichever_process_they_are_on(
             new_id = update.state.rematch
             update = await client.expect(Update)
             assert (update.game, update.state.status) == (new_id, "live")
+
+
+async def test_servers_on_two_databases_of_one_redis_share_nothing(
+    start_server: StartServer, redis_server: RedisProcess
+) -> None:
+    """Pub/sub ignores the database, so each database has channels of its own: a game made
+    on database 0 is neither listed nor joinable on database 1, whose processes still hear
+    each other's changes and sign-outs."""
+    database_one = redis_server.url.removesuffix("/0") + "/1"
+    async with (
+        start_server() as zero,
+        start_server(redis_url=database_one) as one,
+        start_server(redis_url=database_one) as other_one,
+        zero.connect("ada") as ada,
+        one.connect("bob") as bob,
+        other_one.connect("cy") as cy,
+        one.connect(token=cy.welcome.token) as cy_on_one,
+    ):
+        await bob.send(WatchLobby())
+        await bob.expect(Lobby)
+        await ada.send(CreateGame(game_type="Base"))
+        elsewhere = (await ada.expect(Update)).game  # published once it is answered
+        await cy.send(CreateGame(game_type="Base"))
+        here = (await cy.expect(Update)).game
+        # cy's game reaches bob's process through its listener, after anything published
+        # before it that the listener hears: ada's game would have come first.
+        lobby = await lobby_with(bob, here, "open")
+        assert elsewhere not in {game.id for game in lobby.open + lobby.live}
+        await bob.send(JoinGame(elsewhere))
+        with pytest.raises(ServerError) as refused:
+            await bob.expect(Update)
+        assert refused.value.error.code == ErrorCode.UNKNOWN_GAME
+        await cy.send(Logout())  # reaches cy's session on the other process of database 1
+        assert await closed_with(cy_on_one) == SIGNED_OUT

@@ -257,6 +257,10 @@ def create(**time: Any) -> bytes:
     return pack({"type": "create", "time": time})
 
 
+def watch_since(since: int) -> bytes:
+    return pack({"type": "watch", "game": GAME, "since": since})
+
+
 def server_body(tag: str) -> dict[str, Any]:
     found: dict[str, Any] = msgpack.unpackb(encode(EXAMPLES["server"][tag]))
     return found
@@ -393,10 +397,15 @@ REFUSALS: Final[list[tuple[str, str, bytes | str, ErrorCode, str]]] = [
         BAD,
         "draw.action: 'maybe' is not one of 'offer', 'accept', 'decline'",
     ),
-    ("int of 2**53", "client", pack(body(PLAY, version=2**53)), BAD, "play.version: expected an"),
-    ("int of -2**53", "client", pack(body(PLAY, version=-(2**53))), BAD, "play.version"),
-    ("uint64", "client", pack(body(PLAY, version=2**64 - 1)), BAD, "play.version"),
-    ("int64", "client", pack(body(PLAY, version=-(2**63))), BAD, "play.version"),
+    # integers a JavaScript number does not hold exactly
+    ("int of 2**53", "client", pack(body(PLAY, version=2**53)), BAD, f"version: {2**53} is out of"),
+    ("int of -2**53", "client", pack(body(PLAY, version=-(2**53))), BAD, "version: -9007199"),
+    ("uint64", "client", pack(body(PLAY, version=2**64 - 1)), BAD, f"{2**64 - 1} is out of range"),
+    ("int64", "client", pack(body(PLAY, version=-(2**63))), BAD, f"{-(2**63)} is out of range"),
+    ("since of 2**53", "client", watch_since(2**53), BAD, "watch.since: 9007199254740992 is out"),
+    ("since of uint64", "client", watch_since(2**64 - 1), BAD, "watch.since: 1844674407"),
+    ("since of -2**53", "client", watch_since(-(2**53)), BAD, "is out of range"),
+    ("base of 2**53", "client", create(kind="clock", base=2**53), BAD, "time.base: 90071992547"),
     (
         "unknown error code",
         "server",
@@ -679,6 +688,7 @@ OVER_THE_WIRE: Final = [
         "days 31",
         "unknown colour",
         "int of 2**53",
+        "since of uint64",
         "long chat",
         "nested lists",
     }
@@ -686,7 +696,7 @@ OVER_THE_WIRE: Final = [
 
 
 async def test_malformed_frames_get_their_error_and_the_connection_lives_on(srv: Running) -> None:
-    assert len(OVER_THE_WIRE) == 22
+    assert len(OVER_THE_WIRE) == 23
     async with raw(srv, "ada") as ws:
         for number, (name, _, data, code, fragment) in enumerate(OVER_THE_WIRE):
             error = await refusal(ws, data)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from websockets.exceptions import ConnectionClosed
 
 from server import names
 from server.client import ServerError
@@ -21,17 +20,7 @@ from server.protocol import (
 )
 from server.store import token_hash
 from tests.server.conftest import StartServer
-
-
-async def closed_with(client: object) -> int | None:
-    """The close code of a connection the server closes (reading until it does)."""
-    ws = client.ws  # type: ignore[attr-defined]
-    try:
-        async with asyncio.timeout(30):
-            while True:
-                await ws.recv()
-    except ConnectionClosed as closed:
-        return closed.rcvd.code if closed.rcvd is not None else None
+from tests.server.support import closed_with
 
 
 async def test_a_session_lasts_its_ttl_from_its_last_use(start_server: StartServer) -> None:

@@ -1,0 +1,484 @@
+// Unit tests of the client's plain state and its pure transitions (js/state.js), with Node's
+// own runner: `node --test client/test/` (tests/client/test_state_unit.py runs it in
+// `make test`). No browser and no server: the states and messages are built here, shaped as
+// server/protocol.py sends them.
+
+import assert from "node:assert/strict";
+import { register } from "node:module";
+import { describe, test } from "node:test";
+
+// protocol.js imports msgpack by the path the server serves it at (/vendor/msgpack/); here
+// that path is the npm package's ES module build in client/node_modules (`make test` installs
+// it). A hook registered inline, so that the runner finds no helper file to run as a test.
+const VENDOR = "/vendor/msgpack/";
+const BUILD = new URL("../node_modules/@msgpack/msgpack/dist.esm/", import.meta.url).href;
+const HOOKS = `export function resolve(specifier, context, next) {
+  const vendored = specifier.startsWith(${JSON.stringify(VENDOR)});
+  return next(vendored ? ${JSON.stringify(BUILD)} + specifier.slice(${VENDOR.length}) : specifier, context);
+}`;
+register(`data:text/javascript,${encodeURIComponent(HOOKS)}`);
+
+const S = await import("../js/state.js");
+const { ErrorCode, Opponent, PASS } = await import("../js/protocol.js");
+
+// -- values shaped as the server sends them -------------------------------------------------
+
+const ADA = "a0a0a0a0a0a0a0a0";
+const BOB = "b0b0b0b0b0b0b0b0";
+const CY = "c0c0c0c0c0c0c0c0";
+const GAME = "5e11ba55";
+
+/** Freeze `value` and everything in it: a transition that writes into its input throws (ES
+ * modules run in strict mode). */
+function deepFreeze(value) {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+const seat = (player, name) => ({ player, name, bot: null, connected: true, account: "guest" });
+const legal = (move, piece, from, to) => ({
+  move, piece, from_q: from?.[0] ?? null, from_r: from?.[1] ?? null, to_q: to[0], to_r: to[1],
+});
+
+/** A GameState of Ada (White) against Bob (Black): after wS1 and bS1 wS1-, White to move. */
+function gameState(changes = {}) {
+  return {
+    id: GAME,
+    game_type: "Base",
+    status: "live",
+    white: seat(ADA, "ada"),
+    black: seat(BOB, "bob"),
+    time: { kind: "none", base: 0, increment: 0, days: 0 },
+    version: 4,
+    game_string: "Base;InProgress;White[2];wS1;bS1 wS1-",
+    moves: ["wS1", "bS1 wS1-"],
+    turn: "white",
+    clocks: { white: null, black: null, running: null },
+    pieces: [
+      { piece: "wS1", q: 0, r: 0, height: 0 },
+      { piece: "bS1", q: 1, r: 0, height: 0 },
+    ],
+    legal: [
+      legal("wQ -wS1", "wQ", null, [-1, 0]),
+      legal("wQ /wS1", "wQ", null, [-1, 1]),
+      legal("wG1 -wS1", "wG1", null, [-1, 0]),
+    ],
+    hand_white: ["wQ", "wG1"],
+    hand_black: ["bQ", "bG1"],
+    must_pass: false,
+    result: null,
+    reason: null,
+    draw_offer: null,
+    rematch_offer: null,
+    rematch: null,
+    spectators: 0,
+    chat: [],
+    muted: [],
+    spectator_chat: true,
+    ...changes,
+  };
+}
+
+const update = (state, events = []) => ({ game: state.id, version: state.version, events, state, snapshot: false });
+const event = (version, kind, fields = {}) => ({ version, kind, at: 0, by: null, text: null, player: null, ...fields });
+const summary = (id, created, changes = {}) => ({
+  id, game_type: "Base", time: { kind: "none", base: 0, increment: 0, days: 0 }, white: null, black: null,
+  created, moves: 0, spectators: 0, creator_color: null, wants: Opponent.ANYONE, challenge: null, ...changes,
+});
+
+/** Ada's page showing the game, welcomed, with `gs` (default: her turn) received. */
+function adaWatching(gs = gameState()) {
+  let state = S.initial({ page: "game", id: GAME }, "ada");
+  state = S.welcomed(state, { player: ADA, nickname: "ada", token: "t", server_time: 0, games: [GAME], bot: false });
+  return deepFreeze(S.updateReceived(state, update(gs), 1000));
+}
+
+const ids = (games) => games.map((g) => g.id);
+
+// -- the initial state, navigation, the connection ----------------------------------------
+
+describe("initial and navigated", () => {
+  test("a fresh page has a view of what its route shows, and nothing else", () => {
+    const lobby = S.initial({ page: "lobby" }, "ada");
+    assert.equal(lobby.game, null);
+    assert.equal(lobby.review, null);
+    assert.equal(lobby.nickname, "ada");
+    assert.deepEqual(lobby.connection, { status: "connecting", lag: null, attempt: 0, reason: null });
+    assert.equal(lobby.lobby.received, false);
+
+    const game = S.initial({ page: "game", id: GAME });
+    assert.equal(game.game.id, GAME);
+    assert.equal(game.game.state, null);
+    assert.equal(game.game.pending, null);
+
+    const review = S.initial({ page: "review", id: GAME, ply: 3 });
+    assert.deepEqual(review.review, { id: GAME, doc: null, ply: 3, error: null });
+    assert.equal(review.game, null);
+  });
+
+  test("staying on the same game keeps its view and notice; another game starts afresh", () => {
+    const watching = deepFreeze(S.noticed(adaWatching(), "hello there"));
+    const same = S.navigated(watching, { page: "game", id: GAME });
+    assert.equal(same.game, watching.game);
+    assert.deepEqual(same.notice, { text: "hello there", kind: "info" });
+
+    const other = S.navigated(watching, { page: "game", id: "0f1e2d3c" });
+    assert.equal(other.game.id, "0f1e2d3c");
+    assert.equal(other.game.state, null);
+    assert.equal(other.notice, null);
+
+    const lobby = S.navigated(watching, { page: "lobby" });
+    assert.equal(lobby.game, null);
+    assert.equal(lobby.notice, null);
+  });
+
+  test("the same review keeps its document and moves to the ply asked, or stays", () => {
+    let state = S.initial({ page: "review", id: GAME, ply: null });
+    state = deepFreeze(S.reviewLoaded(state, { frames: [{}, {}, {}] }));
+    const moved = S.navigated(state, { page: "review", id: GAME, ply: 1 });
+    assert.equal(moved.review.doc, state.review.doc);
+    assert.equal(moved.review.ply, 1);
+    assert.equal(S.navigated(state, { page: "review", id: GAME, ply: null }).review.ply, 2);
+    assert.equal(S.navigated(state, { page: "review", id: "0f1e2d3c", ply: null }).review.doc, null);
+  });
+
+  test("the connection's status, attempt and close reason; the lag stays", () => {
+    let state = deepFreeze(S.lagMeasured(S.initial({ page: "lobby" }), 42));
+    state = deepFreeze(S.connectionChanged(state, "closed", 0, "too many requests"));
+    assert.deepEqual(state.connection, { status: "closed", lag: 42, attempt: 0, reason: "too many requests" });
+    state = deepFreeze(S.connectionChanged(state, "reconnecting", 2));
+    assert.deepEqual(state.connection, { status: "reconnecting", lag: 42, attempt: 2, reason: null });
+  });
+
+  test("a welcome names the player and their games; a nickname chosen is kept", () => {
+    const state = deepFreeze(S.nicknameChosen(S.initial({ page: "lobby" }, "ada"), "ada2"));
+    assert.equal(state.nickname, "ada2");
+    const welcomed = S.welcomed(state, { player: ADA, nickname: "Ada2", token: "t", server_time: 0, games: [GAME] });
+    assert.deepEqual(welcomed.me, { player: ADA, nickname: "Ada2" });
+    assert.equal(welcomed.nickname, "Ada2"); // as the server spells it
+    assert.deepEqual(welcomed.myGames, [GAME]);
+  });
+});
+
+// -- the lobby ------------------------------------------------------------------------------
+
+describe("lobby", () => {
+  const lobby = {
+    open: [summary("00000001", 10), summary("00000002", 20)],
+    live: [summary("00000009", 90)],
+    bots: [{ player: CY, name: "robo", game_types: ["Base"], times: ["none"], max_games: 2, playing: 0 }],
+    open_total: 2,
+    live_total: 1,
+  };
+
+  test("a change before the first lobby is ignored", () => {
+    const state = deepFreeze(S.initial({ page: "lobby" }));
+    const change = { open: [summary("00000003", 30)], live: [], gone: [], bots: null, open_total: 1, live_total: 0 };
+    assert.equal(S.lobbyChanged(state, change), state);
+  });
+
+  test("changes add, move and remove games in the server's order, and keep the bots unless given", () => {
+    const state = deepFreeze(S.lobbyReceived(S.initial({ page: "lobby" }), lobby));
+    assert.equal(state.lobby.received, true);
+    assert.deepEqual([state.lobby.openTotal, state.lobby.liveTotal], [2, 1]);
+    const changed = S.lobbyChanged(state, {
+      open: [summary("00000004", 5), summary("00000005", 50, { wants: Opponent.BOTS })],
+      live: [summary("00000002", 20), summary("00000008", 95)],
+      gone: ["00000009"],
+      bots: null,
+      open_total: 3,
+      live_total: 2,
+    });
+    // games for bot accounts first, then the oldest; a game now in progress left the open list
+    assert.deepEqual(ids(changed.lobby.open), ["00000005", "00000004", "00000001"]);
+    // in progress: the newest first
+    assert.deepEqual(ids(changed.lobby.live), ["00000008", "00000002"]);
+    assert.equal(changed.lobby.bots, state.lobby.bots);
+    assert.deepEqual([changed.lobby.openTotal, changed.lobby.liveTotal], [3, 2]);
+    const noBots = S.lobbyChanged(state, { open: [], live: [], gone: [], bots: [], open_total: 2, live_total: 1 });
+    assert.deepEqual(noBots.lobby.bots, []);
+  });
+
+  test("a lobby without totals counts its lists", () => {
+    const state = S.lobbyReceived(S.initial({ page: "lobby" }), { open: lobby.open, live: [] });
+    assert.deepEqual([state.lobby.openTotal, state.lobby.liveTotal, state.lobby.bots], [2, 0, []]);
+  });
+});
+
+// -- a game ---------------------------------------------------------------------------------
+
+describe("updateReceived", () => {
+  test("updates of another game, and older versions, change nothing", () => {
+    const state = adaWatching();
+    assert.equal(S.updateReceived(state, { ...update(gameState()), game: "0f1e2d3c" }, 2000), state);
+    assert.equal(S.updateReceived(state, update(gameState({ version: 3 })), 2000), state);
+  });
+
+  test("the last move is known with where it came from only when the position before was seen", () => {
+    const first = adaWatching();
+    assert.deepEqual(first.game.lastMove, { piece: "bS1", from: undefined, to: { q: 1, r: 0 } });
+    assert.equal(first.game.receivedAt, 1000);
+    const after = gameState({
+      version: 5,
+      moves: ["wS1", "bS1 wS1-", "wQ -wS1"],
+      turn: "black",
+      pieces: [...gameState().pieces, { piece: "wQ", q: -1, r: 0, height: 0 }],
+      legal: [],
+    });
+    const next = S.updateReceived(first, update(after), 2000);
+    assert.deepEqual(next.game.lastMove, { piece: "wQ", from: null, to: { q: -1, r: 0 } }); // from hand
+    // a chat event makes no move: the last move stays
+    const chatted = S.updateReceived(next, update({ ...after, version: 6 }, [event(6, "chat")]), 3000);
+    assert.equal(chatted.game.lastMove, next.game.lastMove);
+  });
+
+  test("a pending move stays until the moves change, and a selection only while it can move", () => {
+    let state = S.selected(adaWatching(), "wQ");
+    assert.deepEqual(state.game.selected, { piece: "wQ", from: null });
+    // the same position again (a resync): the selection stays
+    state = deepFreeze(S.updateReceived(state, update(gameState({ version: 4 })), 2000));
+    assert.deepEqual(state.game.selected, { piece: "wQ", from: null });
+    // the Queen has no move any more: the selection goes
+    const noQueen = gameState({ version: 5, legal: [legal("wG1 -wS1", "wG1", null, [-1, 0])] });
+    assert.equal(S.updateReceived(state, update(noQueen), 2000).game.selected, null);
+
+    const made = deepFreeze(S.moveMade(adaWatching(), gameState().legal[0], 1));
+    const same = S.updateReceived(made, update(gameState({ version: 5 })), 2000); // a chat, say
+    assert.equal(same.game.pending, made.game.pending);
+    const played = gameState({ version: 5, moves: [...gameState().moves, "wQ -wS1"], turn: "black" });
+    assert.equal(S.updateReceived(made, update(played), 2000).game.pending, null);
+    const over = gameState({ version: 5, status: "over", result: "BlackWins", reason: "resign" });
+    assert.equal(S.updateReceived(made, update(over), 2000).game.pending, null);
+  });
+
+  test("the opponent's offers and mutes become notices; one's own offers do not", () => {
+    const state = adaWatching();
+    const offered = S.updateReceived(state, update(gameState({ version: 5 }), [event(5, "draw_offer", { by: "black" })]), 0);
+    assert.deepEqual(offered.notice, { text: "Black offers a draw.", kind: "info" });
+    const mine = S.updateReceived(state, update(gameState({ version: 5 }), [event(5, "draw_offer", { by: "white" })]), 0);
+    assert.equal(mine.notice, null);
+    const declined = S.updateReceived(state, update(gameState({ version: 5 }), [event(5, "draw_decline", { by: "black" })]), 0);
+    assert.equal(declined.notice.text, "Black declined the draw.");
+    const rematch = S.updateReceived(state, update(gameState({ version: 5 }), [event(5, "rematch_offer", { by: "black" })]), 0);
+    assert.equal(rematch.notice.text, "Black offers a rematch.");
+    const mutedMe = event(5, "mute", { by: "bob", text: "ada", player: ADA });
+    assert.equal(S.updateReceived(state, update(gameState({ version: 5 }), [mutedMe]), 0).notice.text,
+      "bob muted you in this game's chat.");
+    const unmutedCy = event(5, "unmute", { by: "bob", text: "cy", player: CY });
+    assert.equal(S.updateReceived(state, update(gameState({ version: 5 }), [unmutedCy]), 0).notice.text,
+      "bob unmuted cy in this game's chat.");
+  });
+});
+
+describe("lastMoveOf", () => {
+  test("a pass, no move yet, a piece from the board", () => {
+    assert.deepEqual(S.lastMoveOf(gameState({ moves: ["wS1", PASS] })), { pass: true });
+    assert.equal(S.lastMoveOf(gameState({ moves: [] })), null);
+    const before = gameState();
+    const after = gameState({
+      moves: [...before.moves, "wS1 bS1-"],
+      pieces: [{ piece: "wS1", q: 2, r: 0, height: 0 }, before.pieces[1]],
+    });
+    assert.deepEqual(S.lastMoveOf(after, before), { piece: "wS1", from: { q: 0, r: 0 }, to: { q: 2, r: 0 } });
+  });
+});
+
+describe("errorReceived", () => {
+  const refusal = (code, message, request = "play") => ({ code, message, request, game: GAME });
+
+  test("an illegal drop says why in the engine's words, without the quoted move", () => {
+    const state = deepFreeze(S.probed(adaWatching(), "wQ", "wQ bS1-"));
+    assert.deepEqual(state.game.probe, { piece: "wQ", move: "wQ bS1-" });
+    const refused = S.errorReceived(state, refusal(ErrorCode.ILLEGAL_MOVE, "'wQ bS1-': a piece may be placed only where it touches its own colour"));
+    assert.deepEqual(refused.notice, {
+      text: "wQ cannot go there: a piece may be placed only where it touches its own colour",
+      kind: "error",
+    });
+    assert.equal(refused.game.probe, null);
+  });
+
+  test("an illegal move made drops the pending move", () => {
+    const state = deepFreeze(S.moveMade(adaWatching(), gameState().legal[0], 1));
+    const refused = S.errorReceived(state, refusal(ErrorCode.ILLEGAL_MOVE, "'wQ -wS1': no"));
+    assert.equal(refused.notice.text, "Illegal move: no");
+    assert.equal(refused.game.pending, null);
+  });
+
+  test("stale: said when a move was waiting, silent for a copy already played", () => {
+    const waiting = deepFreeze(S.moveMade(adaWatching(), gameState().legal[0], 1));
+    const stale = S.errorReceived(waiting, refusal(ErrorCode.STALE, "the move was made on version 4"));
+    assert.equal(stale.notice.text, "The position changed before your move arrived: choose again.");
+    assert.equal(stale.game.pending, null);
+    const played = S.errorReceived(adaWatching(), refusal(ErrorCode.STALE, "the move was made on version 4"));
+    assert.equal(played.notice, null);
+  });
+
+  test("any other refusal shows the server's message", () => {
+    const state = adaWatching();
+    const refused = S.errorReceived(state, refusal(ErrorCode.NOT_ALLOWED, "no draw offer to accept", "draw"));
+    assert.deepEqual(refused.notice, { text: "no draw offer to accept", kind: "error" });
+    assert.equal(refused.game, state.game);
+  });
+});
+
+describe("selected", () => {
+  test("a piece of the side to move with legal moves is picked up", () => {
+    const state = S.selected(adaWatching(), "wQ");
+    assert.deepEqual(state.game.selected, { piece: "wQ", from: null });
+    assert.equal(state.notice, null);
+    const fromBoard = S.selected(adaWatching(), "wS1", { q: 0, r: 0 });
+    assert.deepEqual(fromBoard.game.selected, { piece: "wS1", from: { q: 0, r: 0 } });
+    assert.equal(fromBoard.notice.text, "wS1 has no legal move now."); // picked up all the same
+    const stuck = S.selected(adaWatching(gameState({ legal: [], must_pass: true })), "wQ");
+    assert.equal(stuck.notice.text, "You have no move: pass.");
+  });
+
+  test("otherwise it says why, and picks nothing up", () => {
+    const cases = [
+      [adaWatching(gameState({ status: "over", result: "Draw" })), "wQ", "The game is not in progress."],
+      [adaWatching(gameState({ turn: "black" })), "wQ", "It is black's turn."],
+      [S.moveMade(adaWatching(), gameState().legal[0], 1), "wG1", "Your move is on its way."],
+      [adaWatching(), "bS1", "bS1 is Black's piece: you play White."],
+    ];
+    for (const [state, piece, text] of cases) {
+      const after = S.selected(deepFreeze(state), piece);
+      assert.equal(after.notice.text, text);
+      assert.equal(after.game.selected, null);
+    }
+    // a spectator: nothing at all
+    const spectator = deepFreeze(S.welcomed(adaWatching(), { player: CY, nickname: "cy", games: [] }));
+    assert.equal(S.selected(spectator, "wQ"), spectator);
+  });
+
+  test("deselected drops the selection; without a game nothing changes", () => {
+    const picked = deepFreeze(S.selected(adaWatching(), "wQ"));
+    assert.equal(S.deselected(picked).game.selected, null);
+    assert.deepEqual(picked.game.selected, { piece: "wQ", from: null }); // the input is untouched
+    const lobby = deepFreeze(S.initial({ page: "lobby" }));
+    assert.equal(S.deselected(lobby), lobby);
+  });
+});
+
+describe("moves made", () => {
+  test("a placement, a move on the board and a pass are pending with what the board needs", () => {
+    const placed = S.moveMade(adaWatching(), gameState().legal[0], null);
+    assert.deepEqual(placed.game.pending, {
+      move: "wQ -wS1", version: 4, ply: 2, piece: "wQ", from: null, to: { q: -1, r: 0 }, sentOn: null,
+    });
+    assert.equal(placed.game.selected, null);
+    const moved = S.moveMade(adaWatching(), legal("wS1 bS1-", "wS1", [0, 0], [2, 0]), 3);
+    assert.deepEqual([moved.game.pending.from, moved.game.pending.to, moved.game.pending.sentOn], [{ q: 0, r: 0 }, { q: 2, r: 0 }, 3]);
+    const passed = S.moveMade(adaWatching(), PASS, 1);
+    assert.deepEqual([passed.game.pending.move, passed.game.pending.piece, passed.game.pending.to], [PASS, null, null]);
+  });
+
+  test("pendingSent notes the connection it went on", () => {
+    const made = deepFreeze(S.moveMade(adaWatching(), gameState().legal[0], null));
+    const sent = S.pendingSent(made, 2);
+    assert.equal(sent.game.pending.sentOn, 2);
+    assert.equal(sent.game.pending.move, "wQ -wS1");
+  });
+});
+
+// -- review ---------------------------------------------------------------------------------
+
+describe("review", () => {
+  const doc = { frames: [{}, {}, {}, {}] };
+
+  test("a review opens at the ply asked, kept within the game, or at its end", () => {
+    const at = (ply) => S.reviewLoaded(deepFreeze(S.initial({ page: "review", id: GAME, ply })), doc).review.ply;
+    assert.deepEqual([at(null), at(1), at(9), at(-2)], [3, 1, 3, 0]);
+  });
+
+  test("steps stay within the game; failures are kept; nothing without a review", () => {
+    const state = deepFreeze(S.reviewLoaded(S.initial({ page: "review", id: GAME, ply: 1 }), doc));
+    assert.deepEqual([2, Infinity, -1].map((ply) => S.reviewStepped(state, ply).review.ply), [2, 3, 0]);
+    const waiting = deepFreeze(S.initial({ page: "review", id: GAME, ply: 1 }));
+    assert.equal(S.reviewStepped(waiting, 2), waiting); // not loaded yet
+    assert.equal(S.reviewFailed(waiting, "Cannot load").review.error, "Cannot load");
+    const lobby = deepFreeze(S.initial({ page: "lobby" }));
+    assert.equal(S.reviewLoaded(lobby, doc), lobby);
+    assert.equal(S.reviewFailed(lobby, "x"), lobby);
+  });
+});
+
+// -- selectors ------------------------------------------------------------------------------
+
+describe("selectors", () => {
+  test("seats and turns", () => {
+    const gs = gameState();
+    assert.deepEqual([S.seatColor(gs, ADA), S.seatColor(gs, BOB), S.seatColor(gs, CY), S.seatColor(null, ADA)],
+      ["white", "black", null, null]);
+    const ada = { player: ADA, nickname: "ada" };
+    const bob = { player: BOB, nickname: "bob" };
+    assert.deepEqual([S.isPlayer(ada, gs), S.isPlayer({ player: CY }, gs), S.isPlayer(null, gs)], [true, false, false]);
+    assert.deepEqual([S.isMyTurn(ada, gs), S.isMyTurn(bob, gs)], [true, false]);
+    assert.equal(S.isMyTurn(ada, gameState({ status: "over" })), false);
+  });
+
+  test("legal moves by piece", () => {
+    const byPiece = S.legalByPiece(gameState());
+    assert.deepEqual([...byPiece.keys()], ["wQ", "wG1"]);
+    assert.deepEqual(byPiece.get("wQ").map((m) => m.move), ["wQ -wS1", "wQ /wS1"]);
+    assert.equal(S.legalByPiece(null).size, 0);
+  });
+
+  test("chat lines: who may mute whom", () => {
+    const chat = [
+      event(5, "chat", { by: "bob", text: "hi", player: BOB }),
+      event(6, "chat", { by: "ada", text: "hello", player: ADA }),
+      event(7, "chat", { by: "cy", text: "go!", player: CY }),
+      event(8, "chat", { by: "old", text: "before ids" }),
+    ];
+    const gs = gameState({ chat, muted: [CY] });
+    const lines = S.chatLines(gs, { player: ADA });
+    assert.deepEqual(lines.map((l) => [l.by, l.muted, l.canMute]), [
+      ["bob", false, true], ["ada", false, false], ["cy", true, true], ["old", false, false],
+    ]);
+    assert.ok(S.chatLines(gs, { player: CY }).every((l) => !l.canMute)); // a spectator
+  });
+
+  test("a challenge takes the form's terms where the bot plays them, else the bot's first", () => {
+    const bot = { player: CY, name: "robo", game_types: ["Base+M", "Base"], times: ["days", "none"], max_games: 2, playing: 2 };
+    const fallback = { none: { kind: "none" }, days: { kind: "days", days: 1 } };
+    const choice = { game_type: "Base", time: { kind: "none" }, color: "black" };
+    assert.deepEqual(S.challengeTerms(bot, choice, fallback), {
+      game_type: "Base", time: { kind: "none" }, color: "black", opponent: Opponent.BOTS, challenge: "robo",
+    });
+    const other = S.challengeTerms(bot, { game_type: "Base+MLP", time: { kind: "clock" }, color: "white" }, fallback);
+    assert.deepEqual([other.game_type, other.time], ["Base+M", { kind: "days", days: 1 }]);
+    assert.equal(S.isBusy(bot), true);
+    assert.equal(S.isBusy({ ...bot, playing: 1 }), false);
+  });
+
+  test("the board model: movable pieces and targets only on one's turn with nothing pending", () => {
+    const model = S.boardModel(S.selected(adaWatching(), "wQ"));
+    assert.equal(model.interactive, true);
+    assert.deepEqual([...model.movable], ["wQ", "wG1"]);
+    assert.deepEqual(model.targets.map((m) => m.move), ["wQ -wS1", "wQ /wS1"]);
+    assert.deepEqual(model.stacks.get("1,0"), ["bS1"]);
+    const pending = S.boardModel(S.moveMade(adaWatching(), gameState().legal[0], 1));
+    assert.equal(pending.interactive, false);
+    assert.equal(pending.movable.size, 0);
+    assert.equal(pending.pending.move, "wQ -wS1");
+    const theirs = S.boardModel(adaWatching(gameState({ turn: "black" })));
+    assert.deepEqual([theirs.interactive, theirs.movable.size, theirs.targets], [false, 0, []]);
+  });
+
+  test("the words for a result", () => {
+    const over = (result, reason) => S.resultText(gameState({ status: "over", result, reason }));
+    assert.deepEqual(over("WhiteWins", "queen"), { title: "ada wins", detail: "bob's Queen is surrounded", winner: "white" });
+    assert.deepEqual(over("BlackWins", "resign"), { title: "bob wins", detail: "ada resigned", winner: "black" });
+    assert.deepEqual(over("Draw", "agreement"), { title: "Draw", detail: "agreed" });
+    assert.deepEqual(over(null, "aborted"), { title: "Game aborted", detail: "a first move did not come in time" });
+    assert.deepEqual(over(null, "expired"), { title: "No result", detail: "nobody joined" });
+    assert.equal(over(null, "timeout").detail, "time ran out");
+    assert.equal(over("WhiteWins", "timeout").detail, "bob ran out of time");
+    assert.equal(over("BlackWins", "something new").detail, "something new"); // a reason not known here
+    const unseated = S.resultText(gameState({ status: "over", result: "WhiteWins", reason: "queen", black: null }));
+    assert.equal(unseated.detail, "Black's Queen is surrounded");
+  });
+});
