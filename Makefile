@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CLIENT_DEPS := client/node_modules/.package-lock.json
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run engine test lint typecheck pytest bench arenas clean system-tools
+.PHONY: run engine test lint typecheck pytest schema bench arenas clean system-tools
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP) $(CLIENT_DEPS) system-tools
 	$(BIN)/pytest
+
+## schema: regenerate docs/protocol.schema.json from server/protocol.py (a test fails until it is)
+schema: $(STAMP)
+	$(BIN)/python -m server.schema > docs/protocol.schema.json
 
 ## bench: print the engine's and the bots' speed figures
 bench: $(STAMP)

@@ -7,7 +7,9 @@ frame, ``decode(frame)`` gives back the message, or raises ``ProtocolError`` wit
 unknown type, a missing, unknown or mistyped field, a value out of range). The server answers a
 ``ProtocolError`` with an ``Error`` and the connection lives on.
 
-docs/protocol.md documents every message with an example and a whole game.
+docs/protocol.md documents every message with an example and a whole game;
+docs/protocol.schema.json is the JSON Schema of every message, made from this module by
+``python -m server.schema``.
 """
 
 from __future__ import annotations

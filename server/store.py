@@ -1,6 +1,6 @@
 """Every session in Redis, through ``redis.asyncio``: players, games, event logs, indexes.
 
-Key layout (docs/protocol.md repeats it). The keys of one game share the hash tag ``{ID}``, so a
+Key layout (docs/operating.md repeats it). The keys of one game share the hash tag ``{ID}``, so a
 game's atomic commit touches one Redis Cluster slot:
 
 =============================  ==========  =====================================================

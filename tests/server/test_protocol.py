@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+import jsonschema
 import msgpack
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -73,6 +74,8 @@ from tests.server.support import http_get, start_game
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 DOC: Final = ROOT / "docs" / "protocol.md"
+OPERATING: Final = ROOT / "docs" / "operating.md"
+SCHEMA: Final = json.loads((ROOT / "docs" / "protocol.schema.json").read_text(encoding="utf-8"))
 
 REGISTRIES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
 DECODERS: Final[dict[str, dict[str, type[Message]]]] = {
@@ -796,6 +799,8 @@ async def test_a_frame_over_the_limit_closes_its_connection_with_1009_only(srv: 
 WORKED_MARKER: Final = "<!-- The test replays every msgpack-json block below"
 BLOCK_RE: Final = re.compile(r"```msgpack-json\n(.*?)```", re.S)
 ELIDED_RE: Final = re.compile(r"\.\.\. (\d+) more")
+PART: Final = "..."
+"""The key of a map that shows only some of its fields (its value says where the rest is)."""
 HEADERS: Final = {
     "send": re.compile(r"(\w+) -> server"),
     "receive": re.compile(r"server -> (\w+(?:, \w+)*)"),
@@ -876,15 +881,52 @@ def _reply_to(steps: list[Step], index: int) -> dict[str, Any]:
     raise AssertionError(f"no reply to {steps[index]} in the example")
 
 
+def is_part(value: Any) -> bool:
+    """Whether ``value`` shows only some of the fields of a map in it."""
+    if isinstance(value, dict):
+        return PART in value or any(is_part(item) for item in value.values())
+    if isinstance(value, list):
+        return any(is_part(item) for item in value)
+    return False
+
+
+def _without_parts(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_parts(item) for key, item in value.items() if key != PART}
+    if isinstance(value, list):
+        return [_without_parts(item) for item in value]
+    return value
+
+
+def _optional(schema: Any) -> Any:
+    """``schema`` with no property required."""
+    if isinstance(schema, dict):
+        return {k: [] if k == "required" else _optional(v) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_optional(item) for item in schema]
+    return schema
+
+
+PARTS: Final = jsonschema.Draft202012Validator(
+    {"$ref": "#/$defs/ServerMessage", "$defs": _optional(SCHEMA["$defs"])}
+)
+"""The schema of the server's messages with every field optional: what a part of one shows."""
+
+
 def checked_examples(block: Block) -> set[tuple[str, str]]:
     """Check each message of ``block`` against the code; the (side, type) of those that decode.
 
     A client message that does not decode must be followed by the error it gets, and the same
-    for raw bytes; every message that decodes must show every field as the code encodes it.
+    for raw bytes; every message that decodes must show every field as the code encodes it. A
+    server message may show some fields only (maps with a ``"..."`` key): those must be fields
+    of its class, and their values of their types (by the schema).
     """
     decoded = set()
     for index, step in enumerate(block.steps):
         if step.kind == "close":
+            continue
+        if step.kind == "receive" and is_part(step.body):
+            PARTS.validate(_without_parts(unelided(step.body)))
             continue
         if step.kind == "receive":
             assert step.body is not None
@@ -924,11 +966,25 @@ def test_the_doc_has_an_example_of_every_message() -> None:
     assert shown == set(MESSAGE_IDS)
 
 
-def _section(title: str) -> str:
-    text = DOC.read_text(encoding="utf-8")
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end]
+def _section(title: str, doc: Path = DOC, level: str = "##") -> str:
+    text = doc.read_text(encoding="utf-8")
+    start = text.index(f"\n{level} {title}\n")
+    end = text.find(f"\n{level} ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_the_quick_reference_lists_every_message_and_only_error_codes_as_refusals() -> None:
+    quick = _section("Quick reference")
+    codes = {code.value for code in ErrorCode}
+    for title, registry in [("Requests", CLIENT_MESSAGES), ("Server messages", SERVER_MESSAGES)]:
+        table = _section(title, level="###")
+        assert table in quick
+        rows = re.findall(r"^\| \[`([a-z_]+)`\]\(#[a-z_-]+\) \|(.*)\|$", table, re.M)
+        assert [tag for tag, _ in rows] == list(registry), title
+        if title == "Requests":
+            for tag, rest in rows:
+                refusals = set(re.findall(r"`([a-z_]+)`", rest.rsplit(" | ", 1)[1]))
+                assert refusals <= codes, (tag, refusals - codes)
 
 
 def test_the_doc_lists_every_error_code_and_no_other() -> None:
@@ -941,12 +997,12 @@ def test_the_doc_lists_every_redis_key_of_the_store() -> None:
     assert store.__doc__ is not None
     keys = re.findall(r"^``(hive:\S+)``", store.__doc__, re.M)
     assert len(keys) >= 13
-    listed = re.findall(r"^\| `(hive:\S+)` \|", _section("Storage in Redis"), re.M)
+    listed = re.findall(r"^\| `(hive:\S+)` \|", _section("Storage in Redis", OPERATING), re.M)
     assert listed == keys
 
 
 async def test_the_healthz_example_has_the_real_fields(srv: Running) -> None:
-    example = re.search(r"```json\n(.*?)```", _section("HTTP routes"), re.S)
+    example = re.search(r"```json\n(.*?)```", _section("HTTP routes", OPERATING), re.S)
     assert example is not None
     status, kind, data = await http_get(f"{srv.http_url}/healthz")
     assert (status, kind) == (200, "application/json")
@@ -970,7 +1026,8 @@ def _without_running_clocks(value: Any) -> Any:
         return value
     value = {key: _without_running_clocks(item) for key, item in value.items()}
     clocks = value.get("clocks")
-    if isinstance(clocks, dict) and (clocks["running"] is not None or value["status"] == "over"):
+    over = value.get("status") == "over"  # a part of a state shows its status when it is over
+    if isinstance(clocks, dict) and (clocks["running"] is not None or over):
         value["clocks"] = {
             key: "ms" if key != "running" and isinstance(figure, int) else figure
             for key, figure in clocks.items()
@@ -995,9 +1052,13 @@ def agree(expected: Any, real: Any, ids: dict[str, str], path: str, key: str = "
     each id of the doc stands for."""
     if isinstance(expected, dict):
         assert isinstance(real, dict), f"{path}: {real!r}"
-        assert sorted(expected) == sorted(real), f"{path}: keys {sorted(real)}"
+        if PART in expected:  # some of the fields only
+            assert set(expected) - {PART} <= set(real), f"{path}: keys {sorted(real)}"
+        else:
+            assert sorted(expected) == sorted(real), f"{path}: keys {sorted(real)}"
         for name, item in expected.items():
-            agree(item, real[name], ids, f"{path}.{name}", name)
+            if name != PART:
+                agree(item, real[name], ids, f"{path}.{name}", name)
     elif isinstance(expected, list):
         assert isinstance(real, list), f"{path}: {real!r}"
         shown = unelided(expected)
@@ -1109,3 +1170,13 @@ def test_the_replay_notices_a_wrong_doc() -> None:
     shorter["state"]["legal"][1] = "... 2 more"
     with pytest.raises(AssertionError):
         agree(shorter, update, {}, "miscounted")
+    part: dict[str, Any] = {**update, "state": {"version": STATE.version, PART: "the rest"}}
+    agree(part, update, {}, "a part")
+    PARTS.validate(_without_parts(part))
+    wrongs: list[dict[str, Any]] = [{"version": "1"}, {"verzion": 1}]
+    for wrong in wrongs:
+        wrong_part = {**part, "state": {**wrong, PART: "the rest"}}
+        with pytest.raises(AssertionError):
+            agree(wrong_part, update, {}, "a wrong part")
+        with pytest.raises(jsonschema.ValidationError):
+            PARTS.validate(_without_parts(wrong_part))
