@@ -151,6 +151,9 @@ class App {
       case P.ServerType.UPDATE:
         this.updated(message);
         break;
+      case P.ServerType.PRESENCE:
+        this.dispatch(S.presenceReceived, message);
+        break;
       case P.ServerType.ERROR:
         if (message.request === this.awaiting) this.awaiting = null; // a create or join refused
         if (message.request === "watch" && message.game === this.state.game?.id) {

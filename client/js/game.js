@@ -180,6 +180,10 @@ export class GameScreen {
         : html`<button type="button" data-action="resign" data-testid="resign">Resign</button>`);
       const opponent = gs[other(mine)];
       if (opponent && !opponent.connected) {
+        const gone = state.game?.gone?.[other(mine)];
+        const from = gone != null && state.game.claimAfter != null
+          ? ` (you may claim from ${new Date(gone + state.game.claimAfter).toLocaleTimeString()})` : "";
+        buttons.push(html`<span class="offer" data-testid="opponent-left">Your opponent left${from}</span>`);
         buttons.push(html`<button type="button" data-action="claim" data-testid="claim" title="Win if your opponent stays away">Claim win</button>`);
       }
     }

@@ -61,6 +61,7 @@ export const ServerType = Object.freeze({
   LOBBY: "lobby",
   LOBBY_CHANGE: "lobby_change",
   UPDATE: "update",
+  PRESENCE: "presence",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):

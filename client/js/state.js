@@ -157,6 +157,28 @@ export function updateReceived(state, update, now) {
   };
 }
 
+/** Who is at the game now (a `presence` message): its spectators and each player's
+ * connection, with when a player who left went (`gone`, server time) and the claim delay. */
+export function presenceReceived(state, presence) {
+  const view = state.game;
+  if (!view || view.id !== presence.game || !view.state) return state;
+  const seat = (s, gone) => s && (s.bot ? s : { ...s, connected: gone === null });
+  return {
+    ...state,
+    game: {
+      ...view,
+      state: {
+        ...view.state,
+        spectators: presence.spectators,
+        white: seat(view.state.white, presence.white_gone),
+        black: seat(view.state.black, presence.black_gone),
+      },
+      gone: { white: presence.white_gone, black: presence.black_gone },
+      claimAfter: presence.claim_after,
+    },
+  };
+}
+
 function eventNotice(event, gs, me) {
   const mine = me && seatColor(gs, me.player) === event.by;
   if (event.kind === "draw_decline" && !mine) return `${capital(event.by)} declined the draw.`;

@@ -273,6 +273,29 @@ describe("updateReceived", () => {
   });
 });
 
+describe("presenceReceived", () => {
+  test("who is at the game changes the spectators and the seats, not the version", () => {
+    const state = adaWatching();
+    const left = S.presenceReceived(state, {
+      type: "presence", game: GAME, spectators: 3, white_gone: null, black_gone: 1234, claim_after: 60000,
+    });
+    assert.equal(left.game.state.spectators, 3);
+    assert.equal(left.game.state.white.connected, true);
+    assert.equal(left.game.state.black.connected, false);
+    assert.equal(left.game.state.version, state.game.state.version);
+    assert.deepEqual(left.game.gone, { white: null, black: 1234 });
+    assert.equal(left.game.claimAfter, 60000);
+    const back = S.presenceReceived(left, { ...left, game: GAME, spectators: 0, white_gone: null, black_gone: null, claim_after: 60000 });
+    assert.equal(back.game.state.black.connected, true);
+  });
+
+  test("another game's presence changes nothing", () => {
+    const state = adaWatching();
+    const other = { type: "presence", game: "0f1e2d3c", spectators: 9, white_gone: 1, black_gone: 1, claim_after: 1 };
+    assert.equal(S.presenceReceived(state, other), state);
+  });
+});
+
 describe("lastMoveOf", () => {
   test("a pass, no move yet, a piece from the board", () => {
     assert.deepEqual(S.lastMoveOf(gameState({ moves: ["wS1", PASS] })), { pass: true });
