@@ -75,8 +75,9 @@ from bench.loadgen import (
 )
 from hive import Game
 from server.bots import TRACE_DEPTH
+from server.codec import unpack
 from server.embedded import RedisProcess, die_with_parent
-from server.store import game_key, unpack
+from server.store import game_key
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 P99_TARGET: Final = 0.100

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import redis.exceptions
 
 from server import match
-from server.match import Record
 from server.protocol import ProtocolError
+from server.record import Record
 
 if TYPE_CHECKING:
     from server.runtime import Hub

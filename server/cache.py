@@ -15,8 +15,8 @@ from typing import Final
 
 from hive import Game
 from server.locks import Locks
-from server.match import Record
 from server.protocol import MAX_WATCHING, ErrorCode, Event, ProtocolError
+from server.record import Record
 from server.session import Session
 from server.store import Store
 

@@ -19,8 +19,8 @@ from hive import Game
 from server import match
 from server.cache import GAME_ID, CachedGame, unknown
 from server.clock import now_ms
-from server.match import Record
 from server.protocol import ErrorCode, Event, ProtocolError
+from server.record import Record
 
 if TYPE_CHECKING:
     from server.runtime import Hub

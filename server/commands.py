@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Final
 
-from server import match
+from server import match, social
 from server.clock import now_ms
 from server.limits import per_player
 from server.protocol import (
@@ -116,7 +116,7 @@ class Commands:
         player, name = session.player, session.name
         assert player is not None
         settings = hub.settings
-        line = match.chat_line(message.text, settings.chat_length)
+        line = social.chat_line(message.text, settings.chat_length)
         if not session.chats.take(time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many chat lines; slow down")
         window = settings.chat_burst * settings.chat_interval
@@ -124,7 +124,7 @@ class Commands:
         await hub.cache.load(message.game)  # UNKNOWN_GAME before anything else
         await hub.changes.change(
             message.game,
-            lambda cached, now: match.chat(cached.record, player, name, line, now),
+            lambda cached, now: social.chat(cached.record, player, name, line, now),
         )
 
     async def mute(self, session: Session, message: Mute) -> None:
@@ -135,7 +135,7 @@ class Commands:
         await per_player(hub.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
         await hub.changes.change(
             message.game,
-            lambda cached, now: match.mute(
+            lambda cached, now: social.mute(
                 cached.record, player, message.player, message.mute, now
             ),
         )
@@ -148,5 +148,5 @@ class Commands:
         await per_player(hub.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
         await hub.changes.change(
             message.game,
-            lambda cached, now: match.spectator_chat(cached.record, player, message.open, now),
+            lambda cached, now: social.spectator_chat(cached.record, player, message.open, now),
         )

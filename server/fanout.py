@@ -16,10 +16,11 @@ from websockets.asyncio.server import broadcast
 
 from hive import Game
 from server.clock import now_ms
-from server.match import Record, state
 from server.protocol import Event, GameState, Update, encode
+from server.record import Record
 from server.session import Session
 from server.store import STORAGE_ERRORS
+from server.view import state
 
 if TYPE_CHECKING:
     from server.runtime import Hub

@@ -16,7 +16,8 @@ import msgpack
 import redis.asyncio as aioredis
 
 from hive import Game
-from server.store import STORAGE_ERRORS, peek_published, unpack, unpack_event
+from server.codec import unpack, unpack_event
+from server.store import STORAGE_ERRORS, peek_published
 
 if TYPE_CHECKING:
     from server.runtime import Hub

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import broadcast
 
-from server.match import Record
 from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
+from server.record import Record
 from server.session import Session
 
 if TYPE_CHECKING:

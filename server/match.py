@@ -1,7 +1,8 @@
-"""A game on the server: its stored record, and every change to it, without any IO.
+"""The rules of a game on the server: every change to its record, without any IO.
 
-A ``Record`` is what Redis holds of a game: seats, time control, the moves as canonical UHP
-MoveStrings, the clocks and the event version. Each change (``join``, ``play``, ``resign``...)
+A ``Record`` (``server.record``) is what Redis holds of a game: seats, time control, the moves
+as canonical UHP MoveStrings, the clocks and the event version. Each change (``join``,
+``play``, ``resign``...; the chat's are in ``server.social``)
 is a pure function from a record, a ``hive.Game`` of its moves and the time ``now`` (in
 milliseconds) to a new record and the ``Event`` that describes the change, or a
 ``ProtocolError`` saying why it is refused. ``server.store`` commits the new record only if the
@@ -18,155 +19,32 @@ next move, or when the deadline sweep comes round, whether or not anyone is conn
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from dataclasses import replace
+from typing import Final
 
-from hive import PASS, Game, GameState, GameType, HiveError, Layout
+from hive import Game, GameState, GameType, HiveError
 from hive.hexes import NEIGHBORS
-from hive.pieces import NAMES, QUEENS
+from hive.pieces import QUEENS
 from server.protocol import (
-    Clocks,
     Color,
     ColorChoice,
     ErrorCode,
     Event,
-    GameStatus,
-    LegalMove,
     Opponent,
-    PieceAt,
     ProtocolError,
     Result,
     Seat,
     TimeControl,
-    to_plain,
 )
-from server.protocol import (
-    GameState as StateMessage,
-)
+from server.record import Record, other
 
 DAY_MS: Final = 86_400_000
-CHAT_KEPT: Final = 50
-"""Chat lines a game keeps in its record (a snapshot shows them)."""
-MUTED_KEPT: Final = 100
-"""Most players a game's players may mute in it."""
 
-_RULE_ENDINGS: Final = frozenset({"queen", "both_queens", "repetition"})
-"""Reasons a game ends by the rules (the engine's state says it too)."""
 _RESULTS: Final[dict[GameState, Result]] = {
     GameState.WHITE_WINS: "WhiteWins",
     GameState.BLACK_WINS: "BlackWins",
     GameState.DRAW: "Draw",
 }
-
-
-@dataclass(frozen=True)
-class Record:
-    """A game as stored. Times are server wall-clock milliseconds.
-
-    Attributes:
-        moved: The version of the last event that changed the position or the outcome: a move
-            made on any version from ``moved`` to ``version`` is current (chat does not make
-            a move stale).
-        clock_white, clock_black: Milliseconds left at the start of the current turn (None:
-            no clock; with ``days``, the time per move).
-        turn_started: When the side to move's turn began.
-        muted: The ids of the players whose chat lines are refused in this game.
-        wants: Who may join an open game: ``anyone``, or ``bots`` (bot accounts only).
-        challenge: The one bot account that may join (a challenge by name).
-        origin: A keyed hash of the address the game was created from (never the address
-            itself): limits per address count open games and games against bots by it.
-        spectator_chat: Whether spectators may chat (either player may close it).
-        white_offered, black_offered: The ply at which each side last offered a draw (-1:
-            never): one offer a move.
-    """
-
-    id: str
-    game_type: str
-    time: TimeControl
-    status: GameStatus
-    created: int
-    creator: str
-    creator_color: ColorChoice
-    seed: int
-    white: Seat | None = None
-    black: Seat | None = None
-    moves: list[str] = field(default_factory=list)
-    version: int = 1
-    moved: int = 1
-    clock_white: int | None = None
-    clock_black: int | None = None
-    turn_started: int = 0
-    result: Result | None = None
-    reason: str | None = None
-    draw_offer: Color | None = None
-    rematch_offer: Color | None = None
-    rematch: str | None = None
-    rematch_of: str | None = None
-    expires: int | None = None
-    ended: int | None = None
-    chat: list[Event] = field(default_factory=list)
-    muted: list[str] = field(default_factory=list)
-    wants: Opponent = "anyone"
-    challenge: Seat | None = None
-    origin: str | None = None
-    spectator_chat: bool = True
-    white_offered: int = -1
-    black_offered: int = -1
-
-    @property
-    def turn(self) -> Color:
-        return "white" if len(self.moves) % 2 == 0 else "black"
-
-    def seat(self, color: Color) -> Seat | None:
-        return self.white if color == "white" else self.black
-
-    def color_of(self, player: str) -> Color | None:
-        """The colour ``player`` plays here (None: not a player of this game)."""
-        if self.white is not None and self.white.player == player:
-            return "white"
-        if self.black is not None and self.black.player == player:
-            return "black"
-        return None
-
-    def players(self) -> list[str]:
-        return [seat.player for seat in (self.white, self.black) if seat is not None]
-
-    def opponent_of(self, player: str) -> Seat | None:
-        """The seat across from ``player`` (None: not a player here, or nobody there yet)."""
-        color = self.color_of(player)
-        return None if color is None else self.seat(other(color))
-
-    def bot_opponent(self) -> Seat | None:
-        """The seat of the server's bot when one plays here against a person, else None."""
-        white, black = self.white, self.black
-        if white is None or black is None or (white.bot is None) == (black.bot is None):
-            return None
-        return white if white.bot is not None else black
-
-    def game_string(self) -> str:
-        """The UHP GameString of the record, built from its fields (no replay of its moves).
-        A game ended by the rules says how; any other ending leaves the engine's state
-        (``InProgress``: UHP knows no resignation)."""
-        ply = len(self.moves)
-        state: str
-        if self.reason in _RULE_ENDINGS and self.result is not None:
-            state = self.result
-        else:
-            state = "InProgress" if ply else "NotStarted"
-        turn = "White" if ply % 2 == 0 else "Black"
-        return ";".join([f"{self.game_type};{state};{turn}[{ply // 2 + 1}]", *self.moves])
-
-    def new_game(self) -> Game:
-        """A ``hive.Game`` with this record's moves (trusted: they were checked when played)."""
-        game = Game(self.game_type, repetition_draw=True)
-        for move in self.moves:
-            game.play_unchecked(move)
-        return game
-
-
-def other(color: Color) -> Color:
-    return "black" if color == "white" else "white"
 
 
 # -- creating and joining ----------------------------------------------------------------------
@@ -290,13 +168,6 @@ def time_left(record: Record, color: Color, now: int) -> int | None:
     if record.status == "live" and record.turn == color and clocks_started(record):
         return max(0, stored - (now - record.turn_started))
     return stored
-
-
-def clocks(record: Record, now: int) -> Clocks:
-    running: Color | None = None
-    if record.status == "live" and record.time.kind != "none" and clocks_started(record):
-        running = record.turn
-    return Clocks(time_left(record, "white", now), time_left(record, "black", now), running)
 
 
 def deadline(record: Record, first_move_ms: int) -> int | None:
@@ -588,186 +459,3 @@ def start_rematch(
     version = record.version + 1
     old = replace(record, rematch=game_id, rematch_offer=None, version=version)
     return old, new, Event(version, "rematch", now, text=game_id)
-
-
-def chat_line(text: str, max_length: int) -> str:
-    """A chat line as said: stripped, not empty, at most ``max_length`` characters.
-
-    Raises:
-        ProtocolError: BAD_MESSAGE (an empty line), TOO_LONG.
-    """
-    text = text.strip()
-    if not text:
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, "an empty chat line")
-    if len(text) > max_length:
-        raise ProtocolError(ErrorCode.TOO_LONG, f"chat lines are at most {max_length} characters")
-    return text
-
-
-def chat(record: Record, player: str, name: str, text: str, now: int) -> tuple[Record, Event]:
-    """``player``, called ``name``, says ``text`` (a player or a spectator; see ``chat_line``).
-
-    Raises:
-        ProtocolError: NOT_ALLOWED when the game's players have muted ``player``, or closed the
-            chat to spectators.
-    """
-    if player in record.muted:
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, "you are muted in this game")
-    if not record.spectator_chat and record.color_of(player) is None:
-        raise ProtocolError(
-            ErrorCode.NOT_ALLOWED, "the players have closed this game's chat to spectators"
-        )
-    version = record.version + 1
-    event = Event(version, "chat", now, by=name, text=text, player=player)
-    return replace(record, version=version, chat=[*record.chat[-CHAT_KEPT + 1 :], event]), event
-
-
-def spectator_chat(record: Record, player: str, on: bool, now: int) -> tuple[Record, Event]:
-    """A player of the game opens (``on``) or closes its chat to spectators; the event's
-    ``text`` is ``open`` or ``closed``.
-
-    Raises:
-        ProtocolError: NOT_YOUR_GAME, NOT_ALLOWED (it is so already).
-    """
-    color = record.color_of(player)
-    if color is None:
-        raise ProtocolError(ErrorCode.NOT_YOUR_GAME, f"you do not play in game {record.id}")
-    if record.spectator_chat == on:
-        raise ProtocolError(
-            ErrorCode.NOT_ALLOWED, f"the chat is {'open' if on else 'closed'} to spectators already"
-        )
-    version = record.version + 1
-    text = "open" if on else "closed"
-    event = Event(version, "spectator_chat", now, by=color, text=text)
-    return replace(record, version=version, spectator_chat=on), event
-
-
-def chatter_name(record: Record, player: str) -> str | None:
-    """The name ``player`` last chatted under in this game (None: no line of theirs is kept)."""
-    for event in reversed(record.chat):
-        if event.player == player:
-            return event.by
-    return None
-
-
-def mute(record: Record, player: str, target: str, on: bool, now: int) -> tuple[Record, Event]:
-    """``player`` mutes (``on``) or unmutes ``target``; the event names ``target`` by the name
-    of their last chat line here.
-
-    Only someone whose chat lines the game keeps may be muted, so that a mute publishes the
-    name of nobody who has not chatted in the game; anyone muted may be unmuted.
-
-    Raises:
-        ProtocolError: NOT_YOUR_GAME (``player`` does not play here), NOT_ALLOWED (muting
-            oneself, muting twice, unmuting someone not muted, too many muted), BAD_MESSAGE
-            (nobody of that id chatted here).
-    """
-    color = record.color_of(player)
-    if color is None:
-        raise ProtocolError(ErrorCode.NOT_YOUR_GAME, f"you do not play in game {record.id}")
-    if target == player:
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, "you cannot mute yourself")
-    if on and chatter_name(record, target) is None:
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"nobody {target[:40]!r} chatted in this game")
-    name = chatter_name(record, target) or "a player"  # an unmute once their lines are gone
-    if on and target in record.muted:
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"{name} is already muted")
-    if not on and target not in record.muted:
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"{name} is not muted")
-    if on and len(record.muted) >= MUTED_KEPT:
-        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"at most {MUTED_KEPT} players are muted")
-    muted = [*record.muted, target] if on else [p for p in record.muted if p != target]
-    seat = record.seat(color)
-    assert seat is not None
-    version = record.version + 1
-    event = Event(version, "mute" if on else "unmute", now, by=seat.name, text=name, player=target)
-    return replace(record, version=version, muted=muted), event
-
-
-# -- the state sent to clients -----------------------------------------------------------------
-
-
-def state(
-    record: Record,
-    game: Game,
-    now: int,
-    *,
-    spectators: int = 0,
-    connected: Callable[[str], bool] = lambda player: False,
-) -> StateMessage:
-    """What a client draws and plays from: ``game`` holds the record's moves; ``connected``
-    tells whether a player has a connection (a bot always has)."""
-    layout: Layout = game.layout()
-    pieces = [PieceAt(str(piece), q, r, level) for piece, (q, r, level) in layout.positions.items()]
-    legal: list[LegalMove] = []
-    must_pass = False
-    if record.status == "live":
-        moves = game.legal_moves()
-        must_pass = moves == [PASS]
-        for move, text in zip(moves, game.move_strings(moves), strict=True):
-            source, target = layout.endpoints(move)
-            if target is None:  # the pass has no hexes
-                continue
-            legal.append(
-                LegalMove(
-                    text,
-                    NAMES[move.piece],
-                    None if source is None else source[0],
-                    None if source is None else source[1],
-                    target[0],
-                    target[1],
-                )
-            )
-    return StateMessage(
-        id=record.id,
-        game_type=record.game_type,
-        status=record.status,
-        white=present(record.white, connected),
-        black=present(record.black, connected),
-        time=record.time,
-        version=record.version,
-        # the record's MoveStrings are canonical (spelled when played): no replay to spell them
-        game_string=";".join([game.game_string_head(), *record.moves]),
-        moves=record.moves,
-        turn=record.turn,
-        clocks=clocks(record, now),
-        pieces=pieces,
-        legal=legal,
-        hand_white=[str(p) for p in game.hand(0)],
-        hand_black=[str(p) for p in game.hand(1)],
-        must_pass=must_pass,
-        result=record.result,
-        reason=record.reason,
-        draw_offer=record.draw_offer,
-        rematch_offer=record.rematch_offer,
-        rematch=record.rematch,
-        spectators=spectators,
-        chat=record.chat,
-        muted=record.muted,
-        spectator_chat=record.spectator_chat,
-    )
-
-
-def present(seat: Seat | None, connected: Callable[[str], bool]) -> Seat | None:
-    """``seat`` with ``connected`` filled in (a bot is always connected)."""
-    if seat is None:
-        return None
-    return replace(seat, connected=seat.bot is not None or connected(seat.player))
-
-
-def to_dict(record: Record) -> dict[str, Any]:
-    plain: dict[str, Any] = to_plain(record)
-    return plain
-
-
-def from_dict(data: dict[str, Any]) -> Record:
-    """A record as stored (trusted: only the server writes it)."""
-    values = dict(data)
-    values["time"] = TimeControl(**values["time"])
-    for color in ("white", "black"):
-        if values[color] is not None:
-            values[color] = Seat(**values[color])
-    if values.get("challenge") is not None:
-        values["challenge"] = Seat(**values["challenge"])
-    values["chat"] = [Event(**e) for e in values["chat"]]
-    return Record(**values)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Final
 from websockets.asyncio.server import broadcast
 
 from server.clock import now_ms
-from server.match import Record
 from server.protocol import BotInfo, Seat, encode
 from server.protocol import Presence as PresenceMessage
+from server.record import Record
 from server.session import Session
 
 if TYPE_CHECKING:

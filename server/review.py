@@ -38,7 +38,7 @@ from http import HTTPStatus
 from typing import Any, Final
 
 from hive import Game, HiveError, Layout, Piece
-from server.match import Record
+from server.record import Record
 from server.store import Store
 
 JSON: Final = "application/json"

@@ -11,7 +11,6 @@ from server import match
 from server.cache import CachedGame
 from server.clock import now_ms
 from server.limits import per_player
-from server.match import Record
 from server.protocol import (
     CancelGame,
     CreateGame,
@@ -22,6 +21,7 @@ from server.protocol import (
     Rematch,
     Seat,
 )
+from server.record import Record
 from server.session import Session
 
 if TYPE_CHECKING:

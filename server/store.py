@@ -59,8 +59,9 @@ import redis.exceptions
 from redis.asyncio import Redis
 
 from server import match
-from server.match import Record
+from server.codec import pack, pack_event, unpack, unpack_event
 from server.protocol import BotInfo, Event, to_plain
+from server.record import Record
 
 STORAGE_ERRORS: Final = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 """What a command raises when Redis does not answer (the caller answers ``unavailable``)."""
@@ -165,30 +166,6 @@ def _token_key(token: str) -> str:
 
 def _hashed_token_key(hashed: str) -> str:
     return "hive:token:" + hashed
-
-
-def pack(record: Record) -> bytes:
-    packed: bytes = msgpack.packb(match.to_dict(record))
-    return packed
-
-
-def unpack(data: bytes) -> Record:
-    return match.from_dict(msgpack.unpackb(data))
-
-
-def pack_event(event: Event) -> bytes:
-    fields = [event.version, event.kind, event.at, event.by, event.text]
-    if event.player is not None:  # the other events keep the form they had before it
-        fields.append(event.player)
-    packed: bytes = msgpack.packb(fields, use_bin_type=True)
-    return packed
-
-
-def unpack_event(data: bytes) -> Event:
-    """An event as ``pack_event`` stored it (without ``player``: stored before it was added,
-    or None)."""
-    version, kind, at, by, text, *player = msgpack.unpackb(data)
-    return Event(version, kind, at, by, text, *player)
 
 
 class Store:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Final
 from server import match
 from server.cache import CachedGame
 from server.clock import now_ms
-from server.match import Record
 from server.presence import VIEW_SECONDS
 from server.protocol import Event, ProtocolError
+from server.record import Record
 from server.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:

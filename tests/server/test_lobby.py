@@ -8,8 +8,8 @@ from dataclasses import replace
 from server import match
 from server.client import apply_change
 from server.lobby import LobbyBoard
-from server.match import Record
 from server.protocol import LOBBY_SHOWN, GameSummary, Seat, TimeControl, encode
+from server.record import Record
 
 BOT = Seat("bot:easy", "easy bot", bot="easy", account="bot")
 

@@ -6,9 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from server import match
-from server.match import DAY_MS, Record
+from server import codec, match, social, view
+from server.match import DAY_MS
 from server.protocol import ErrorCode, ProtocolError, Seat, TimeControl
+from server.record import Record
 
 ADA, BOB = Seat("a", "ada"), Seat("b", "bob")
 FIRST = 60_000
@@ -30,7 +31,7 @@ def test_clocks_start_with_each_sides_second_turn_and_add_the_increment() -> Non
     record = move(record, "a", "wS1", 5_000)  # first moves use no clock
     record = move(record, "b", "bS1 wS1-", 9_000)
     assert (record.clock_white, record.clock_black) == (60_000, 60_000)
-    assert match.clocks(record, 9_000).running == "white"
+    assert view.clocks(record, 9_000).running == "white"
     assert match.time_left(record, "white", 19_000) == 50_000
     record = move(record, "a", "wQ -wS1", 19_000)
     assert record.clock_white == 52_000  # 60 - 10 + 2
@@ -80,12 +81,12 @@ def test_a_game_without_a_clock_has_no_deadline_once_started() -> None:
     record = move(record, "a", "wS1", 0)
     record = move(record, "b", "bS1 wS1-", 0)
     assert match.deadline(record, FIRST) is None
-    assert match.clocks(record, 10**12) == match.clocks(record, 0)
+    assert view.clocks(record, 10**12) == view.clocks(record, 0)
 
 
 def test_moves_on_a_version_after_a_chat_line_are_current_but_not_before_a_move() -> None:
     record = started(TimeControl())
-    talked, _ = match.chat(record, "a", "ada", "hi", 0)
+    talked, _ = social.chat(record, "a", "ada", "hi", 0)
     game = talked.new_game()
     moved, _ = match.play(talked, game, "a", "wS1", record.version, 0, FIRST)
     assert moved.moves == ["wS1"]
@@ -97,40 +98,40 @@ def test_moves_on_a_version_after_a_chat_line_are_current_but_not_before_a_move(
 def test_a_record_survives_its_storage_form() -> None:
     record = started(TimeControl("clock", 60, 2))
     record = move(record, "a", "wS1", 5)
-    record, _ = match.chat(record, "c", "cy", "gl", 6)
-    record, _ = match.mute(record, "a", "c", True, 7)
+    record, _ = social.chat(record, "c", "cy", "gl", 6)
+    record, _ = social.mute(record, "a", "c", True, 7)
     record = replace(record, draw_offer="white", origin="0f0f", spectator_chat=False)
-    assert match.from_dict(match.to_dict(record)) == record
+    assert codec.from_dict(codec.to_dict(record)) == record
 
 
 def test_a_record_stored_before_chat_had_ids_and_mutes_loads() -> None:
-    record, _ = match.chat(started(TimeControl()), "a", "ada", "gl", 6)
-    old = match.to_dict(record)
+    record, _ = social.chat(started(TimeControl()), "a", "ada", "gl", 6)
+    old = codec.to_dict(record)
     del old["muted"]
     del old["chat"][0]["player"]
-    loaded = match.from_dict(old)
+    loaded = codec.from_dict(old)
     assert loaded.muted == [] and loaded.chat[0].player is None
     assert loaded == replace(record, chat=[replace(record.chat[0], player=None)])
 
 
 def test_a_player_mutes_and_unmutes_a_chatter() -> None:
     record = started(TimeControl())
-    record, said = match.chat(record, "c", "cy", "boo", 1)
+    record, said = social.chat(record, "c", "cy", "boo", 1)
     assert (said.by, said.player) == ("cy", "c")
-    record, muted = match.mute(record, "b", "c", True, 2)
+    record, muted = social.mute(record, "b", "c", True, 2)
     assert (muted.kind, muted.by, muted.text, muted.player) == ("mute", "bob", "cy", "c")
     assert record.muted == ["c"] and (record.moved, record.version) == (2, 4)  # not a move
-    assert match.state(record, record.new_game(), 2).muted == ["c"]
+    assert view.state(record, record.new_game(), 2).muted == ["c"]
     with pytest.raises(ProtocolError) as refused:
-        match.chat(record, "c", "cy", "boo again", 3)
+        social.chat(record, "c", "cy", "boo again", 3)
     assert (refused.value.code, refused.value.message) == (
         ErrorCode.NOT_ALLOWED,
         "you are muted in this game",
     )
-    match.chat(record, "a", "ada", "others still chat", 3)
-    record, unmuted = match.mute(record, "a", "c", False, 4)
+    social.chat(record, "a", "ada", "others still chat", 3)
+    record, unmuted = social.mute(record, "a", "c", False, 4)
     assert (unmuted.kind, unmuted.by, record.muted) == ("unmute", "ada", [])
-    match.chat(record, "c", "cy", "sorry", 5)
+    social.chat(record, "c", "cy", "sorry", 5)
 
 
 @pytest.mark.parametrize(
@@ -147,47 +148,47 @@ def test_a_player_mutes_and_unmutes_a_chatter() -> None:
 def test_mutes_that_are_refused(
     player: str, target: str, on: bool, code: ErrorCode, message: str
 ) -> None:
-    record, _ = match.chat(started(TimeControl()), "d", "dee", "hi", 1)
-    record, _ = match.chat(record, "c", "cy", "hi", 1)
-    record, _ = match.mute(record, "b", "d", True, 1)
+    record, _ = social.chat(started(TimeControl()), "d", "dee", "hi", 1)
+    record, _ = social.chat(record, "c", "cy", "hi", 1)
+    record, _ = social.mute(record, "b", "d", True, 1)
     with pytest.raises(ProtocolError) as refused:
-        match.mute(record, player, target, on, 2)
+        social.mute(record, player, target, on, 2)
     assert (refused.value.code, refused.value.message) == (code, message)
 
 
 def test_a_mute_names_only_someone_who_chatted_here() -> None:
     """A mute's event carries the name of the player muted: only a chatter of the game may
     be muted, so no one else's name is ever published (anyone muted may still be unmuted)."""
-    record, _ = match.chat(started(TimeControl()), "c", "cy", "hi", 1)
-    record, muted = match.mute(record, "a", "c", True, 2)
+    record, _ = social.chat(started(TimeControl()), "c", "cy", "hi", 1)
+    record, muted = social.mute(record, "a", "c", True, 2)
     assert (muted.text, muted.player) == ("cy", "c")
     record = replace(record, chat=[])  # its lines scrolled away
-    record, unmuted = match.mute(record, "a", "c", False, 3)
+    record, unmuted = social.mute(record, "a", "c", False, 3)
     assert (unmuted.text, record.muted) == ("a player", [])
     with pytest.raises(ProtocolError) as refused:
-        match.mute(record, "a", "c", True, 4)
+        social.mute(record, "a", "c", True, 4)
     assert refused.value.code == ErrorCode.BAD_MESSAGE
 
 
 def test_the_players_close_and_open_the_chat_to_spectators() -> None:
     record = started(TimeControl())
-    record, closed = match.spectator_chat(record, "b", False, 1)
+    record, closed = social.spectator_chat(record, "b", False, 1)
     assert (closed.kind, closed.by, closed.text) == ("spectator_chat", "black", "closed")
-    assert not match.state(record, record.new_game(), 1).spectator_chat
+    assert not view.state(record, record.new_game(), 1).spectator_chat
     with pytest.raises(ProtocolError) as refused:
-        match.chat(record, "c", "cy", "let me in", 2)
+        social.chat(record, "c", "cy", "let me in", 2)
     assert refused.value.code == ErrorCode.NOT_ALLOWED
-    match.chat(record, "a", "ada", "players still chat", 2)
+    social.chat(record, "a", "ada", "players still chat", 2)
     for who, on, code in (
         ("c", True, ErrorCode.NOT_YOUR_GAME),
         ("a", False, ErrorCode.NOT_ALLOWED),
     ):
         with pytest.raises(ProtocolError) as refused:
-            match.spectator_chat(record, who, on, 3)
+            social.spectator_chat(record, who, on, 3)
         assert refused.value.code == code
-    record, opened = match.spectator_chat(record, "a", True, 3)
+    record, opened = social.spectator_chat(record, "a", True, 3)
     assert opened.text == "open" and record.spectator_chat
-    match.chat(record, "c", "cy", "thanks", 4)
+    social.chat(record, "c", "cy", "thanks", 4)
 
 
 def test_a_player_offers_a_draw_once_a_move() -> None:
@@ -264,3 +265,14 @@ def test_the_game_type_is_stored_by_its_canonical_name() -> None:
         "g2", ADA, game_type="Base+PLM", time=TimeControl(), color="white", now=0, ttl_ms=1, seed=1
     )
     assert record.game_type == "Base+MLP"
+
+
+def test_a_seat_is_stored_without_what_only_clients_see() -> None:
+    """``connected`` is the view's (server.view fills it in): not written to Redis, and a
+    record written with it (before it was left out) loads."""
+    record = started(TimeControl())
+    stored = codec.to_dict(record)
+    assert stored["white"] is not None and "connected" not in stored["white"]
+    assert stored["black"] is not None and "connected" not in stored["black"]
+    stored["white"]["connected"] = True
+    assert codec.from_dict(stored) == record

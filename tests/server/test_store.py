@@ -11,9 +11,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from server import match
+from server.codec import pack_event, unpack_event
 from server.embedded import RedisProcess
 from server.protocol import Event, Seat, TimeControl
-from server.store import CONTROL_CHANNEL, Store, game_key, pack_event, token_hash, unpack_event
+from server.record import Record
+from server.store import CONTROL_CHANNEL, Store, game_key, token_hash
 
 
 @pytest.fixture
@@ -23,7 +25,7 @@ async def store(redis_server: RedisProcess) -> AsyncIterator[Store]:
     await client.aclose()
 
 
-def new_record(game_id: str = "abcd1234", time: TimeControl | None = None) -> match.Record:
+def new_record(game_id: str = "abcd1234", time: TimeControl | None = None) -> Record:
     return match.create(
         game_id,
         Seat("p1", "ada"),

@@ -1,0 +1,92 @@
+"""What a client sees of a game: a ``Record`` and its ``hive.Game`` turned into the wire
+``GameState``, with this process's view of who is connected and watching."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from hive import PASS, Game, Layout
+from hive.pieces import NAMES
+from server.match import clocks_started, time_left
+from server.protocol import Clocks, Color, LegalMove, PieceAt, Seat
+from server.protocol import GameState as StateMessage
+from server.record import Record
+
+
+def clocks(record: Record, now: int) -> Clocks:
+    running: Color | None = None
+    if record.status == "live" and record.time.kind != "none" and clocks_started(record):
+        running = record.turn
+    return Clocks(time_left(record, "white", now), time_left(record, "black", now), running)
+
+
+# -- the state sent to clients -----------------------------------------------------------------
+
+
+def state(
+    record: Record,
+    game: Game,
+    now: int,
+    *,
+    spectators: int = 0,
+    connected: Callable[[str], bool] = lambda player: False,
+) -> StateMessage:
+    """What a client draws and plays from: ``game`` holds the record's moves; ``connected``
+    tells whether a player has a connection (a bot always has)."""
+    layout: Layout = game.layout()
+    pieces = [PieceAt(str(piece), q, r, level) for piece, (q, r, level) in layout.positions.items()]
+    legal: list[LegalMove] = []
+    must_pass = False
+    if record.status == "live":
+        moves = game.legal_moves()
+        must_pass = moves == [PASS]
+        for move, text in zip(moves, game.move_strings(moves), strict=True):
+            source, target = layout.endpoints(move)
+            if target is None:  # the pass has no hexes
+                continue
+            legal.append(
+                LegalMove(
+                    text,
+                    NAMES[move.piece],
+                    None if source is None else source[0],
+                    None if source is None else source[1],
+                    target[0],
+                    target[1],
+                )
+            )
+    return StateMessage(
+        id=record.id,
+        game_type=record.game_type,
+        status=record.status,
+        white=present(record.white, connected),
+        black=present(record.black, connected),
+        time=record.time,
+        version=record.version,
+        # the record's MoveStrings are canonical (spelled when played): no replay to spell them
+        game_string=";".join([game.game_string_head(), *record.moves]),
+        moves=record.moves,
+        turn=record.turn,
+        clocks=clocks(record, now),
+        pieces=pieces,
+        legal=legal,
+        hand_white=[str(p) for p in game.hand(0)],
+        hand_black=[str(p) for p in game.hand(1)],
+        must_pass=must_pass,
+        result=record.result,
+        reason=record.reason,
+        draw_offer=record.draw_offer,
+        rematch_offer=record.rematch_offer,
+        rematch=record.rematch,
+        spectators=spectators,
+        chat=record.chat,
+        muted=record.muted,
+        spectator_chat=record.spectator_chat,
+    )
+
+
+def present(seat: Seat | None, connected: Callable[[str], bool]) -> Seat | None:
+    """``seat`` with ``connected`` filled in (a bot is always connected)."""
+    if seat is None:
+        return None
+    return replace(seat, connected=seat.bot is not None or connected(seat.player))
