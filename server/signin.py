@@ -11,6 +11,7 @@ from ai.bots import LEVELS
 from server import match, names
 from server.clock import now_ms
 from server.limits import Bucket, per_origin
+from server.players import token_hash
 from server.presence import ONLINE_TTL
 from server.protocol import (
     SIGNED_OUT,
@@ -23,7 +24,6 @@ from server.protocol import (
     Welcome,
 )
 from server.session import Session
-from server.store import token_hash
 
 if TYPE_CHECKING:
     from server.runtime import Hub

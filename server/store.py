@@ -49,8 +49,6 @@ rebuilds them from the games on start.
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple
 
@@ -60,7 +58,9 @@ from redis.asyncio import Redis
 
 from server import match
 from server.codec import pack, pack_event, unpack, unpack_event
-from server.protocol import BotInfo, Event, to_plain
+from server.liveness import Liveness
+from server.players import Players, games_key
+from server.protocol import Event
 from server.record import Record
 
 STORAGE_ERRORS: Final = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -135,40 +135,7 @@ def _trace_key(game_id: str, ply: int) -> str:
     return f"hive:g:{{{game_id}}}:trace:{ply}"
 
 
-def _player_key(player: str) -> str:
-    return f"hive:p:{{{player}}}"
-
-
-def _games_key(player: str) -> str:
-    return f"hive:p:{{{player}}}:games"
-
-
-def _tokens_key(player: str) -> str:
-    return f"hive:p:{{{player}}}:tokens"
-
-
-def _offline_key(player: str) -> str:
-    return f"hive:offline:{{{player}}}"
-
-
-def token_hash(token: str) -> str:
-    """The hash a session token is kept under."""
-    return _token_hash(token)
-
-
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _token_key(token: str) -> str:
-    return _hashed_token_key(_token_hash(token))
-
-
-def _hashed_token_key(hashed: str) -> str:
-    return "hive:token:" + hashed
-
-
-class Store:
+class Store(Players, Liveness):
     """The server's storage. Every method is one or a few Redis round trips.
 
     Args:
@@ -183,234 +150,6 @@ class Store:
         """Where this store publishes, and its servers listen (see ``channels``)."""
         self._commit = redis.register_script(_COMMIT)
         self._rewrite = redis.register_script(_REWRITE)
-
-    # -- players -------------------------------------------------------------------------------
-
-    async def new_player(self, name: str, now: int, ttl: int) -> tuple[str, str]:
-        """A new guest: its player id and its secret session token, both lasting ``ttl``
-        seconds unless used (see ``player_of`` and ``touch``)."""
-        player = secrets.token_hex(8)
-        token = secrets.token_urlsafe(24)
-        hashed = _token_hash(token)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(_player_key(player), mapping={"name": name, "created": now})
-            pipe.expire(_player_key(player), ttl)
-            pipe.set(_hashed_token_key(hashed), player, ex=ttl)
-            pipe.sadd(_tokens_key(player), hashed)
-            pipe.expire(_tokens_key(player), ttl)
-            await pipe.execute()
-        return player, token
-
-    async def rename(self, player: str, name: str) -> None:
-        """Give a guest a new name (its games keep the seats' names they were played under)."""
-        await self.redis.hset(_player_key(player), "name", name)
-
-    async def touch(self, player: str, hashed: str, ttl: int) -> None:
-        """A person's session was used (signed in, or its connection closed): it and the
-        player's keys last ``ttl`` seconds more (a bot account's never expire)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.expire(_hashed_token_key(hashed), ttl)
-            pipe.expire(_tokens_key(player), ttl)
-            pipe.expire(_player_key(player), ttl)
-            pipe.expire(_offline_key(player), ttl)
-            await pipe.execute()
-
-    async def end_sessions(self, player: str, hashed: str | None) -> None:
-        """End the session of the token ``hashed`` (None: every session of the player): its
-        token no longer signs in, and every process closes its connections."""
-        if hashed is None:
-            found = await self.redis.smembers(_tokens_key(player))
-            ended = [h.decode() for h in found]
-        else:
-            ended = [hashed]
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for each in ended:
-                pipe.delete(_hashed_token_key(each))
-            if hashed is None:
-                pipe.delete(_tokens_key(player))
-            else:
-                pipe.srem(_tokens_key(player), hashed)
-            pipe.publish(self.control_channel, msgpack.packb(["signed_out", player, hashed]))
-            await pipe.execute()
-
-    async def new_bot(self, name: str, now: int, *, new_token: bool = False) -> tuple[str, str]:
-        """The bot account ``name``, created: its player id and its secret token. With
-        ``new_token``, an existing account gets a new token and its old one stops working.
-
-        Raises:
-            ValueError: The name is taken (and ``new_token`` is off), or unknown (and it is on).
-        """
-        token = "bot-" + secrets.token_urlsafe(24)  # never "-...": a token goes on command lines
-        if new_token:
-            found = await self.redis.hget(BOTS_KEY, name)
-            if found is None:
-                raise ValueError(f"there is no bot account named {name!r}")
-            player = found.decode()
-            old = await self.redis.hget(_player_key(player), "token")
-        else:
-            player = secrets.token_hex(8)
-            if not await self.redis.hsetnx(BOTS_KEY, name, player):
-                raise ValueError(
-                    f"a bot account named {name!r} exists (--new-token gives it a new token)"
-                )
-            old = None
-        async with self.redis.pipeline(transaction=True) as pipe:
-            if old is not None:
-                pipe.delete(_hashed_token_key(old.decode()))
-            pipe.hset(
-                _player_key(player),
-                mapping={"name": name, "created": now, "bot": 1, "token": _token_hash(token)},
-            )
-            pipe.set(_token_key(token), player)
-            await pipe.execute()
-        return player, token
-
-    async def bot_named(self, name: str) -> str | None:
-        """The player id of the bot account ``name``, or None."""
-        found = await self.redis.hget(BOTS_KEY, name)
-        return found.decode() if found is not None else None
-
-    async def player_of(self, token: str) -> tuple[str, str, bool] | None:
-        """The ``(player id, name, is a bot account)`` a session token belongs to, or None
-        (unknown, expired or ended)."""
-        raw = await self.redis.get(_token_key(token))
-        if raw is None:
-            return None
-        player = raw.decode()
-        name, bot = await self.redis.hmget(_player_key(player), ["name", "bot"])
-        return (player, name.decode(), bot is not None) if name is not None else None
-
-    async def bot_names(self) -> list[str]:
-        """The names of every bot account."""
-        return [name.decode() for name in await self.redis.hkeys(BOTS_KEY)]
-
-    async def secret(self) -> bytes:
-        """The key of the origin hashes: made by the first process to ask, then shared."""
-        await self.redis.set(SECRET_KEY, secrets.token_bytes(32), nx=True)
-        found: bytes = await self.redis.get(SECRET_KEY)
-        return found
-
-    async def set_bot_offer(self, offer: BotInfo) -> None:
-        """Keep what a bot account plays (its last ``bot_ready``)."""
-        await self.redis.hset(BOT_OFFERS_KEY, offer.player, msgpack.packb(to_plain(offer)))
-
-    async def bot_offers(self) -> dict[str, BotInfo]:
-        """What each bot account plays, by player id (connected or not)."""
-        found = await self.redis.hgetall(BOT_OFFERS_KEY)
-        return {player.decode(): BotInfo(**msgpack.unpackb(data)) for player, data in found.items()}
-
-    async def games_of(self, player: str) -> list[str]:
-        members = await self.redis.smembers(_games_key(player))
-        return sorted(m.decode() for m in members)
-
-    async def set_online(self, player: str, now: int, ttl: int) -> None:
-        """Mark ``player`` as connected until ``ttl`` seconds from ``now`` (ms)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(ONLINE_KEY, {player: now + ttl * 1000})
-            pipe.delete(f"hive:offline:{{{player}}}")
-            await pipe.execute()
-
-    async def keep_online(
-        self, players: list[str], now: int, ttl: int, *, forget_lapsed: bool = True
-    ) -> None:
-        """Renew the online marks of ``players``, and (``forget_lapsed``) forget the lapsed
-        marks, in one command each however many players there are."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if players:
-                until = now + ttl * 1000
-                pipe.zadd(ONLINE_KEY, dict.fromkeys(players, until))
-            if forget_lapsed:
-                pipe.zremrangebyscore(ONLINE_KEY, "-inf", now)
-            await pipe.execute()
-
-    async def set_offline(self, player: str, now: int, ttl: int) -> None:
-        """``player``'s last connection here closed at ``now`` (kept ``ttl`` seconds)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(ONLINE_KEY, player)
-            pipe.set(_offline_key(player), now, ex=ttl)
-            await pipe.execute()
-
-    async def gone_since(self, player: str, now: int) -> int | None:
-        """When ``player``'s last connection closed; None while one is open. A player whose
-        online mark lapsed without a goodbye (a server process died) counts as gone since 0."""
-        return (await self.gone_since_many([player], now))[0]
-
-    async def gone_since_many(self, players: list[str], now: int) -> list[int | None]:
-        """``gone_since`` of each of ``players``, in two commands however many they are."""
-        if not players:
-            return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zmscore(ONLINE_KEY, players)
-            pipe.mget([_offline_key(player) for player in players])
-            marks, offline = await pipe.execute()
-        return [
-            None if until is not None and until > now else int(gone) if gone is not None else 0
-            for until, gone in zip(marks, offline, strict=True)
-        ]
-
-    async def share_view(
-        self,
-        process: str,
-        changes: dict[str, int],
-        players: Iterable[str],
-        now: int,
-        ttl: int,
-    ) -> View:
-        """Share this server process's spectator counts, kept for ``ttl`` seconds: ``changes``
-        since the last call (game id -> count; 0 drops the game). Return what the other live
-        processes share (see ``View``).
-
-        Only changes travel and only the players asked about are looked up: a process with a
-        thousand games sent and read everything every two seconds, a pause of several
-        milliseconds for the moves of all its games."""
-        key = f"hive:proc:{process}:spectators"
-        kept = {game_id: count for game_id, count in changes.items() if count}
-        gone = [game_id for game_id, count in changes.items() if not count]
-        asked = list(players)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.expire(key, ttl)  # 0: the key had lapsed (or never held anything)
-            if kept:
-                pipe.hset(key, mapping=kept)
-                pipe.expire(key, ttl)
-            if gone:
-                pipe.hdel(key, *gone)
-            pipe.zadd(PROCESSES_KEY, {process: now})
-            pipe.zremrangebyscore(PROCESSES_KEY, "-inf", now - ttl * 1000)
-            pipe.zrange(PROCESSES_KEY, 0, -1)
-            if asked:
-                pipe.zmscore(ONLINE_KEY, asked)
-            replies = await pipe.execute()
-        renewed = bool(replies[0])
-        if asked:
-            *_, processes, scores = replies
-        else:
-            *_, processes = replies
-            scores = []
-        online = {player for player, until in zip(asked, scores, strict=True) if (until or 0) > now}
-        others = [p.decode() for p in processes if p.decode() != process]
-        totals: dict[str, int] = {}
-        if others:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for other in others:
-                    pipe.hgetall(f"hive:proc:{other}:spectators")
-                for counts in await pipe.execute():
-                    for game_id, count in counts.items():
-                        name = game_id.decode()
-                        totals[name] = totals.get(name, 0) + int(count)
-        return View(totals, online, renewed, len(others))
-
-    async def count_in_window(self, who: str, what: str, seconds: float, now: int) -> int:
-        """Count one more ``what`` of ``who`` (a player id, or an origin hash) at ``now`` (ms);
-        how many there were in the last ``seconds``, this one included (a sliding window, one
-        round trip)."""
-        key = f"hive:rate:{{{who}}}:{what}"
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zremrangebyscore(key, "-inf", now - int(seconds * 1000))
-            pipe.zadd(key, {f"{now}:{secrets.token_hex(4)}": now})
-            pipe.zcard(key)
-            pipe.expire(key, int(seconds) + 1)
-            _, _, count, _ = await pipe.execute()
-        return int(count)
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -484,11 +223,11 @@ class Store:
             if record.status == "live":
                 pipe.zadd("hive:live", {game_id: record.created}, nx=True)
                 for player in record.players():
-                    pipe.sadd(_games_key(player), game_id)
+                    pipe.sadd(games_key(player), game_id)
             else:
                 pipe.zrem("hive:live", game_id)
                 for player in record.players():
-                    pipe.srem(_games_key(player), game_id)
+                    pipe.srem(games_key(player), game_id)
             if record.status == "over":
                 pipe.zadd("hive:over", {game_id: record.ended or 0})
             _set_deadline(pipe, game_id, deadline)
@@ -549,25 +288,6 @@ class Store:
     async def get_trace(self, game_id: str, ply: int) -> bytes | None:
         data: bytes | None = await self.redis.get(_trace_key(game_id, ply))
         return data
-
-    async def heartbeat(self, now: int) -> int | None:
-        """Record that a server is alive at ``now``; returns the previous beat."""
-        previous = await self.redis.set("hive:heartbeat", now, get=True)
-        return None if previous is None else int(previous)
-
-
-class View(NamedTuple):
-    """What ``Store.share_view`` learns."""
-
-    spectators: dict[str, int]
-    """The other live processes' spectator counts, summed per game."""
-    online: set[str]
-    """The players asked about that are connected anywhere (their online marks)."""
-    renewed: bool
-    """Whether this process's counts were still in Redis (False: none were shared yet, or
-    they lapsed and must all be shared again)."""
-    others: int
-    """How many other server processes are alive."""
 
 
 def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:

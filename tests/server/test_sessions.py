@@ -10,6 +10,7 @@ import pytest
 
 from server import names
 from server.client import ServerError
+from server.players import token_hash
 from server.protocol import (
     SIGNED_OUT,
     ErrorCode,
@@ -18,7 +19,6 @@ from server.protocol import (
     Pong,
     ProtocolError,
 )
-from server.store import token_hash
 from tests.server.conftest import StartServer
 from tests.server.support import closed_with
 
