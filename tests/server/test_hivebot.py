@@ -13,7 +13,7 @@ import pytest
 
 from server.client import Client, ServerError
 from server.embedded import RedisProcess
-from server.hivebot import supported_types
+from server.engines import supported_types
 from server.protocol import (
     BotReady,
     CreateGame,
