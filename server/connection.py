@@ -181,10 +181,17 @@ class Connections:
         request: str | None = None
         game: str | None = None
         try:
-            message = decode(frame)
-            request = message.TYPE
-            game = getattr(message, "game", None)
-            if not session.messages.take(time.monotonic()):
+            allowed = session.messages.take(time.monotonic())  # every frame takes from it
+            try:
+                message = decode(frame)
+            except ProtocolError:
+                if allowed:
+                    raise
+                message = None  # over the budget: refused as such, named if it decoded
+            if message is not None:
+                request = message.TYPE
+                game = getattr(message, "game", None)
+            if not allowed or message is None:
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
             if session.player is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "say hello first")

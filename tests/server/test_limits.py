@@ -80,6 +80,29 @@ async def test_a_flood_is_refused_then_closed_with_1008(start_server: StartServe
         assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
 
 
+async def test_a_flood_of_frames_that_do_not_decode_is_limited_and_closed(
+    start_server: StartServer,
+) -> None:
+    """Malformed frames count against the budget too: past it they are refused as
+    ``rate_limited`` (request null: nothing decoded), and the strikes close the connection."""
+    async with (
+        start_server(message_rate=0.001, message_burst=3, strikes=2) as srv,
+        srv.connect("ada") as client,  # the hello takes one
+    ):
+        for _ in range(2):
+            await client.ws.send(b"\xc1")  # never valid msgpack
+            assert (await client.expect(Error)).code == ErrorCode.BAD_MESSAGE
+        await client.ws.send(b"\xc1")
+        error = await client.expect(Error)
+        assert (error.code, error.request) == (ErrorCode.RATE_LIMITED, None)
+        await client.ws.send(b"\xc1")
+        assert (await client.expect(Error)).code == ErrorCode.RATE_LIMITED
+        with pytest.raises(ConnectionClosed) as closed:
+            await client.recv()
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
+
+
 async def test_a_flood_in_one_write_is_closed_at_once(srv: Running) -> None:
     """A hello and 80 pings in one write: the connection is closed with 1008, and the close
     completes (the server reads on to the client's close frame, answering nothing more),
