@@ -228,6 +228,10 @@ async def deployed(redis: RedisProcess, folder: Path) -> AsyncIterator[Topology]
             str(folder / name),
             "--bot-workers",
             "1",
+            # A person plays a whole game against a beginner bot as fast as it answers (100
+            # moves in a second or two): past the default burst of 60 they would be refused.
+            "--message-burst",
+            "1000",
         )
         for name in names
     }
