@@ -7,7 +7,7 @@ import random
 import secrets
 from typing import TYPE_CHECKING
 
-from server import match
+from server import match, rematches
 from server.cache import CachedGame
 from server.clock import now_ms
 from server.limits import per_player
@@ -189,7 +189,7 @@ class Seating:
         started: list[Record] = []
 
         def decide(cached: CachedGame, now: int) -> tuple[Record, Event]:
-            old, event, new = match.rematch(cached.record, player, now, new_id, seed)
+            old, event, new = rematches.rematch(cached.record, player, now, new_id, seed)
             started[:] = [] if new is None else [new]
             return old, event
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from server import codec, match, social, view
+from server import codec, match, rematches, social, view
 from server.match import DAY_MS
 from server.protocol import ErrorCode, ProtocolError, Seat, TimeControl
 from server.record import Record
@@ -210,13 +210,13 @@ def test_a_player_offers_a_draw_once_a_move() -> None:
 
 def test_two_rematch_requests_are_an_agreement() -> None:
     record, _ = match.resign(started(TimeControl()), "a", 1)
-    offered, event, new = match.rematch(record, "a", 2, "g2", 7)
+    offered, event, new = rematches.rematch(record, "a", 2, "g2", 7)
     assert (event.kind, offered.rematch_offer, new) == ("rematch_offer", "white", None)
-    old, event, new = match.rematch(offered, "b", 3, "g2", 7)
+    old, event, new = rematches.rematch(offered, "b", 3, "g2", 7)
     assert event.kind == "rematch" and event.text == "g2" and old.rematch == "g2"
     assert new is not None and (new.white, new.black) == (BOB, ADA)
     with pytest.raises(ProtocolError):
-        match.rematch(offered, "a", 3, "g3", 7)  # one's own offer again
+        rematches.rematch(offered, "a", 3, "g3", 7)  # one's own offer again
 
 
 def test_a_game_against_a_bot_left_by_its_person_is_aborted_or_lost() -> None:
