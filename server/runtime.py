@@ -5,7 +5,10 @@ Reading order: ``connection`` (a websocket, each frame to its handler) -> ``sign
 ``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes`` (decide,
 commit) -> ``listener`` (every process hears every commit) -> ``fanout`` (the watchers here).
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
-here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``.
+here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``. The game itself: ``record``
+(as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat, mutes) and
+``rematches``, and ``view`` (a record to the wire ``GameState``). Storage: ``store`` (games,
+the commit) with ``players`` and ``liveness``. The wire: ``protocol``.
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
 sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
