@@ -137,6 +137,11 @@ class BotPool:
     def knows(level: str) -> bool:
         return level in LEVELS
 
+    @staticmethod
+    def levels() -> list[str]:
+        """The levels of the bots the pool plays (``knows`` each), weakest first."""
+        return list(LEVELS)
+
     async def move(
         self, game_id: str, game_type: str, moves: list[str], level: str, seed: int
     ) -> BotMove:

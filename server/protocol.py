@@ -476,12 +476,36 @@ class SpectatorChat(Message):
 # -- server -> client --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What this server allows a connection (see ``Welcome``), from its settings.
+
+    ``chat_length``: the longest chat line (characters). ``chat_burst`` lines at once, then one
+    every ``chat_interval`` seconds on average. ``message_rate``: messages a second this
+    connection may send on average, ``message_burst`` at once (a bot account's are higher).
+    ``max_frame_bytes``: the largest frame it may send (a larger one closes it with 1009).
+    ``max_watching``: games it may watch at once. ``nickname_length``: the longest nickname.
+    """
+
+    chat_length: int
+    chat_interval: float
+    chat_burst: int
+    message_rate: float
+    message_burst: int
+    max_frame_bytes: int
+    max_watching: int
+    nickname_length: int
+
+
 @server("welcome")
 @dataclass(frozen=True)
 class Welcome(Message):
     """The answer to ``hello``: who you are, and the token to resume this session later (keep it
     secret). ``games``: your games in progress, to watch again after a reconnect. ``bot``: this
-    is a bot account (created by the server's operator)."""
+    is a bot account (created by the server's operator). ``limits``: what this server allows
+    this connection; ``game_types``: every game type it plays (GameTypeStrings, spelled as it
+    lists them); ``levels``: the levels of its own bots (``CreateGame.level``), weakest first.
+    A client takes these from here rather than knowing them itself."""
 
     player: str
     nickname: str
@@ -489,6 +513,9 @@ class Welcome(Message):
     server_time: int
     games: list[str] = field(default_factory=list)
     bot: bool = False
+    limits: Limits = field(kw_only=True)
+    game_types: list[str] = field(kw_only=True)
+    levels: list[str] = field(kw_only=True)
 
 
 @server("pong")
@@ -780,6 +807,7 @@ __all__ = [
     "Hello",
     "JoinGame",
     "LegalMove",
+    "Limits",
     "Lobby",
     "LobbyChange",
     "Logout",

@@ -5,20 +5,26 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ai.bots import LEVELS
+from hive import GameType
+from hive.pieces import ALL_GAME_TYPES
 from server import match, names
 from server.clock import now_ms
 from server.limits import Bucket, per_origin
 from server.players import token_hash
 from server.presence import ONLINE_TTL
 from server.protocol import (
+    MAX_FRAME_BYTES,
+    MAX_NICKNAME,
+    MAX_WATCHING,
     SIGNED_OUT,
     BotInfo,
     BotReady,
     ErrorCode,
     Hello,
+    Limits,
     Logout,
     ProtocolError,
     Welcome,
@@ -32,6 +38,17 @@ log = logging.getLogger(__name__)
 
 GUEST_WINDOW = 3600.0
 """The window of ``Settings.guests_per_address``, in seconds."""
+
+
+def _listed(game_type: GameType) -> tuple[int, bool, bool, bool]:
+    """Where a game type is listed: fewer expansions first; among as many, M, then L, then P."""
+    t = game_type
+    return len(t.bugs), not t.mosquito, not t.ladybug, not t.pillbug
+
+
+GAME_TYPES: Final = tuple(str(t) for t in sorted(ALL_GAME_TYPES, key=_listed))
+"""Every game type the server plays, as ``match.canonical_type`` spells it: Base, then one
+expansion, two, all three (``Base``, ``Base+M``, ``Base+L``, ``Base+P``, ``Base+ML`` ...)."""
 
 
 class SignIn:
@@ -90,11 +107,34 @@ class SignIn:
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.
         session.player, session.name, session.bot, session.token = player, name, bot, hashed
+        rate, burst = settings.message_rate, settings.message_burst
         if bot:
             rate, burst = settings.bot_message_rate, settings.bot_message_burst
             session.messages = Bucket(rate, burst, time.monotonic())
         by_player.setdefault(player, set()).add(session)
-        await session.send(Welcome(player, name, token, now_ms(), games, bot))
+        limits = Limits(
+            chat_length=settings.chat_length,
+            chat_interval=settings.chat_interval,
+            chat_burst=settings.chat_burst,
+            message_rate=rate,
+            message_burst=burst,
+            max_frame_bytes=MAX_FRAME_BYTES,
+            max_watching=MAX_WATCHING,
+            nickname_length=MAX_NICKNAME,
+        )
+        await session.send(
+            Welcome(
+                player,
+                name,
+                token,
+                now_ms(),
+                games,
+                bot,
+                limits=limits,
+                game_types=list(GAME_TYPES),
+                levels=hub.pool.levels(),
+            )
+        )
         if session.bot and player in hub.presence.bot_offers:
             hub.lobby.dirty.set()  # listed again
 

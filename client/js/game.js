@@ -6,7 +6,7 @@ import { Board, reserveMarkup } from "./board.js";
 import { clockReading, describeTime, formatClock } from "./clock.js";
 import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
-import { boardModel, chatLines, resultText, seatColor } from "./state.js";
+import { boardModel, chatLength, chatLines, resultText, seatColor } from "./state.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
 
@@ -38,7 +38,7 @@ export class GameScreen {
             <h3>Chat <span class="chat-mode" data-slot="chatMode"></span></h3>
             <ul class="chat" data-slot="chat" data-testid="chat"></ul>
             <form class="chat-form" data-form="chat">
-              <input name="text" maxlength="300" autocomplete="off" placeholder="Say something…" aria-label="Chat message" data-testid="chat-input">
+              <input name="text" autocomplete="off" placeholder="Say something…" aria-label="Chat message" data-testid="chat-input">
               <button type="submit">Send</button>
             </form>
           </div>
@@ -60,6 +60,10 @@ export class GameScreen {
     this.state = state;
     const view = state.game;
     const gs = view.state;
+    const input = this.root.querySelector(".chat-form input");
+    const length = chatLength(state); // the server's (welcome), once it said it
+    if (length === null) input.removeAttribute("maxlength");
+    else input.maxLength = length;
     this.root.querySelector(".game").dataset.version = gs ? gs.version : "";
     if (!gs) {
       render(this.slots.status, html`<span class="muted">Loading game ${view.id}…</span>`);
@@ -102,7 +106,6 @@ export class GameScreen {
       ? html`<button type="button" class="link" data-action="spectatorChat" data-open="${closed ? "true" : "false"}" data-testid="spectator-chat"
           title="${closed ? "Let spectators chat again" : "Only the players may chat"}">${closed ? "open to spectators" : "close to spectators"}</button>`
       : html`${closed && html`<small class="muted" data-testid="chat-closed">players only</small>`}`);
-    const input = this.root.querySelector(".chat-form input");
     input.disabled = closed && !mine;
     input.placeholder = closed && !mine ? "The players have closed the chat to spectators" : "Say something…";
 

@@ -3,13 +3,13 @@
 // Renders from the state; clicks and submits are bound by input.js (data-action / data-form)
 // and handled in app.js.
 
-import { BOT_LEVELS, GAME_TYPES, Opponent } from "./protocol.js";
+import { Opponent } from "./protocol.js";
 import { describeTime } from "./clock.js";
 import { ago, html, render } from "./dom.js";
 import { noticeMarkup } from "./game.js";
 import { pieceSvg } from "./bugs.js";
 import { toPixel } from "./hex.js";
-import { isBusy } from "./state.js";
+import { isBusy, nicknameLength } from "./state.js";
 
 /** Time controls offered by the create form: value -> [label, TimeControl]. */
 export const TIME_CHOICES = [
@@ -40,6 +40,20 @@ export function formChoice(data) {
 
 const KIND_WORDS = { none: "no clock", clock: "clock", days: "days per move" };
 
+/** Chosen at first in the forms, when the server plays them (the welcome's game types and
+ * levels fill the forms). */
+const FIRST_GAME_TYPE = "Base+MLP";
+const FIRST_LEVEL = "easy";
+
+/** Put `options` (markup) in `select`, keeping the choice made if it is still offered; a
+ * select with no option is disabled. */
+function renderOptions(select, options) {
+  const chosen = select.value;
+  render(select, options);
+  if (chosen && [...select.options].some((o) => o.value === chosen)) select.value = chosen;
+  select.disabled = select.options.length === 0;
+}
+
 export class LobbyScreen {
   constructor(root) {
     this.root = root;
@@ -56,9 +70,9 @@ export class LobbyScreen {
           <form class="quick card" data-form="playBot" data-testid="quick-bot">
             <h2>Quick game</h2>
             <label>Bot level
-              <select name="level">${BOT_LEVELS.map((l) => html`<option value="${l}" ${l === "easy" && "selected"}>${l}</option>`)}</select>
+              <select name="level" data-slot="levels" disabled></select>
             </label>
-            <button type="submit" class="primary big" data-testid="play-bot">Play a bot now</button>
+            <button type="submit" class="primary big" data-testid="play-bot" disabled>Play a bot now</button>
             <small>Base+MLP, no clock, random colour</small>
           </form>
         </section>
@@ -67,7 +81,7 @@ export class LobbyScreen {
           <form class="card create" data-form="create" data-testid="create-form">
             <h2>Create a game</h2>
             <label>Game type
-              <select name="game_type">${GAME_TYPES.map((t) => html`<option ${t === "Base+MLP" && "selected"}>${t}</option>`)}</select>
+              <select name="game_type" data-slot="gameTypes" disabled></select>
             </label>
             <label>Time control
               <select name="time">${TIME_CHOICES.map(([v, label]) => html`<option value="${v}" ${v === "5+5" && "selected"}>${label}</option>`)}</select>
@@ -78,13 +92,9 @@ export class LobbyScreen {
               <label><input type="radio" name="color" value="black"> Black</label>
             </fieldset>
             <label>Opponent
-              <select name="opponent">
-                <option value="anyone">Anyone (open game)</option>
-                ${BOT_LEVELS.map((l) => html`<option value="${Opponent.BOT}:${l}">Bot: ${l}</option>`)}
-                <option value="${Opponent.BOTS}">Any bot from outside (a bot account)</option>
-              </select>
+              <select name="opponent" data-slot="opponents" disabled></select>
             </label>
-            <button type="submit" class="primary" data-testid="create">Create game</button>
+            <button type="submit" class="primary" data-testid="create" disabled>Create game</button>
           </form>
           <section class="card">
             <h2>Open games <span class="count" data-slot="open-count"></span></h2>
@@ -111,13 +121,27 @@ export class LobbyScreen {
       </div>`);
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.form = root.querySelector("form[data-form=create]");
+    this.submits = [...root.querySelectorAll("form[data-form=playBot] [type=submit], form[data-form=create] [type=submit]")];
+  }
+
+  /** The forms' choices, from what the server plays (its welcome); the forms wait for it. */
+  renderChoices(server) {
+    const types = server?.gameTypes ?? [];
+    const levels = server?.levels ?? [];
+    renderOptions(this.slots.gameTypes, html`${types.map((t) => html`<option ${t === FIRST_GAME_TYPE && "selected"}>${t}</option>`)}`);
+    renderOptions(this.slots.levels, html`${levels.map((l) => html`<option value="${l}" ${l === FIRST_LEVEL && "selected"}>${l}</option>`)}`);
+    renderOptions(this.slots.opponents, server ? html`<option value="${Opponent.ANYONE}">Anyone (open game)</option>
+      ${levels.map((l) => html`<option value="${Opponent.BOT}:${l}">Bot: ${l}</option>`)}
+      <option value="${Opponent.BOTS}">Any bot from outside (a bot account)</option>` : html``);
+    for (const button of this.submits) button.disabled = !server;
   }
 
   render(state, recent) {
     const me = state.me;
+    this.renderChoices(state.server);
     render(this.slots.who, state.connection.status === "signed-out" || state.editingName
       ? html`<form class="nickname" data-form="nickname"><label>Your nickname
-          <input name="nickname" maxlength="24" required value="${state.nickname}"
+          <input name="nickname" maxlength="${nicknameLength(state)}" required value="${state.nickname}"
           data-testid="nickname" autocomplete="nickname"></label><button type="submit" class="primary">Save</button></form>
           ${state.connection.status === "signed-out" && html`<small class="muted" data-testid="signed-out">You are signed out: choose a nickname to play as a new guest.</small>`}`
       : html`<span>Playing as <b data-testid="me">${me?.nickname ?? state.nickname}</b></span>

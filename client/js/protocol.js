@@ -72,12 +72,10 @@ export const SIGNED_OUT = 4001;
 export const POLICY_VIOLATION = 1008;
 export const MESSAGE_TOO_BIG = 1009;
 
+/** The longest nickname (MAX_NICKNAME), for the name form shown before any welcome. Every
+ * other limit, the game types and the bots' levels come in the welcome (`limits`,
+ * `game_types`, `levels`): the server's settings say them, not this module. */
 export const MAX_NICKNAME = 24;
-export const MAX_CHAT = 300;
-export const GAME_TYPES = Object.freeze([
-  "Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP",
-]);
-export const BOT_LEVELS = Object.freeze(["beginner", "easy", "medium", "hard", "expert"]);
 /** CreateGame.opponent (Opponent): anyone may join; one of the server's bots at once (with a
  * level); only a bot account may join (with `challenge`: only the one of that name). */
 export const Opponent = Object.freeze({ ANYONE: "anyone", BOT: "bot", BOTS: "bots" });

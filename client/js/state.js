@@ -2,7 +2,7 @@
 // and returns a new state, never touching the DOM or the socket (app.js does that). Selectors
 // at the end derive what the screens show.
 
-import { ErrorCode, Opponent, PASS } from "./protocol.js";
+import { ErrorCode, MAX_NICKNAME, Opponent, PASS } from "./protocol.js";
 import { stacksOf } from "./notation.js";
 
 /** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
@@ -14,6 +14,7 @@ export function initial(route, nickname = "") {
     connection: { status: "connecting", lag: null, attempt: 0, reason: null },
     me: null, // {player, nickname}
     myGames: [], // ids of my games in progress (welcome)
+    server: null, // what the server allows and plays (welcome): {limits, gameTypes, levels}
     lobby: { open: [], live: [], bots: [], openTotal: 0, liveTotal: 0, received: false }, // bots: BotInfo
     game: route.page === "game" ? gameView(route.id) : null,
     review: route.page === "review" ? reviewView(route.id, route.ply) : null,
@@ -63,12 +64,16 @@ export function connectionChanged(state, status, attempt = 0, reason = null) {
 
 export const lagMeasured = (state, lag) => ({ ...state, connection: { ...state.connection, lag } });
 
+/** A welcome: who I am, my games, and what the server allows (`limits`: Limits) and plays
+ * (its game types and its bots' levels), which the screens take from here, each welcome
+ * replacing the last (a server restarted with other settings says so). */
 export function welcomed(state, welcome) {
   return {
     ...state,
     me: { player: welcome.player, nickname: welcome.nickname },
     nickname: welcome.nickname,
     myGames: welcome.games,
+    server: { limits: welcome.limits, gameTypes: welcome.game_types, levels: welcome.levels },
   };
 }
 
@@ -356,6 +361,13 @@ export function challengeTerms(bot, choice, fallback) {
   const time = bot.times.includes(choice.time.kind) ? choice.time : fallback[bot.times[0]];
   return { game_type, time, color: choice.color, opponent: Opponent.BOTS, challenge: bot.name };
 }
+
+/** The longest chat line the server takes (null until a welcome says). */
+export const chatLength = (state) => state.server?.limits.chat_length ?? null;
+
+/** The longest nickname the server takes (MAX_NICKNAME until a welcome says: the name form
+ * shows before any welcome when the first hello is refused for its nickname). */
+export const nicknameLength = (state) => state.server?.limits.nickname_length ?? MAX_NICKNAME;
 
 /** Whether `bot` (a BotInfo) plays as many games as it takes at once. */
 export const isBusy = (bot) => bot.playing >= bot.max_games;

@@ -19,7 +19,7 @@ const HOOKS = `export function resolve(specifier, context, next) {
 register(`data:text/javascript,${encodeURIComponent(HOOKS)}`);
 
 const S = await import("../js/state.js");
-const { ErrorCode, Opponent, PASS } = await import("../js/protocol.js");
+const { ErrorCode, MAX_NICKNAME, Opponent, PASS } = await import("../js/protocol.js");
 
 // -- values shaped as the server sends them -------------------------------------------------
 
@@ -82,6 +82,18 @@ function gameState(changes = {}) {
   };
 }
 
+/** A Welcome as the server sends it (a server with a chat length of 120 and three levels). */
+const welcome = (player, nickname, changes = {}) => ({
+  player, nickname, token: "t", server_time: 0, games: [], bot: false,
+  limits: {
+    chat_length: 120, chat_interval: 1.0, chat_burst: 5, message_rate: 20.0, message_burst: 60,
+    max_frame_bytes: 16384, max_watching: 32, nickname_length: 24,
+  },
+  game_types: ["Base", "Base+M", "Base+MLP"],
+  levels: ["beginner", "easy", "expert"],
+  ...changes,
+});
+
 const update = (state, events = []) => ({ game: state.id, version: state.version, events, state, snapshot: false });
 const event = (version, kind, fields = {}) => ({ version, kind, at: 0, by: null, text: null, player: null, ...fields });
 const summary = (id, created, changes = {}) => ({
@@ -92,7 +104,7 @@ const summary = (id, created, changes = {}) => ({
 /** Ada's page showing the game, welcomed, with `gs` (default: her turn) received. */
 function adaWatching(gs = gameState()) {
   let state = S.initial({ page: "game", id: GAME }, "ada");
-  state = S.welcomed(state, { player: ADA, nickname: "ada", token: "t", server_time: 0, games: [GAME], bot: false });
+  state = S.welcomed(state, welcome(ADA, "ada", { games: [GAME] }));
   return deepFreeze(S.updateReceived(state, update(gs), 1000));
 }
 
@@ -156,10 +168,33 @@ describe("initial and navigated", () => {
   test("a welcome names the player and their games; a nickname chosen is kept", () => {
     const state = deepFreeze(S.nicknameChosen(S.initial({ page: "lobby" }, "ada"), "ada2"));
     assert.equal(state.nickname, "ada2");
-    const welcomed = S.welcomed(state, { player: ADA, nickname: "Ada2", token: "t", server_time: 0, games: [GAME] });
+    const welcomed = S.welcomed(state, deepFreeze(welcome(ADA, "Ada2", { games: [GAME] })));
     assert.deepEqual(welcomed.me, { player: ADA, nickname: "Ada2" });
     assert.equal(welcomed.nickname, "Ada2"); // as the server spells it
     assert.deepEqual(welcomed.myGames, [GAME]);
+  });
+
+  test("a welcome says what the server allows and plays; the next one replaces it", () => {
+    const fresh = deepFreeze(S.initial({ page: "lobby" }, "ada"));
+    assert.equal(fresh.server, null); // the forms wait for it
+    assert.equal(S.chatLength(fresh), null);
+    assert.equal(S.nicknameLength(fresh), MAX_NICKNAME); // the name form may show before it
+    const first = deepFreeze(S.welcomed(fresh, deepFreeze(welcome(ADA, "ada"))));
+    assert.deepEqual(first.server, {
+      limits: welcome(ADA, "ada").limits,
+      gameTypes: ["Base", "Base+M", "Base+MLP"],
+      levels: ["beginner", "easy", "expert"],
+    });
+    assert.equal(S.chatLength(first), 120);
+    assert.equal(S.nicknameLength(first), 24);
+    // a reconnect to a server restarted with other settings
+    const limits = { ...first.server.limits, chat_length: 500, nickname_length: 16 };
+    const again = S.welcomed(first, welcome(ADA, "ada", { limits, game_types: ["Base"], levels: ["hard"] }));
+    assert.deepEqual(again.server, { limits, gameTypes: ["Base"], levels: ["hard"] });
+    assert.equal(S.chatLength(again), 500);
+    assert.equal(S.nicknameLength(again), 16);
+    // what happens on the connection keeps what the last welcome said
+    assert.deepEqual(S.connectionChanged(again, "reconnecting", 1).server, again.server);
   });
 });
 
@@ -372,7 +407,7 @@ describe("selected", () => {
       assert.equal(after.game.selected, null);
     }
     // a spectator: nothing at all
-    const spectator = deepFreeze(S.welcomed(adaWatching(), { player: CY, nickname: "cy", games: [] }));
+    const spectator = deepFreeze(S.welcomed(adaWatching(), welcome(CY, "cy")));
     assert.equal(S.selected(spectator, "wQ"), spectator);
   });
 

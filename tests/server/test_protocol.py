@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import itertools
 import json
 import random
 import re
@@ -21,12 +22,15 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosedError
 
+from ai.bots import LEVELS
 from server import store
 from server.protocol import (
     CLIENT_MESSAGES,
     MAX_FRAME_BYTES,
     MAX_LIST,
+    MAX_NICKNAME,
     MAX_TEXT,
+    MAX_WATCHING,
     SERVER_MESSAGES,
     BotInfo,
     BotReady,
@@ -44,6 +48,7 @@ from server.protocol import (
     Hello,
     JoinGame,
     LegalMove,
+    Limits,
     Lobby,
     LobbyChange,
     Logout,
@@ -69,7 +74,7 @@ from server.protocol import (
     decode_server,
     encode,
 )
-from tests.server.conftest import Running
+from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, start_game
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -152,7 +157,17 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "logout": Logout(everywhere=True),
     },
     "server": {
-        "welcome": Welcome(ADA.player, "ada", "lYN-6Jea", 1_795_446_241_400, [GAME], bot=True),
+        "welcome": Welcome(
+            ADA.player,
+            "ada",
+            "lYN-6Jea",
+            1_795_446_241_400,
+            [GAME],
+            bot=True,
+            limits=Limits(120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24),
+            game_types=["Base", "Base+MLP"],
+            levels=["easy", "expert"],
+        ),
         "pong": Pong(1234.5, 1_795_446_241_457),
         "error": Error(ErrorCode.STALE, "the move was made on version 4", "play", GAME),
         "lobby": Lobby([OPEN], [LIVE], [ROBO_READY], open_total=1, live_total=2),
@@ -760,6 +775,51 @@ async def test_a_guest_takes_a_new_name_with_its_token_and_keeps_its_games(srv: 
         assert (error.code, error.request) == (ErrorCode.NOT_ALLOWED, "hello")
         same = await ask(ws, encode(Hello(nickname="robo", token=bot_token)))
         assert isinstance(same, Welcome) and (same.player, same.nickname) == (player, "robo")
+
+
+async def test_the_welcome_says_what_this_server_allows_and_plays(
+    start_server: StartServer,
+) -> None:
+    """The limits are the server's settings, not their defaults (a bot account's connection
+    gets its own budget), and the server keeps to them; the game types are every one it plays,
+    as it spells them; the levels are its bots'."""
+    settings = {"chat_length": 120, "chat_interval": 2.5, "chat_burst": 3}
+    budgets = {"message_rate": 50.0, "message_burst": 90}
+    bot_budgets = {"bot_message_rate": 70.0, "bot_message_burst": 700}
+    async with start_server(**settings, **budgets, **bot_budgets) as srv, raw(srv) as ws:
+        welcome = await ask(ws, encode(Hello(nickname="ada")))
+        assert isinstance(welcome, Welcome)
+        assert welcome.limits == Limits(
+            120, 2.5, 3, 50.0, 90, MAX_FRAME_BYTES, MAX_WATCHING, MAX_NICKNAME
+        )
+        assert welcome.levels == list(LEVELS)
+        every = {"Base"} | {
+            "Base+" + "".join(letters)
+            for n in (1, 2, 3)
+            for letters in itertools.combinations("MLP", n)
+        }
+        assert sorted(welcome.game_types) == sorted(every)
+        assert len(welcome.game_types) == len(every)
+        game = ""
+        for game_type in welcome.game_types:  # each is taken, and spelled as the server does
+            created = await ask(ws, encode(CreateGame(game_type=game_type)))
+            assert isinstance(created, Update) and created.state.game_type == game_type
+            game = created.game
+            cancelled = await ask(ws, encode(CancelGame(game)))
+            assert isinstance(cancelled, Update) and cancelled.state.status == "over"
+        line = await ask(ws, encode(Chat(game, "x" * welcome.limits.chat_length)))
+        assert isinstance(line, Update) and line.events[-1].text == "x" * 120
+        too_long = await refusal(ws, encode(Chat(game, "x" * (welcome.limits.chat_length + 1))))
+        assert too_long.code == ErrorCode.TOO_LONG
+        _, token = await srv.hub.store.new_bot("robo", 0)
+        async with raw(srv) as bot_ws:
+            bot = await ask(bot_ws, encode(Hello(token=token)))
+            assert isinstance(bot, Welcome) and bot.bot
+            assert (bot.limits.message_rate, bot.limits.message_burst) == (70.0, 700)
+            assert dataclasses.replace(bot.limits, message_rate=50.0, message_burst=90) == (
+                welcome.limits
+            )
+            assert (bot.game_types, bot.levels) == (welcome.game_types, welcome.levels)
 
 
 @pytest.mark.parametrize("nickname", [None, "", "   ", "x" * 25, "a\nb", "<b>ada</b>", "a;b"])
