@@ -270,11 +270,14 @@ class Link:
     """Stands between a page and the server's websocket (Playwright's websocket routing): it
     passes every frame both ways and notes what the page sent, until it is ``cut`` (the
     connection closes, and new ones close at once until ``restore``). ``deaf``: frames from the
-    server are dropped (their answers are lost on the way)."""
+    server are dropped (their answers are lost on the way). ``holding``: frames from the page
+    wait in the link, in order, until ``release`` (they are slow on the way)."""
 
     def __init__(self) -> None:
         self.up = True
         self.deaf = False
+        self.holding = False
+        self.held: list[tuple[WebSocketRoute, str | bytes]] = []
         self.sent: list[Message] = []
         self.routes: list[tuple[WebSocketRoute, WebSocketRoute]] = []
 
@@ -287,7 +290,10 @@ class Link:
         def from_page(frame: str | bytes) -> None:
             if isinstance(frame, bytes):
                 self.sent.append(decode(frame))
-            server_side.send(frame)
+            if self.holding:
+                self.held.append((server_side, frame))
+            else:
+                server_side.send(frame)
 
         def from_server(frame: str | bytes) -> None:
             if not self.deaf:
@@ -308,6 +314,13 @@ class Link:
     def restore(self) -> None:
         self.up = True
         self.deaf = False
+
+    def release(self) -> None:
+        """Pass on the frames held, in order, and hold no more."""
+        self.holding = False
+        for server_side, frame in self.held:
+            server_side.send(frame)
+        self.held.clear()
 
     def plays(self) -> list[Play]:
         """The ``play`` messages the page sent."""

@@ -1,7 +1,8 @@
 """The browser's connection: a reload comes back to the same game, a killed socket reconnects
-and resyncs, a move made while the socket is down goes once it is back (once, not twice), an
-illegal drop changes nothing and says why, and a connection the server closed for what the
-page did (1008, 1009) is not retried by itself: the page says why and offers to reconnect."""
+and resyncs, a move made while the socket is down goes once it is back (once, not twice), a
+move on its way is not sent again when an update of the game comes first, an illegal drop
+changes nothing and says why, and a connection the server closed for what the page did (1008,
+1009) is not retried by itself: the page says why and offers to reconnect."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from playwright.async_api import Browser, expect
 from hive import Game, Piece
 from server.client import Client
 from server.embedded import RedisProcess
-from server.protocol import MAX_FRAME_BYTES, Ping, encode
+from server.protocol import MAX_FRAME_BYTES, Chat, Ping, encode
 from tests.client.support import (
     Link,
     Person,
@@ -24,6 +25,7 @@ from tests.client.support import (
     seen,
 )
 from tests.server.conftest import Running, StartServer
+from tests.server.support import until
 
 pytestmark = pytest.mark.browser
 
@@ -161,6 +163,35 @@ async def test_a_move_made_while_the_socket_is_down_goes_once_when_it_is_back(
         record = await srv.hub.store.get(game_id)
         assert record is not None and record.version == 7
         await expect(ada.page.get_by_test_id("status")).to_contain_text("bob to move")
+        assert ada.errors == []
+
+
+async def test_a_move_on_its_way_is_not_sent_again_when_an_update_comes_first(
+    srv: Running, browser: Browser
+) -> None:
+    """Bob's chat line reaches Ada's page while her move is still on its way to the server:
+    the page does not send the move again on the same connection (the copy would be refused
+    as stale, and say the position changed)."""
+    link = Link()
+    async with duel(srv, browser, link=link) as (ada, bob, game_id):
+        game = await opening(ada, bob, game_id)
+        plays = len(link.plays())
+        link.holding = True
+        await ada.play(game, "wQ -wS1")
+        await expect(ada.page.get_by_test_id("pending")).to_be_visible()
+        await bob.send(Chat(game_id, "good luck"))
+        await ada.wait_version(5)  # Bob's line, with her move pending
+        # Whatever the page sent before this ping has reached the link once the ping has.
+        await ada.page.evaluate(SEND_FRAMES, [list(encode(Ping(7.5)))])
+        await until(lambda: Ping(7.5) in link.sent, "the page's ping never reached the link")
+        assert len(link.plays()) == plays + 1
+        link.release()
+        await ada.wait_version(6)
+        game.play("wQ -wS1")
+        assert await ada.pieces() == layout_of(game)
+        await expect(ada.page.get_by_test_id("pending")).to_have_count(0)
+        await expect(ada.page.get_by_test_id("status")).to_contain_text("bob to move")
+        assert len(link.plays()) == plays + 1
         assert ada.errors == []
 
 

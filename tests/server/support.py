@@ -247,6 +247,42 @@ async def published(redis_url: str) -> AsyncIterator[Callable[[str, str], Awaita
         await client.aclose()
 
 
+class ListenerCut:
+    """A Redis user of its own for one server (start it with ``url``), so that a test can cut
+    that server's pub/sub listener off Redis while the rest of it goes on: ``cut`` kills the
+    listener's connection and refuses the user's new connections (the connections already
+    open go on: a user disabled in Redis keeps them); ``restore`` lets them in again."""
+
+    NAME = "cut"
+
+    def __init__(self, redis_url: str) -> None:
+        self.admin = aioredis.Redis.from_url(redis_url)
+        self.url = redis_url.replace("redis://", f"redis://{self.NAME}:{self.NAME}@", 1)
+
+    async def __aenter__(self) -> ListenerCut:
+        await self._command("ACL", "SETUSER", self.NAME, "on", f">{self.NAME}", "~*", "&*", "+@all")
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.admin.aclose()
+
+    async def cut(self, srv: Running) -> None:
+        """Cut ``srv``'s listener off; first its pool of connections is given a few more
+        than its loops and one request use at once (only new ones are refused)."""
+        await until(lambda: srv.hub.listener.resyncs > 0, "the listener never subscribed")
+        redis = srv.hub.store.redis
+        await asyncio.gather(*(redis.ping() for _ in range(8)))
+        await self._command("ACL", "SETUSER", self.NAME, "off")
+        killed = await self._command("CLIENT", "KILL", "USER", self.NAME, "TYPE", "pubsub")
+        assert killed == 1, f"{killed} listener connections"
+
+    async def restore(self) -> None:
+        await self._command("ACL", "SETUSER", self.NAME, "on")
+
+    async def _command(self, *args: str) -> object:
+        return await self.admin.execute_command(*args)  # type: ignore[no-untyped-call]
+
+
 # -- bots from outside ----------------------------------------------------------------------
 
 MAX_PLIES = 200

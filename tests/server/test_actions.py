@@ -20,6 +20,8 @@ from server.protocol import (
     JoinGame,
     Lobby,
     Mute,
+    Ping,
+    Pong,
     Rematch,
     Resign,
     SpectatorChat,
@@ -28,7 +30,7 @@ from server.protocol import (
     WatchLobby,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import lobby_until, play, start_game, updated, watch
+from tests.server.support import lobby_until, play, start_game, until, updated, watch
 
 
 async def refused(client: Client, game: str) -> ErrorCode:
@@ -314,6 +316,30 @@ async def test_a_refused_join_of_a_watched_game_leaves_the_watch_as_it_was(srv: 
         await bob.send(JoinGame(created.game))
         joined = await updated(ada, created.game)
         assert [e.version for e in joined.events] == [2]  # not the events ada has seen again
+
+
+@pytest.mark.parametrize("why", [ErrorCode.OWN_GAME, ErrorCode.NOT_OPEN])
+async def test_a_refused_join_of_a_game_not_watched_leaves_no_watch(
+    srv: Running, why: ErrorCode
+) -> None:
+    """A join refused (from another connection of the game's creator: its own game, or one
+    already under way) leaves that connection out of the game: the game's next change reaches
+    its watchers, not that connection. Once the change has been delivered here, a ping on the
+    connection is answered after anything sent to it before: nothing was."""
+    async with srv.connect("ada") as ada, srv.connect("bob") as bob:
+        await ada.send(CreateGame())
+        game_id = (await ada.expect(Update)).game
+        if why == ErrorCode.NOT_OPEN:
+            await bob.send(JoinGame(game_id))
+            await updated(ada, game_id)
+        async with srv.connect(token=ada.welcome.token) as other:
+            await other.send(JoinGame(game_id))
+            assert await refused(other, game_id) == why
+            await ada.send(Chat(game_id, "anyone there?"))
+            await updated(ada, game_id)
+            await until(lambda: not srv.hub.cache.sending.busy(game_id), "still delivering")
+            await other.send(Ping(1.0))
+            assert (await other.expect(Pong, strict=True)).t == 1.0
 
 
 async def test_pass_is_played_when_it_is_the_only_move_and_refused_otherwise(

@@ -1,5 +1,5 @@
 """Faults injected for real: Redis stopped and started, frozen and killed under a live
-server."""
+server, and a server's listener cut off Redis while another server goes on."""
 
 from __future__ import annotations
 
@@ -28,7 +28,15 @@ from server.protocol import (
 from server.runtime import running
 from server.store import game_key
 from tests.server.conftest import BASE_SETTINGS, Running, StartServer
-from tests.server.support import http_get, play, published, start_game, updated
+from tests.server.support import (
+    ListenerCut,
+    http_get,
+    play,
+    published,
+    start_game,
+    updated,
+    watch,
+)
 from tests.server.test_actions import refused
 
 
@@ -62,6 +70,32 @@ async def test_redis_going_away_is_answered_with_unavailable_and_the_server_reco
         await play(black, b, "bS1 wS1-")
         w, b = await updated(white, game_id), await updated(black, game_id)
     assert w.state.moves == b.state.moves == ["wS1", "bS1 wS1-"]
+
+
+async def test_a_listener_back_from_losing_redis_brings_its_watchers_up_to_date(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """A process does not hear what is published while its listener is away from Redis:
+    once the listener is back, it reloads every game watched there. Here the listener of
+    the spectator's process is kept away while a move is made on the players' process."""
+    async with (
+        ListenerCut(redis_server.url) as cut,
+        start_server(redis_url=cut.url) as far,
+        start_server() as near,
+        near.connect("ada") as white,
+        near.connect("bob") as black,
+        far.connect("cy") as fan,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        assert (await watch(fan, game_id)).version == w.version
+        await cut.cut(far)
+        await play(white, w, "wS1")
+        w = await updated(white, game_id)  # published; the far process did not hear it
+        assert far.hub.cache.games[game_id].record.version == w.version - 1
+        await cut.restore()
+        seen = await updated(fan, game_id)
+    assert (seen.version, seen.state.moves) == (w.version, ["wS1"])
+    assert [e.kind for e in seen.events] == ["move"]
 
 
 async def test_one_broken_game_does_not_touch_another(

@@ -182,6 +182,28 @@ async def test_chat_is_limited_per_player_across_connections(start_server: Start
         assert record is not None and [e.text for e in record.chat] == ["one", "two"]
 
 
+async def test_a_connections_chat_flood_is_refused_by_the_connection_before_redis(
+    start_server: StartServer,
+) -> None:
+    """A connection past its own chat limit is refused on the spot: its flood costs Redis
+    nothing and is not counted against its player (where each line refused would keep the
+    player's other connections quiet for a whole window longer)."""
+    async with (
+        start_server(chat_burst=2, chat_interval=60) as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, _, _ = await start_game(white, black)
+        for text in ("one", "two"):
+            await white.send(Chat(game_id, text))
+            await updated(white, game_id)
+        for _ in range(3):
+            await white.send(Chat(game_id, "flood"))
+            assert (await white.expect(Error)).code == ErrorCode.RATE_LIMITED
+        counted = await srv.hub.store.redis.zcard(f"hive:rate:{{{white.player}}}:chat")
+        assert counted == 2  # the lines let through, not the flood
+
+
 # -- per address -----------------------------------------------------------------------------
 
 PROXY = {"trusted_proxies": "127.0.0.1"}

@@ -1,5 +1,6 @@
 """Two server processes on one Redis: a game between players on different processes, watched
-from both, the lobby seen alike from both, and a flag that falls exactly once; servers on two
+from both, the lobby seen alike from both, a flag that falls exactly once, a change decided on
+a copy of the game that another process has changed meanwhile refused; servers on two
 databases of one Redis kept apart."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from server.protocol import (
     Lobby,
     Logout,
     Ping,
+    Play,
     Pong,
     Rematch,
     Resign,
@@ -34,6 +36,7 @@ from server.protocol import (
 from server.store import EVENTS_CHANNEL, Store, peek_published
 from tests.server.conftest import StartServer, free_port
 from tests.server.support import (
+    ListenerCut,
     ServerProcess,
     closed_with,
     decisive_game,
@@ -43,6 +46,7 @@ from tests.server.support import (
     updated,
     watch,
 )
+from tests.server.test_actions import refused
 
 
 @contextlib.asynccontextmanager
@@ -139,6 +143,44 @@ async def test_a_flag_falls_exactly_once_with_two_processes(redis_server: RedisP
     assert events is not None
     assert [e.kind for e in events].count("over") == 1  # both processes swept; one flagged
     assert [e.version for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_a_change_decided_on_a_copy_another_process_changed_is_not_committed(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """Two processes decide a change of one game on the same version: the one that has not
+    heard of the other's change yet (here its listener is kept away from Redis) commits
+    nothing over it. It finds the game changed, decides again and is refused (``stale``);
+    the game holds one event per version, the move everybody was told of."""
+    async with (
+        ListenerCut(redis_server.url) as cut,
+        start_server() as near,
+        start_server(redis_url=cut.url) as far,
+        near.connect("ada") as white,
+        near.connect("bob") as black,
+        far.connect(token=white.welcome.token) as white_far,  # ada again, on the other
+    ):
+        game_id, w, _ = await start_game(white, black)
+        assert (await watch(white_far, game_id)).version == w.version
+        await cut.cut(far)
+        await play(white, w, "wS1")
+        played = await updated(white, game_id)
+        assert far.hub.cache.games[game_id].record.version == w.version  # not heard of
+        await white_far.send(Play(game_id, w.version, "wG1"))  # on far's copy, still at w
+        assert await refused(white_far, game_id) == ErrorCode.STALE
+        await cut.restore()
+        seen = await updated(white_far, game_id)
+        assert (seen.version, seen.state.moves) == (played.version, ["wS1"])
+    client = aioredis.Redis.from_url(redis_server.url)
+    try:
+        store = Store(client)
+        stored, events = await store.get(game_id), await store.events_after(game_id, 0)
+    finally:
+        await client.aclose()
+    assert stored is not None and (stored.version, stored.moves) == (played.version, ["wS1"])
+    assert events is not None
+    assert [e.version for e in events] == list(range(1, played.version + 1))
+    assert [e.text for e in events if e.kind == "move"] == ["wS1"]
 
 
 async def test_spectators_and_presence_are_counted_over_processes(
