@@ -65,7 +65,7 @@ typecheck: $(STAMP)
 pytest: $(STAMP) $(CLIENT_DEPS) system-tools
 	$(BIN)/pytest
 
-## schema: regenerate docs/protocol.schema.json from server/protocol.py (a test fails until it is)
+## schema: write the JSON Schema of every message (from server/protocol.py) to docs/protocol.schema.json
 schema: $(STAMP)
 	$(BIN)/python -m server.schema > docs/protocol.schema.json
 

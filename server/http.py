@@ -17,6 +17,7 @@ referrer sent elsewhere. The ``Server`` header names no version (see ``SERVER``)
 
 from __future__ import annotations
 
+import functools
 import gzip
 import ipaddress
 import json
@@ -32,7 +33,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server import review
+from server import review, schema
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -157,6 +158,8 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
 async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
     if path == "/metrics":
         return response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
+    if path == "/protocol.schema.json":
+        return response(HTTPStatus.OK, _schema(), "application/schema+json")
     if path == "/healthz":
         health = hub.health.report()
         ok = health["status"] == "ok"
@@ -178,6 +181,12 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
     if answer is not None:
         return response(*answer)
     return _static(path)
+
+
+@functools.cache
+def _schema() -> bytes:
+    """The JSON Schema of every message (``server.schema``), made once."""
+    return schema.dumps().encode()
 
 
 def _gzipped(body: bytes, content_type: str, request: Request) -> Response:

@@ -8,8 +8,8 @@ unknown type, a missing, unknown or mistyped field, a value out of range). The s
 ``ProtocolError`` with an ``Error`` and the connection lives on.
 
 docs/protocol.md documents every message with an example and a whole game;
-docs/protocol.schema.json is the JSON Schema of every message, made from this module by
-``python -m server.schema``.
+``server.schema`` makes the JSON Schema of every message from this module (served at
+``GET /protocol.schema.json``).
 """
 
 from __future__ import annotations

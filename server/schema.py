@@ -1,6 +1,8 @@
 """The JSON Schema (draft 2020-12) of every message, generated from ``server/protocol.py``.
 
-    python -m server.schema > docs/protocol.schema.json
+    python -m server.schema > docs/protocol.schema.json     # or: make schema
+
+Every server serves it at ``GET /protocol.schema.json`` (made once, from the code it runs).
 
 A frame is msgpack; the schema describes the map it decodes to, written as JSON. Each message is
 an object with its ``type`` tag as a ``const`` and one property per field of its dataclass;

@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosedError
 
 from ai.bots import LEVELS
-from server import store
+from server import schema, store
 from server.protocol import (
     CLIENT_MESSAGES,
     MAX_FRAME_BYTES,
@@ -80,7 +80,7 @@ from tests.server.support import http_get, start_game
 ROOT: Final = Path(__file__).resolve().parents[2]
 DOC: Final = ROOT / "docs" / "protocol.md"
 OPERATING: Final = ROOT / "docs" / "operating.md"
-SCHEMA: Final = json.loads((ROOT / "docs" / "protocol.schema.json").read_text(encoding="utf-8"))
+SCHEMA: Final = schema.schema()
 
 REGISTRIES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
 DECODERS: Final[dict[str, dict[str, type[Message]]]] = {

@@ -49,12 +49,12 @@ from server.protocol import (
     encode,
 )
 from tests.server.conftest import Running
+from tests.server.support import http_get
 from tests.server.test_protocol import EXAMPLES
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-SCHEMA_FILE: Final = ROOT / "docs" / "protocol.schema.json"
-SCHEMA: Final = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-"""The committed schema, as outside developers read it."""
+SCHEMA: Final = schema.schema()
+"""The schema, as a server serves it at /protocol.schema.json."""
 
 REGISTRIES: Final = {"client": CLIENT_MESSAGES, "server": SERVER_MESSAGES}
 SIDES: Final = {"client": "ClientMessage", "server": "ServerMessage"}
@@ -94,14 +94,13 @@ def check(side: str, body: Any) -> None:
     assert not errors(side, body), errors(side, body)
 
 
-# -- the committed schema -----------------------------------------------------------------------
+# -- the schema served ---------------------------------------------------------------------------
 
 
-def test_the_committed_schema_is_generated_from_the_protocol() -> None:
-    assert SCHEMA_FILE.read_text(encoding="utf-8") == schema.dumps(), (
-        "docs/protocol.schema.json is not what server/protocol.py makes: run "
-        "`python -m server.schema > docs/protocol.schema.json`"
-    )
+async def test_every_server_serves_the_schema(srv: Running) -> None:
+    status, kind, body = await http_get(f"{srv.http_url}/protocol.schema.json")
+    assert (status, kind) == (200, "application/schema+json")
+    assert json.loads(body) == SCHEMA
 
 
 def test_the_schema_is_a_draft_2020_12_schema_of_every_message() -> None:
