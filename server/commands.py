@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from server import match, social
@@ -14,6 +15,7 @@ from server.protocol import (
     ClaimWin,
     Draw,
     ErrorCode,
+    Event,
     Mute,
     Ping,
     Play,
@@ -25,6 +27,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from server.record import Record
 from server.session import Session
 
 if TYPE_CHECKING:
@@ -128,25 +131,31 @@ class Commands:
         )
 
     async def mute(self, session: Session, message: Mute) -> None:
-        hub = self.hub
-        player = session.player
-        assert player is not None
-        await hub.cache.load(message.game)  # UNKNOWN_GAME before anything else
-        await per_player(hub.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
-        await hub.changes.change(
+        target, on = message.player, message.mute
+        await self._social(
+            session,
             message.game,
-            lambda cached, now: social.mute(
-                cached.record, player, message.player, message.mute, now
-            ),
+            lambda record, player, now: social.mute(record, player, target, on, now),
         )
 
     async def spectator_chat(self, session: Session, message: SpectatorChat) -> None:
+        on = message.open
+        await self._social(
+            session,
+            message.game,
+            lambda record, player, now: social.spectator_chat(record, player, on, now),
+        )
+
+    async def _social(
+        self,
+        session: Session,
+        game_id: str,
+        rule: Callable[[Record, str, int], tuple[Record, Event]],
+    ) -> None:
+        """A mute or a change of the spectators' chat: ``SOCIAL_PER_MINUTE`` a player."""
         hub = self.hub
         player = session.player
         assert player is not None
-        await hub.cache.load(message.game)  # UNKNOWN_GAME before anything else
+        await hub.cache.load(game_id)  # UNKNOWN_GAME before anything else
         await per_player(hub.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
-        await hub.changes.change(
-            message.game,
-            lambda cached, now: social.spectator_chat(cached.record, player, message.open, now),
-        )
+        await hub.changes.change(game_id, lambda cached, now: rule(cached.record, player, now))

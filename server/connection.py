@@ -187,12 +187,11 @@ class Connections:
             except ProtocolError:
                 if allowed:
                     raise
-                message = None  # over the budget: refused as such, named if it decoded
-            if message is not None:
-                request = message.TYPE
-                game = getattr(message, "game", None)
-            if not allowed or message is None:
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+                raise _too_many() from None  # over the budget: refused as such
+            request = message.TYPE
+            game = getattr(message, "game", None)
+            if not allowed:
+                raise _too_many()
             if session.player is None and not isinstance(message, Hello):
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "say hello first")
             await self.handlers[type(message)](session, message)
@@ -265,3 +264,7 @@ class Connections:
         if not session.bot and session.token is not None:
             with contextlib.suppress(redis.exceptions.RedisError):
                 await store.touch(player, session.token, ttl)
+
+
+def _too_many() -> ProtocolError:
+    return ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down")

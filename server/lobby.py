@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import broadcast
 
+from server import view
 from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
 from server.record import Record
 from server.session import Session
@@ -175,19 +176,7 @@ class LobbyFeed:
         self.board = hub.lobby
 
     def summary(self, record: Record) -> GameSummary:
-        return GameSummary(
-            record.id,
-            record.game_type,
-            record.time,
-            record.white,
-            record.black,
-            record.created,
-            len(record.moves),
-            self.hub.presence.spectators(record),
-            record.creator_color if record.status == "open" else None,
-            record.wants,
-            record.challenge,
-        )
+        return view.summary(record, self.hub.presence.spectators(record))
 
     def bots_online(self) -> list[BotInfo]:
         """The bot accounts connected anywhere, with how many games each plays."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from websockets.asyncio.server import broadcast
 
+from server import view
 from server.clock import now_ms
 from server.protocol import BotInfo, Seat, encode
 from server.protocol import Presence as PresenceMessage
@@ -68,8 +69,7 @@ class Presence:
         return self.spectators(record), self.seated(record.white), self.seated(record.black)
 
     def seated(self, seat: Seat | None) -> bool:
-        """Whether the player of ``seat`` is connected (a bot always is)."""
-        return seat is not None and (seat.bot is not None or self.connected(seat.player))
+        return view.seated(seat, self.connected)
 
     def spectators(self, record: Record) -> int:
         return self.spectators_here(record) + self.spectators_elsewhere.get(record.id, 0)

@@ -1,5 +1,6 @@
 """What a client sees of a game: a ``Record`` and its ``hive.Game`` turned into the wire
-``GameState``, with this process's view of who is connected and watching."""
+``GameState`` (and the lobby's ``GameSummary``), with this process's view of who is connected
+and watching."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import replace
 from hive import PASS, Game, Layout
 from hive.pieces import NAMES
 from server.match import clocks_started, time_left
-from server.protocol import Clocks, Color, LegalMove, PieceAt, Seat
+from server.protocol import Clocks, Color, GameSummary, LegalMove, PieceAt, Seat
 from server.protocol import GameState as StateMessage
 from server.record import Record
 
@@ -86,7 +87,30 @@ def state(
 
 
 def present(seat: Seat | None, connected: Callable[[str], bool]) -> Seat | None:
-    """``seat`` with ``connected`` filled in (a bot is always connected)."""
+    """``seat`` with ``connected`` filled in (see ``seated``)."""
     if seat is None:
         return None
-    return replace(seat, connected=seat.bot is not None or connected(seat.player))
+    return replace(seat, connected=seated(seat, connected))
+
+
+def seated(seat: Seat | None, connected: Callable[[str], bool]) -> bool:
+    """Whether someone is in ``seat``: its player connected, or one of the server's bots
+    (always there)."""
+    return seat is not None and (seat.bot is not None or connected(seat.player))
+
+
+def summary(record: Record, spectators: int) -> GameSummary:
+    """The lobby's line of a game."""
+    return GameSummary(
+        record.id,
+        record.game_type,
+        record.time,
+        record.white,
+        record.black,
+        record.created,
+        len(record.moves),
+        spectators,
+        record.creator_color if record.status == "open" else None,
+        record.wants,
+        record.challenge,
+    )

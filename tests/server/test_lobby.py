@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from server import match
+from server import match, view
 from server.client import apply_change
 from server.lobby import LobbyBoard
 from server.protocol import LOBBY_SHOWN, GameSummary, Seat, TimeControl, encode
@@ -15,19 +15,7 @@ BOT = Seat("bot:easy", "easy bot", bot="easy", account="bot")
 
 
 def summary(record: Record) -> GameSummary:
-    return GameSummary(
-        record.id,
-        record.game_type,
-        record.time,
-        record.white,
-        record.black,
-        record.created,
-        len(record.moves),
-        0,
-        record.creator_color if record.status == "open" else None,
-        record.wants,
-        record.challenge,
-    )
+    return view.summary(record, 0)
 
 
 def no_bots() -> list:  # type: ignore[type-arg]
