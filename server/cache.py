@@ -39,19 +39,20 @@ class CachedGame:
     recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
 
     @classmethod
-    def of(cls, record: Record, keep: int = RECENT_EVENTS) -> CachedGame:
-        """The cache of ``record``, keeping at most ``keep`` recent events."""
-        return cls(record, record.new_game(), deque(maxlen=min(keep, RECENT_EVENTS)))
+    def of(
+        cls, record: Record, keep: int = RECENT_EVENTS, event: Event | None = None
+    ) -> CachedGame:
+        """The cache of ``record`` (``event``: the one that made it), keeping at most ``keep``
+        recent events."""
+        recent = deque([] if event is None else [event], maxlen=min(keep, RECENT_EVENTS))
+        return cls(record, record.new_game(), recent)
 
-    def apply(self, record: Record, event: Event, game: Game | None = None) -> None:
-        """Bring the cache to ``record`` (no-op when it is not newer), keeping ``event``;
-        ``game``, if given, already holds the record's moves."""
+    def apply(self, record: Record, event: Event) -> None:
+        """Bring the cache to ``record`` (no-op when it is not newer), keeping ``event``."""
         if record.version <= self.record.version:
             return
         played = self.record.moves
-        if game is not None:
-            self.game = game
-        elif record.moves[: len(played)] == played:
+        if record.moves[: len(played)] == played:
             for move in record.moves[len(played) :]:
                 self.game.play_unchecked(move)  # committed: checked when played
         else:
@@ -106,12 +107,13 @@ class GameCache:
             raise unknown(game_id)
         return self.put(record)  # unless loaded by someone else meanwhile
 
-    def put(self, record: Record) -> CachedGame:
-        """Cache ``record`` unless a later version of it is cached: a request awaiting its
-        commit resumes after the listener may have applied later changes of the game."""
+    def put(self, record: Record, event: Event | None = None) -> CachedGame:
+        """Cache ``record`` (``event``: the one that made it) unless a later version of it is
+        cached: a request awaiting its commit resumes after the listener may have applied
+        later changes of the game."""
         cached = self.games.get(record.id)
         if cached is None or cached.record.version < record.version:
-            cached = self.games[record.id] = CachedGame.of(record, self.keep)
+            cached = self.games[record.id] = CachedGame.of(record, self.keep, event)
         return cached
 
     def watch(

@@ -46,10 +46,6 @@ class Fanout:
         spectators = presence.spectators(record)
         return state(record, game, now_ms(), spectators=spectators, connected=presence.connected)
 
-    def update(self, record: Record, game: Game, event: Event) -> bytes:
-        """The encoded update of the change to ``record`` for a watcher one version behind."""
-        return encode(Update(record.id, record.version, [event], self.state(record, game), False))
-
     def ready(self, sessions: list[Session], game_id: str | None) -> list[Session]:
         """The sessions that read what they are sent: the others are skipped, owed the game
         (``game_id``) or, for None, the lobby."""
@@ -70,13 +66,10 @@ class Fanout:
         self.lagging.add(session)
         self.hub.metrics.skipped.inc()
 
-    async def deliver(
-        self, game_id: str, *, also: Session | None = None, built: tuple[int, bytes] | None = None
-    ) -> None:
+    async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
         """Bring every watcher of the game up to date. ``also`` gets an update even when it
-        has seen everything (it has just asked to watch). ``built``: a version and the update
-        for the watchers one version behind it, as the process that made the change built it;
-        passed on as it is while the game is at that version."""
+        has seen everything (it has just asked to watch). The state is built once, for all of
+        them: once per change when the listener delivers it."""
         cache = self.hub.cache
         async with cache.sending.hold(game_id):
             watchers = cache.watchers.get(game_id)
@@ -96,24 +89,14 @@ class Fanout:
                 sessions = self.ready(waiting, game_id)
                 if not sessions:
                     continue
-                if (
-                    built is not None
-                    and seen is not None
-                    and built[0] == record.version == seen + 1
-                ):
-                    frame = built[1]
-                else:
-                    if game_state is None:
-                        game_state = self.state(record, cached.game)
-                    events: list[Event] | None = None
-                    if seen is not None and record.version - seen <= FAR_BEHIND:
-                        events = cached.events_after(seen)
-                        if events is None:
-                            events = await self.hub.store.events_after(game_id, seen)
-                    snapshot = events is None
-                    frame = encode(
-                        Update(game_id, record.version, events or [], game_state, snapshot)
-                    )
+                game_state = game_state or self.state(record, cached.game)
+                events: list[Event] | None = None
+                if seen is not None and record.version - seen <= FAR_BEHIND:
+                    events = cached.events_after(seen)
+                    if events is None:
+                        events = await self.hub.store.events_after(game_id, seen)
+                snapshot = events is None
+                frame = encode(Update(game_id, record.version, events or [], game_state, snapshot))
                 broadcast([s.ws for s in sessions], frame)
                 for s in sessions:
                     s.owed.discard(game_id)

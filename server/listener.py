@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import msgpack
 import redis.asyncio as aioredis
 
-from hive import Game
 from server.codec import unpack, unpack_event
 from server.store import STORAGE_ERRORS, peek_published
 
@@ -58,7 +57,9 @@ class Listener:
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away
 
     async def published(self, data: bytes) -> None:
-        """One committed change: update the cache, the lobby and the watchers."""
+        """One committed change: update the cache, the lobby and the watchers. A change made
+        here is usually in the cache already (applied by its request); else it is unpacked and
+        its move replayed on the cached game (if the game is cached here)."""
         hub = self.hub
         cache = hub.cache
         change = peek_published(data)
@@ -66,25 +67,20 @@ class Listener:
         made = "here" if hub.changes.made_here(change.change) else "elsewhere"
         hub.metrics.changes_heard.labels(made).inc()
         try:
+            event = unpack_event(change.event)
             cached = cache.get(game_id)
-            if cached is None or cached.record.version < version:  # not applied here yet
-                mine = hub.changes.taken(game_id, change.change)
-                game: Game | None = None
-                if mine is not None:  # made here; its request waits for the commit
-                    record, event, game = mine.record, mine.event, mine.game
-                else:
-                    record, event = unpack(change.body), unpack_event(change.event)
+            if cached is None or cached.record.version < version:
+                record = unpack(change.body)
                 if cached is not None:
-                    cached.apply(record, event, game)
+                    cached.apply(record, event)
                 elif game_id in cache.watchers:
-                    cache.put(record)
-                hub.lobby_feed.update(record)
-                if event.kind == "rematch" and event.text is not None:
-                    hub.seating.follow_rematch(record, event.text)  # before the event goes out
+                    cache.put(record, event)
             else:
-                hub.lobby_feed.update(cached.record)
-            built = None if change.update is None else (version, change.update)
-            await hub.fanout.deliver(game_id, built=built)
+                record = cached.record
+            hub.lobby_feed.update(record)
+            if event.kind == "rematch" and event.text is not None:
+                hub.seating.follow_rematch(record, event.text)  # before the event goes out
+            await hub.fanout.deliver(game_id)
             cache.forget_if_idle(game_id)
         except STORAGE_ERRORS:
             raise

@@ -47,9 +47,6 @@ class Presence:
         self.watched_players: Counter[str] = Counter()  # ... counted in how many games
         self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
         self.share_all = True  # Redis holds none of them: share them all next time
-        # No other process runs (as of the last share_view): a change's update is built by
-        # whoever delivers it, not before the commit to be published with it.
-        self.alone = False
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
         # What the watchers here were last told of who is at each game (spectators, white
         # connected, black connected), and the players whose connections here came or went
@@ -125,7 +122,6 @@ class Presence:
         except BaseException:
             self.touched |= looked  # their changes were not shared: look again next time
             raise
-        self.alone = view.others == 0
         if view.renewed or self.share_all:  # Redis holds what it held, and the changes
             for game_id, count in changes.items():
                 if count:

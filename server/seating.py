@@ -196,8 +196,7 @@ class Seating:
         old = await hub.changes.change(message.game, decide)
         if old is None or not started:
             return
-        new = started[0]
-        self.follow_rematch(old, new.id)  # before any client hears of it (and unwatches)
+        new = started[0]  # followed by the players here as the listener hears of ``old``
         start = Event(new.version, "joined", new.created, text=message.game)
         await hub.changes.create(new, start)
 
@@ -207,5 +206,5 @@ class Seating:
         cache = self.hub.cache
         for player in old.players():
             for other in self.hub.presence.by_player.get(player, ()):
-                if old.id in other.watching:
+                if old.id in other.watching and new_id not in other.watching:
                     cache.watch(other, new_id, 0, checked=False)

@@ -42,9 +42,10 @@ key                            type        holds
 A change to a game is committed by one Lua script: it checks the stored version, writes the
 record, appends the event to the log and publishes both on the channel ``hive:events`` (in a
 database N other than 0, ``hive:events:N``: see ``channels``), all at once, so a change is
-applied exactly once however many requests race, and is acknowledged only once Redis holds it.
-The indexes (``hive:open``, ``hive:live``...) are updated right after; ``Store.repair``
-rebuilds them from the games on start.
+applied exactly once however many requests race, is acknowledged only once Redis holds it,
+and is heard by every process even when the one that made it dies or loses its reply. The
+indexes (``hive:open``, ``hive:live``...) are updated right after; ``Store.repair`` rebuilds
+them from the games on start.
 """
 
 from __future__ import annotations
@@ -78,9 +79,8 @@ None]`` (msgpack): a session ended (None: every session of the player), whose co
 every process closes."""
 EVENTS_CHANNEL: Final = "hive:events"
 """Pub/sub channel (of database 0, see ``channels``): ``[game id, version, record, event,
-update]`` (msgpack) of every committed change; ``update``: the ``Update`` frame for watchers
-one version behind, built once by the process that made the change (None when it built
-none)."""
+change]`` (msgpack) of every committed change; ``change``: the committing process's id for it
+(a process knows its own changes by it)."""
 
 
 def channels(db: int) -> tuple[str, str]:
@@ -175,24 +175,19 @@ class Store(Players, Liveness):
         expected: int,
         deadline: int | None,
         indexed: tuple[str, int | None] | None = None,
-        update: bytes | None = None,
-        change: str | None = None,
+        change: str = "",
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
-        (0: the game must be new), publish them, and update the indexes. False: someone else
-        changed the game first, and nothing was written.
+        (0: the game must be new), publish them with ``change`` (the committing process's id
+        for the change), and update the indexes. False: someone else changed the game first,
+        and nothing was written.
 
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
-        progress touches no other index).
-
-        ``update``: the encoded ``Update`` of this change for a watcher one version behind,
-        published with it so that every process passes it on instead of building it again.
-        ``change``: the committing process's id for the change, published with it (the
-        process knows its own changes by it)."""
+        progress touches no other index)."""
         body = pack(record)
         event_body = pack_event(event)
-        message = msgpack.packb([record.id, record.version, body, event_body, update, change])
+        message = msgpack.packb([record.id, record.version, body, event_body, change])
         done = await self._commit(
             keys=[game_key(record.id), _log_key(record.id)],
             args=[
@@ -312,9 +307,7 @@ class Published(NamedTuple):
     version: int
     body: bytes
     event: bytes
-    update: bytes | None
-    """The update frame built with the change, for a watcher one version behind (or None)."""
-    change: str | None
+    change: str
     """The committing process's id for the change."""
 
 

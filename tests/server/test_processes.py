@@ -5,13 +5,13 @@ databases of one Redis kept apart."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
 
+from server import match
 from server.client import Client, ServerError
 from server.clock import now_ms
 from server.embedded import RedisProcess
@@ -33,7 +33,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
-from server.store import EVENTS_CHANNEL, Store, peek_published
+from server.store import Store
 from tests.server.conftest import StartServer, free_port
 from tests.server.support import (
     ListenerCut,
@@ -206,12 +206,12 @@ async def test_spectators_and_presence_are_counted_over_processes(
         assert b.state.white is not None and b.state.white.connected
 
 
-async def test_a_change_is_built_once_and_passed_on_by_both_processes(
+async def test_a_change_is_built_once_by_each_process_that_delivers_it(
     start_server: StartServer,
 ) -> None:
-    """The process that commits a move builds its update (one game state); the other passes
-    the published frame on to its watchers as it is (none): seen in each one's /metrics. Each
-    hears the change as its own or another's by the id published with it."""
+    """Each process builds the update of a change once, after the commit, for all its
+    watchers one version behind (here: ada on one; bob and cy on two): seen in each one's
+    /metrics. Each hears the change as its own or another's by the id published with it."""
     async with (
         start_server() as one,
         start_server() as two,
@@ -221,7 +221,7 @@ async def test_a_change_is_built_once_and_passed_on_by_both_processes(
     ):
         game_id, w, _ = await start_game(white, black)
         await watch(fan, game_id)
-        for hub in (one.hub, two.hub):  # each learns of the other (the heartbeat does)
+        for hub in (one.hub, two.hub, one.hub):  # each learns of the other (the heartbeat does)
             await hub.presence.share_view()
         before = [await scrape(srv) for srv in (one, two)]
         await play(white, w, "wS1")
@@ -234,7 +234,7 @@ async def test_a_change_is_built_once_and_passed_on_by_both_processes(
     def grew(name: str) -> list[float]:
         return [a.get(name, 0) - b.get(name, 0) for a, b in zip(after, before, strict=True)]
 
-    assert grew("hive_states_built_total") == [1, 0]  # once, by the process of the move
+    assert grew("hive_states_built_total") == [1, 1]  # once a process, not once a watcher
     assert grew("hive_changes_heard_total{made=here}") == [1, 0]
     assert grew("hive_changes_heard_total{made=elsewhere}") == [0, 1]
 
@@ -273,42 +273,32 @@ async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
         assert await seen_from_two() == 1  # cy plays now; dee still watches, on two
 
 
-async def test_a_lone_process_publishes_no_update_with_a_change(
+async def test_a_change_committed_by_a_process_that_died_at_once_reaches_the_watchers(
     start_server: StartServer,
 ) -> None:
-    """Alone on its Redis, a process builds no update to publish (nobody would use it); once
-    another process runs, its changes carry theirs."""
+    """Redis publishes a change as it commits it: a change whose process died before
+    anything else (here: a ghost process, which commits a move and is never heard of again)
+    reaches every watcher, with its state built by the process that delivers it."""
     async with (
         start_server() as one,
         one.connect("ada") as white,
         one.connect("bob") as black,
     ):
-        game_id, w, b = await start_game(white, black)
+        game_id, w, _ = await start_game(white, black)
         redis = aioredis.Redis.from_url(one.redis_url)
-        pubsub = redis.pubsub()
-        await pubsub.subscribe(EVENTS_CHANNEL)
-
-        async def next_update() -> bytes | None:
-            async with asyncio.timeout(30):
-                async for message in pubsub.listen():
-                    if message["type"] == "message":
-                        published = peek_published(message["data"])
-                        if published.game == game_id:
-                            return published.update
-            raise AssertionError("the subscription ended")
-
         try:
-            await one.hub.presence.share_view()
-            await play(white, w, "wS1")
-            assert await next_update() is None
-            b = await updated(black, game_id)
-            async with start_server() as two:
-                await two.hub.presence.share_view()
-                await one.hub.presence.share_view()
-                await play(black, b, "bS1 wS1-")
-                assert await next_update() is not None
+            ghost = Store(redis)
+            record = await ghost.get(game_id)
+            assert record is not None and record.version == w.version == 2
+            moved, event = match.play(
+                record, record.new_game(), record.creator, "wS1", 2, now_ms(), 60_000
+            )
+            assert await ghost.commit(moved, event, expected=2, deadline=None, change="ghost:1")
+            seen = await updated(black, game_id)
+            assert seen.version == 3 and seen.state.moves == ["wS1"]
+            assert [e.kind for e in seen.events] == ["move"]
+            assert seen.state.legal and not seen.snapshot
         finally:
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
             await redis.aclose()
 
 
