@@ -30,6 +30,11 @@ class Settings:
 
     host: str = _setting("127.0.0.1", "address to listen on")
     port: int = _setting(8080, "TCP port (0: any free port)")
+    metrics_port: int | None = _setting(
+        None,
+        "TCP port of /metrics, for Prometheus, on --host (0: any free port; default: not "
+        "served); it serves nothing else, and belongs behind no public proxy",
+    )
     redis_url: str | None = _setting(
         None,
         "a Redis 6.2+ such as redis://localhost:6379/0 (default: an embedded Redis under --data)",
@@ -131,7 +136,14 @@ def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network,
 
 
 _FIELDS: Final = {f.name: f for f in dataclasses.fields(Settings)}
-_TYPES: Final = {"str": str, "int": int, "float": float, "Path": Path, "str | None": str}
+_TYPES: Final = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "Path": Path,
+    "str | None": str,
+    "int | None": int,
+}
 
 
 def flag(name: str) -> str:
@@ -161,7 +173,8 @@ def _checked(kind: type, name: str) -> Any:
 
     def convert(text: str) -> Any:
         value = kind(text)
-        if kind in (int, float) and (value < 0 or (value == 0 and name != "port")):
+        ports = ("port", "metrics_port")
+        if kind in (int, float) and (value < 0 or (value == 0 and name not in ports)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
         if name == "trusted_proxies":
             try:
