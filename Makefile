@@ -23,13 +23,15 @@ $(CLIENT_DEPS): client/package-lock.json
 
 # The system tools the tests drive, from Debian: chromium (the browser tests; Playwright's own
 # browser download cannot be used), haproxy and docker-compose (tests/server/test_topology.py;
-# only its `config` command runs, so without the Docker engine it recommends). Only the
+# only its `config` command runs, so without the Docker engine it recommends), prometheus (with
+# its promtool: tests/server/test_monitoring.py scrapes running servers with it). Only the
 # missing ones are installed, as root or through passwordless sudo; downloads are retried.
 APT := env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 -qq
 system-tools:
 	@missing=; \
 	[ -x $(CHROMIUM) ] || missing="$$missing chromium"; \
 	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
+	{ command -v prometheus && command -v promtool; } >/dev/null || missing="$$missing prometheus"; \
 	compose=; command -v docker-compose >/dev/null || compose=docker-compose; \
 	if [ -n "$$missing$$compose" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; \

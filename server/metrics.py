@@ -180,6 +180,11 @@ class _HubFigures(Collector):
                 len(hub.fanout.lagging),
             ),
             (
+                "hive_redis_up",
+                "1 while Redis answers this process's heartbeat (once a second), else 0",
+                int(hub.health.storage_ok),
+            ),
+            (
                 "hive_spectators",
                 "Connections here watching a game they do not play",
                 sum(presence.spectating.values()),

@@ -138,19 +138,24 @@ async def test_metrics_measure_the_event_loops_lag(srv: Running) -> None:
     assert after[total] - after[late] == 1  # one timer over 0.25 s late
 
 
-async def test_metrics_count_redis_errors(
+async def test_metrics_say_whether_redis_answers_and_count_its_errors(
     redis_server: RedisProcess, start_server: StartServer
 ) -> None:
     assert redis_server.process is not None
     async with start_server(redis_timeout=0.5) as srv:
-        assert not [n for n in await scrape(srv) if n.startswith("hive_redis_errors_total")]
+        before = await scrape(srv)
+        assert not [n for n in before if n.startswith("hive_redis_errors_total")]
+        assert before["hive_redis_up"] == 1
         redis_server.process.send_signal(signal.SIGSTOP)
         try:
             await until(lambda: not srv.hub.health.storage_ok, "the heartbeat fails")
+            away = await scrape(srv)
         finally:
             redis_server.process.send_signal(signal.SIGCONT)
-        samples = await scrape(srv)
-    assert samples["hive_redis_errors_total{error=TimeoutError}"] >= 1
+        await until(lambda: srv.hub.health.storage_ok, "the heartbeat answered again")
+        back = await scrape(srv)
+    assert away["hive_redis_errors_total{error=TimeoutError}"] >= 1
+    assert (away["hive_redis_up"], back["hive_redis_up"]) == (0, 1)
 
 
 async def test_metrics_count_bot_workers_replaced(srv: Running) -> None:

@@ -546,7 +546,7 @@ async def test_the_deployed_topology_behind_haproxy(
 
 def test_the_compose_file_is_valid() -> None:
     env = {**os.environ, "HIVE_BOT_TOKEN": "a-token"}
-    for extra in ([], ["--profile", "bot"]):
+    for extra in ([], ["--profile", "bot"], ["--profile", "monitoring"]):
         done = subprocess.run(
             [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), *extra, "config", "-q"],
             env=env,
@@ -563,7 +563,7 @@ def test_the_compose_file_is_valid() -> None:
         timeout=60,
         check=True,
     ).stdout.split()
-    assert sorted(services) == ["bot", "haproxy", "redis", "server1", "server2"]
+    assert sorted(services) == ["bot", "haproxy", "prometheus", "redis", "server1", "server2"]
 
 
 def test_the_compose_file_gives_haproxy_every_address_its_configuration_reads() -> None:
