@@ -24,5 +24,7 @@ RUN pip install -e . \
     && mkdir -p data \
     && chown hive data
 USER hive
+# Alone (no --redis-url) the server keeps its embedded Redis's append-only file here.
+VOLUME ["/app/data"]
 EXPOSE 8080
 CMD ["hive-server", "--host", "0.0.0.0"]
