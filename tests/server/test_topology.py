@@ -563,7 +563,15 @@ def test_the_compose_file_is_valid() -> None:
         timeout=60,
         check=True,
     ).stdout.split()
-    assert sorted(services) == ["bot", "haproxy", "prometheus", "redis", "server1", "server2"]
+    assert sorted(services) == [
+        "bot",
+        "bot-token",
+        "haproxy",
+        "prometheus",
+        "redis",
+        "server1",
+        "server2",
+    ]
 
 
 def test_the_compose_file_gives_haproxy_every_address_its_configuration_reads() -> None:
