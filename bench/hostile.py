@@ -516,7 +516,7 @@ async def one_run(args: argparse.Namespace, folder: Path) -> Figures:
         for outcome in await asyncio.gather(*honest_tasks, return_exceptions=True):
             if isinstance(outcome, BaseException):
                 figures.attacks.setdefault("honest errors", Counter())[repr(outcome)[:120]] += 1
-        figures.attacks["server"] = _refusals(base)
+        figures.attacks["server"] = _refusals(server.metrics_url)
     finally:
         server.stop()
         redis.stop()
@@ -530,10 +530,10 @@ async def _live_games(url: str) -> list[str]:
         return [game.id for game in (await peek.expect(Lobby)).live]
 
 
-def _refusals(base: str) -> Counter[str]:
+def _refusals(metrics_url: str) -> Counter[str]:
     """The server's own counts (from /metrics): refusals by code, frames skipped."""
     found: Counter[str] = Counter()
-    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as answer:
+    with urllib.request.urlopen(metrics_url, timeout=10) as answer:
         for line in answer.read().decode().splitlines():
             if line.startswith("hive_refused_total{"):
                 code = line.split('"')[1]

@@ -178,6 +178,7 @@ class ServerProcess:
         self.module = module
         self.name = name
         self.port = free_port()
+        self.metrics_port = free_port()
         self.bot_workers = bot_workers
         self.process: subprocess.Popen[bytes] | None = None
         self.pid = 0
@@ -191,6 +192,10 @@ class ServerProcess:
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
     def launch(self) -> None:
         """Start the process (``wait_ready`` waits until it answers)."""
         command = [
@@ -199,6 +204,8 @@ class ServerProcess:
             self.module,
             "--port",
             str(self.port),
+            "--metrics-port",
+            str(self.metrics_port),
             "--redis-url",
             self.redis_url,
             "--bot-workers",

@@ -84,6 +84,9 @@ async def run(settings: Settings) -> None:
     async with running(settings) as (server, hub):
         port = server.sockets[0].getsockname()[1] if settings.port == 0 else settings.port
         log.info("Hive Arena is ready: open http://%s:%d/", settings.host, port)
+        if hub.metrics.port is not None:
+            metrics = hub.metrics.port
+            log.info("metrics for Prometheus: http://%s:%d/metrics", settings.host, metrics)
         gc_task = asyncio.create_task(tune_gc(hub))
         await stop.wait()
         gc_task.cancel()

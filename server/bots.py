@@ -25,6 +25,7 @@ import gzip
 import json
 import logging
 import multiprocessing
+import signal
 import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
@@ -106,8 +107,16 @@ def trace_json(recorder: TraceRecorder, limit: int) -> bytes:
     return text
 
 
+def ignore_interrupts() -> None:
+    """In a worker process: ignore SIGINT. Ctrl-C in a terminal sends it to the whole process
+    group; the server (or hive-bot) stops its workers itself, where each one interrupted in
+    the middle of a wait printed a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _warm() -> None:
-    """Load the bots' modules and book in a fresh worker."""
+    """Ignore Ctrl-C, and load the bots' modules and book, in a fresh worker."""
+    ignore_interrupts()
     Bot("beginner")
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import redis.exceptions
 
 from server import match
+from server.metrics import SERVER_BOT
 from server.protocol import ProtocolError
 from server.record import Record
 
@@ -72,7 +73,7 @@ class BotTurns:
                 ),
             )
             if played is not None:
-                hub.metrics.moves.inc()
+                hub.metrics.moves.labels(SERVER_BOT).inc()
         except ProtocolError as error:  # the game changed meanwhile (resigned, flagged...)
             log.info("bot move in game %s not played: %s", game_id, error.message)
         except redis.exceptions.RedisError as error:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 from server import match, social
 from server.clock import now_ms
 from server.limits import per_player
+from server.metrics import BOT_ACCOUNT, PERSON
 from server.protocol import (
     Chat,
     ClaimWin,
@@ -82,7 +83,7 @@ class Commands:
             ),
         )
         if played is not None:
-            hub.metrics.moves.inc()
+            hub.metrics.moves.labels(BOT_ACCOUNT if session.bot else PERSON).inc()
             hub.metrics.move_seconds.observe(time.perf_counter() - started)
 
     async def resign(self, session: Session, message: Resign) -> None:

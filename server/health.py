@@ -1,15 +1,20 @@
 """Whether this process takes games: ``/healthz`` says ``ok`` only once it has started and
-while Redis answers (a load balancer takes a process that says otherwise out of rotation)."""
+while Redis answers (a load balancer takes a process that says otherwise out of rotation); and
+how late its event loop runs (``hive_event_loop_lag_seconds``)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from server.runtime import Hub
 
 log = logging.getLogger(__name__)
+
+LAG_SECONDS: Final = 0.5
+"""How often the event loop's lag is measured."""
 
 
 class Health:
@@ -19,7 +24,9 @@ class Health:
         self.storage_ok = True
 
     def storage(self, ok: bool, error: BaseException | None = None) -> None:
-        """Note whether Redis answers (logged when it changes)."""
+        """Note whether Redis answers (logged when it changes; each failure counted)."""
+        if error is not None:
+            self.hub.metrics.redis_errors.labels(type(error).__name__).inc()
         if ok != self.storage_ok:
             if ok:
                 log.info("storage answers again")
@@ -37,3 +44,13 @@ class Health:
             "games": len(lobby.in_progress),
             "open": len(lobby.open),
         }
+
+    async def watch_loop(self) -> None:
+        """Forever: how much later than asked the event loop wakes a sleeping task (what any
+        request waits on top of its own work: a long step of some task, a garbage collection)."""
+        loop = asyncio.get_running_loop()
+        observe = self.hub.metrics.loop_lag.observe
+        while True:
+            asked = loop.time() + LAG_SECONDS
+            await asyncio.sleep(LAG_SECONDS)
+            observe(max(0.0, loop.time() - asked))

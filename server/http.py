@@ -4,7 +4,6 @@ Routes (all ``GET``; any other method is answered 405):
 
 - ``/ws``: the websocket (``None`` here lets websockets go on with the handshake);
 - ``/healthz``: 200 while the server accepts games and reaches its storage, else 503;
-- ``/metrics``: the process's figures for Prometheus;
 - ``/games/ID.txt``: a game's record as a UHP GameString;
 - ``/games/ID/trace/N.json``: the search trace of a bot's move;
 - ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
@@ -13,10 +12,15 @@ Routes (all ``GET``; any other method is answered 405):
 Every answer says what the browser may do with it: a Content-Security-Policy that lets a page
 run only the site's own scripts (no inline script, no plugins, no framing), ``nosniff``, and no
 referrer sent elsewhere. The ``Server`` header names no version (see ``SERVER``).
+
+``/metrics``, the process's figures for Prometheus, is served on a port of its own
+(``Settings.metrics_port``, ``metrics_endpoint``): a proxy in front of the public port shows
+it to nobody, and each process is scraped on its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import ipaddress
@@ -24,12 +28,13 @@ import json
 import logging
 import mimetypes
 import re
+from collections.abc import AsyncIterator
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import redis.exceptions
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
@@ -156,8 +161,6 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
 
 
 async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
-    if path == "/metrics":
-        return response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
     if path == "/protocol.schema.json":
         return response(HTTPStatus.OK, _schema(), "application/schema+json")
     if path == "/healthz":
@@ -181,6 +184,39 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
     if answer is not None:
         return response(*answer)
     return _static(path)
+
+
+@contextlib.asynccontextmanager
+async def metrics_endpoint(hub: Hub) -> AsyncIterator[None]:
+    """``GET /metrics`` on ``Settings.metrics_port`` (and ``--host``) while in the block; its
+    port is then ``hub.metrics.port``. Nothing when no port is set."""
+    settings = hub.settings
+    if settings.metrics_port is None:
+        yield
+        return
+
+    def answer(connection: ServerConnection, request: Request) -> Response:
+        if request.method != "GET":
+            return text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n")
+        if request.path.partition("?")[0] != "/metrics":
+            return text(HTTPStatus.NOT_FOUND, "only /metrics is served here\n")
+        return response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
+
+    async def refuse(connection: ServerConnection) -> None:
+        raise AssertionError("unreachable: every request is answered over HTTP")
+
+    async with serve(
+        refuse,
+        settings.host,
+        settings.metrics_port,
+        process_request=answer,
+        server_header=SERVER,
+    ) as server:
+        hub.metrics.port = server.sockets[0].getsockname()[1]
+        try:
+            yield
+        finally:
+            hub.metrics.port = None
 
 
 @functools.cache

@@ -189,8 +189,11 @@ class LobbyFeed:
         return sorted(bots, key=lambda offer: offer.name)
 
     def update(self, record: Record) -> None:
-        """Take the game's latest record."""
-        if self.board.update(record) and record.id in self.hub.cache.watchers:
+        """Take the game's latest record (its end counted once, when it leaves the lobby)."""
+        board = self.board
+        if record.status == "over" and (record.id in board.open or record.id in board.in_progress):
+            self.hub.metrics.games_ended.labels(record.reason or "unknown").inc()
+        if board.update(record) and record.id in self.hub.cache.watchers:
             self.hub.presence.touch(record.id)  # a join changes the players, so the spectators
 
     def offer(self, session: Session) -> None:

@@ -38,6 +38,7 @@ from http import HTTPStatus
 from typing import Any, Final
 
 from hive import Game, HiveError, Layout, Piece
+from server.bots import ignore_interrupts
 from server.record import Record
 from server.store import Store
 
@@ -132,7 +133,9 @@ class Positions:
         try:
             if self._executor is None:
                 context = multiprocessing.get_context("forkserver")
-                self._executor = ProcessPoolExecutor(1, mp_context=context)
+                self._executor = ProcessPoolExecutor(
+                    1, mp_context=context, initializer=ignore_interrupts
+                )
             executor = self._executor
             try:
                 future = executor.submit(work, *args)

@@ -35,11 +35,11 @@ from server.botturns import BotTurns
 from server.cache import GameCache
 from server.changes import Changes
 from server.commands import Commands
-from server.connection import Connections
+from server.connection import Connections, counted
 from server.embedded import RedisProcess
 from server.fanout import Fanout
 from server.health import Health
-from server.http import SERVER, http
+from server.http import SERVER, http, metrics_endpoint
 from server.listener import Listener
 from server.lobby import LobbyBoard, LobbyFeed
 from server.metrics import Metrics
@@ -83,12 +83,7 @@ class Hub:
         self.connections = Connections(self)
         self.listener = Listener(self, listener)
         self.timers = Timers(self)
-        self.metrics = Metrics(
-            connections=lambda: len(self.connections.sessions),
-            live_games=lambda: len(self.lobby.in_progress),
-            bot_queue=lambda: self.pool.queued,
-            lagging=lambda: len(self.fanout.lagging),
-        )
+        self.metrics = Metrics(self)
 
     def loops(self) -> list[asyncio.Task[None]]:
         """Start the background loops."""
@@ -99,6 +94,7 @@ class Hub:
             asyncio.create_task(self.lobby_feed.broadcast()),
             asyncio.create_task(self.fanout.catch_up()),
             asyncio.create_task(self.timers.end_abandoned()),
+            asyncio.create_task(self.health.watch_loop()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
@@ -170,16 +166,20 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         tasks = hub.loops()
         if embedded is not None:
             tasks.append(asyncio.create_task(embedded.supervise()))
-        async with serve(
-            hub.connections.handle,
-            settings.host,
-            settings.port,
-            process_request=lambda connection, request: http(hub, connection, request),
-            server_header=SERVER,
-            max_size=MAX_FRAME_BYTES,
-            max_queue=8,
-            compression=None,
-        ) as server:
+        async with (
+            serve(
+                hub.connections.handle,
+                settings.host,
+                settings.port,
+                process_request=lambda connection, request: http(hub, connection, request),
+                server_header=SERVER,
+                max_size=MAX_FRAME_BYTES,
+                max_queue=8,
+                compression=None,
+                create_connection=counted(hub.metrics.sent),
+            ) as server,
+            metrics_endpoint(hub),
+        ):
             hub.health.ready = True
             yield server, hub
             hub.health.ready = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import ipaddress
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,22 @@ from pathlib import Path
 from typing import Any, Final
 
 DAY: Final = 86_400.0
+CPU_MAX: Final = Path("/sys/fs/cgroup/cpu.max")
+"""The CPU quota of this process's cgroup (v2): what docker's --cpus and compose's cpus set."""
+
+
+def available_cores(cores: int | None = None, cpu_max: Path = CPU_MAX) -> int:
+    """The cores this process may use: those it may run on (``cores``: by default, its CPU
+    affinity's), bounded by its cgroup's CPU quota rounded up (a container's share of the
+    host, not the host's cores)."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0))
+    try:
+        quota, period = cpu_max.read_text().split()[:2]
+        allowed = math.ceil(int(quota) / int(period))
+    except (OSError, ValueError):  # no cgroup v2 here, or "max": no quota
+        return cores
+    return max(1, min(cores, allowed))
 
 
 def _setting(default: Any, help: str, *, env: str | None = None) -> Any:
@@ -30,13 +47,22 @@ class Settings:
 
     host: str = _setting("127.0.0.1", "address to listen on")
     port: int = _setting(8080, "TCP port (0: any free port)")
+    metrics_port: int | None = _setting(
+        None,
+        "TCP port of /metrics, for Prometheus, on --host (0: any free port; default: not "
+        "served); it serves nothing else, and belongs behind no public proxy",
+    )
     redis_url: str | None = _setting(
         None,
         "a Redis 6.2+ such as redis://localhost:6379/0 (default: an embedded Redis under --data)",
         env="HIVE_REDIS_URL",
     )
     data: Path = _setting(Path("data"), "the embedded Redis's folder (its append-only file)")
-    bot_workers: int = _setting(os.cpu_count() or 1, "processes computing bot moves")
+    bot_workers: int = _setting(
+        available_cores(),
+        "processes computing bot moves (default: the cores this process may use: its CPU "
+        "affinity, within its container's CPU quota)",
+    )
     open_game_ttl: float = _setting(600.0, "seconds before an open game nobody joins expires")
     first_move_timeout: float = _setting(
         60.0,
@@ -131,7 +157,14 @@ def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network,
 
 
 _FIELDS: Final = {f.name: f for f in dataclasses.fields(Settings)}
-_TYPES: Final = {"str": str, "int": int, "float": float, "Path": Path, "str | None": str}
+_TYPES: Final = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "Path": Path,
+    "str | None": str,
+    "int | None": int,
+}
 
 
 def flag(name: str) -> str:
@@ -161,7 +194,8 @@ def _checked(kind: type, name: str) -> Any:
 
     def convert(text: str) -> Any:
         value = kind(text)
-        if kind in (int, float) and (value < 0 or (value == 0 and name != "port")):
+        ports = ("port", "metrics_port")
+        if kind in (int, float) and (value < 0 or (value == 0 and name not in ports)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
         if name == "trusted_proxies":
             try:

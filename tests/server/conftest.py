@@ -45,6 +45,12 @@ class Running:
     settings: Settings
 
     @property
+    def metrics_url(self) -> str:
+        """Its ``/metrics``, on the port of its own (``Settings.metrics_port``)."""
+        assert self.hub.metrics.port is not None
+        return f"http://127.0.0.1:{self.hub.metrics.port}/metrics"
+
+    @property
     def redis_url(self) -> str:
         assert self.settings.redis_url is not None
         return self.settings.redis_url
@@ -64,7 +70,7 @@ class Running:
 
 StartServer = Callable[..., contextlib.AbstractAsyncContextManager[Running]]
 
-BASE_SETTINGS = Settings(port=0, bot_workers=1, sweep_interval=0.02)
+BASE_SETTINGS = Settings(port=0, metrics_port=0, bot_workers=1, sweep_interval=0.02)
 
 
 @pytest.fixture

@@ -115,7 +115,7 @@ async def http_get(url: str) -> tuple[int, str, bytes]:
 async def scrape(srv: Running) -> dict[str, float]:
     """Every sample of the server's /metrics by name and labels, e.g.
     ``hive_refused_total{code=stale}``."""
-    status, kind, body = await http_get(f"{srv.http_url}/metrics")
+    status, kind, body = await http_get(srv.metrics_url)
     assert status == 200 and kind.startswith("text/plain; version=")
     samples = {}
     for family in text_string_to_metric_families(body.decode()):

