@@ -5,7 +5,8 @@ Routes (all ``GET``; any other method is answered 405):
 - ``/ws``: the websocket (``None`` here lets websockets go on with the handshake);
 - ``/healthz``: 200 while the server accepts games and reaches its storage, else 503;
 - ``/metrics``: the process's figures for Prometheus;
-- ``/games/ID.txt``: a game's record as a UHP GameString;
+- ``/games/ID.txt``: a game's record as a UHP GameString (a finished game's result and reason
+  in the headers ``Hive-Result`` and ``Hive-Reason``);
 - ``/games/ID/trace/N.json``: the search trace of a bot's move;
 - ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
 - anything else: a file of the web client (``client/``).
@@ -34,6 +35,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server import review, schema
+from server.record import Record
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -170,7 +172,7 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
         record = await hub.store.get(found[1])
         if record is None:
             return text(HTTPStatus.NOT_FOUND, f"no game {found[1]}\n")
-        return text(HTTPStatus.OK, record.game_string() + "\n")
+        return text(HTTPStatus.OK, record.game_string() + "\n", _ending(record))
     found = _TRACE.fullmatch(path)
     if found:
         trace = await hub.store.get_trace(found[1], int(found[2]))
@@ -181,6 +183,15 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
     if answer is not None:
         return response(*answer)
     return _static(path)
+
+
+def _ending(record: Record) -> tuple[tuple[str, str], ...]:
+    """A finished game's result and reason, beside its GameString: UHP has no word for a
+    resignation, a flag or a threefold repetition (the server's rule, not UHP's: a UHP engine
+    reads a repetition's ``Draw`` record as a game in progress)."""
+    if record.status != "over" or record.reason is None:
+        return ()
+    return ("Hive-Result", record.result or "None"), ("Hive-Reason", record.reason)
 
 
 @functools.cache
