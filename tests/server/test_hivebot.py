@@ -413,7 +413,9 @@ async def test_hive_bot_takes_rematches_and_frees_the_slot_of_a_finished_game(
         await ada.send(Resign(game_id))
         await bot.wait_for(f"game {game_id} over")
         # Its one slot is free: it joins a new challenge, and the lobby says it plays nothing.
-        lobby = await lobby_until(ada, lambda lobby: bool(lobby.bots) and lobby.bots[0].playing == 0)
+        lobby = await lobby_until(
+            ada, lambda lobby: bool(lobby.bots) and lobby.bots[0].playing == 0
+        )
         assert lobby.bots[0].max_games == 1
         await ada.send(CreateGame("Base", opponent="bots", challenge="robo"))
         while (created := await ada.expect(Update)).state.status != "open":
