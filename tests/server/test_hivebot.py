@@ -482,3 +482,35 @@ async def test_hive_bot_claims_the_win_when_its_opponent_leaves(
             while end.state.status != "over":
                 end = await updated(cy, game_id)
     assert (end.state.result, end.state.reason) == ("BlackWins", "abandoned")
+
+
+async def test_a_bot_challenges_a_server_level_and_another_bot_a_few_times_a_day(
+    start_server: StartServer,
+) -> None:
+    """``hive-bot --challenge NAME --games N`` plays N games against a level or a bot, then
+    stops with the score; a bot pair plays at most ``bot_pair_games`` games a day."""
+    async with start_server(bot_pair_games=2, message_rate=1000.0, message_burst=1000) as srv:
+        _, a_token = await srv.hub.store.new_bot("alpha", 0)
+        _, b_token = await srv.hub.store.new_bot("beta", 0)
+        base = ("--server", srv.ws_url, "--level", "beginner", "--challenge-type", "Base")
+        async with hive_bot(*base, "--token", b_token) as beta:
+            await beta.wait_for("connected")
+            for name in ("beginner", "beta"):
+                challenge = ("--token", a_token, "--challenge", name, "--games", "2")
+                async with hive_bot(*base, *challenge) as alpha:
+                    score = await alpha.wait_for(
+                        rf"challenge of {name} over: (\d+) won, (\d+) drawn"
+                    )
+                    assert alpha.process is not None
+                    async with asyncio.timeout(30):
+                        assert await alpha.process.wait() == 0
+                played = [line for line in alpha.log if "playing game" in line]
+                assert len(played) == 2 and int(score[1]) + int(score[2]) <= 2
+            async with srv.connect(token=a_token) as again:  # the day's games are played
+                for request in (
+                    CreateGame("Base", opponent="bot", level="beginner"),
+                    CreateGame("Base", opponent="bots", challenge="beta"),
+                ):
+                    await again.send(request)
+                    with pytest.raises(ServerError, match="2 games in a day against"):
+                        await again.expect(Update)
