@@ -30,10 +30,10 @@ import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
-from ai.bots import LEVELS, Bot
+from ai.bots import LEVELS, Bot, Level
 from ai.trace import TraceRecorder
 from hive import Game
 
@@ -43,6 +43,9 @@ TRACE_DEPTH: Final = 2
 """Plies below the root kept in a bot move's trace."""
 _BOTS_KEPT: Final = 64
 _RETRIES: Final = 3
+FIXED_DEPTH_SECONDS: Final = 5.0
+"""A move's share of a clock from which a fixed-depth level searches its whole depth
+(``within``)."""
 TRACE_BYTES: Final = 64 * 1024
 """The default longest trace kept (JSON bytes)."""
 
@@ -73,8 +76,10 @@ def compute(
     level: str,
     seed: int,
     trace_bytes: int = TRACE_BYTES,
+    seconds: float | None = None,
 ) -> BotMove:
-    """The bot's move (runs in a worker process), with its trace kept to ``trace_bytes``."""
+    """The bot's move (runs in a worker process), with its trace kept to ``trace_bytes``,
+    searched within ``seconds`` if given (``within``)."""
     started = time.perf_counter()
     game = Game(game_type, repetition_draw=True)
     for move in moves:
@@ -88,12 +93,24 @@ def compute(
         _bots.popitem(last=False)
     bot.rng.seed(seed * 1000 + len(moves))
     recorder = TraceRecorder(max_depth=TRACE_DEPTH)
-    choice = bot.choose(game, trace=recorder)
+    search = None if seconds is None else within(bot.level, seconds)
+    choice = bot.choose(game, level=search, trace=recorder)
     return BotMove(
         game.move_string(choice.move),
         gzip.compress(trace_json(recorder, trace_bytes), compresslevel=6),
         time.perf_counter() - started,
     )
+
+
+def within(level: Level, seconds: float) -> Level:
+    """``level`` searching for at most ``seconds`` (a move's share of a clock): deeper while
+    the time lasts, down to one ply, and never past the level's own depth or time."""
+    if level.seconds is not None and level.seconds <= seconds / 2:
+        return level  # its own time, with its floor of plies, fits well within
+    if level.seconds is None and seconds >= FIXED_DEPTH_SECONDS:
+        return level  # its fixed depth, as without a clock
+    limit = seconds if level.seconds is None else min(level.seconds, seconds)
+    return replace(level, seconds=max(limit, 0.01), min_depth=1)
 
 
 def trace_json(recorder: TraceRecorder, limit: int) -> bytes:
@@ -152,9 +169,17 @@ class BotPool:
         return list(LEVELS)
 
     async def move(
-        self, game_id: str, game_type: str, moves: list[str], level: str, seed: int
+        self,
+        game_id: str,
+        game_type: str,
+        moves: list[str],
+        level: str,
+        seed: int,
+        *,
+        seconds: float | None = None,
     ) -> BotMove:
-        """The bot's move, computed in a worker (retried on a new pool if a worker dies)."""
+        """The bot's move, computed in a worker (retried on a new pool if a worker dies),
+        within ``seconds`` if given (a clock's share)."""
         self.queued += 1
         lane = self._expensive if expensive(level) else contextlib.nullcontext()
         try:
@@ -164,7 +189,14 @@ class BotPool:
                     executor = self._executor
                     try:
                         future = executor.submit(
-                            compute, game_id, game_type, moves, level, seed, self.trace_bytes
+                            compute,
+                            game_id,
+                            game_type,
+                            moves,
+                            level,
+                            seed,
+                            self.trace_bytes,
+                            seconds,
                         )
                         return await asyncio.wrap_future(future)
                     except BrokenProcessPool:

@@ -8,7 +8,9 @@ import asyncio
 import contextlib
 import logging
 import shlex
+import time
 import zlib
+from dataclasses import dataclass
 from typing import Final, Protocol
 
 from hive.pieces import ALL_GAME_TYPES
@@ -26,11 +28,33 @@ class EngineError(Exception):
     """A UHP engine failed, answered ``err``/``invalidmove``, or did not answer in time."""
 
 
+class EngineGone(EngineError):
+    """The engine process ended (killed, crashed) or stopped answering: a fresh one may try
+    again."""
+
+
+RESTARTS: Final = 2
+"""Fresh engines started for one move after the engine dies during it."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The time for one move: search about ``seconds``; the move must be sent by ``deadline``
+    (a ``time.monotonic()`` reading)."""
+
+    seconds: float
+    deadline: float
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
 class Engine(Protocol):
     """Where the bot's moves come from."""
 
-    async def choose(self, state: GameState) -> str:
-        """The MoveString to play in ``state`` (the side to move is the bot's)."""
+    async def choose(self, state: GameState, budget: Budget | None = None) -> str:
+        """The MoveString to play in ``state`` (the side to move is the bot's), within
+        ``budget`` (None: no clock)."""
 
     async def forget(self, game_id: str) -> None:
         """The game is over or no longer ours: let go of what was kept for it."""
@@ -45,9 +69,12 @@ class LevelEngine:
         self.level = level
         self.pool = BotPool(workers)
 
-    async def choose(self, state: GameState) -> str:
+    async def choose(self, state: GameState, budget: Budget | None = None) -> str:
         seed = zlib.crc32(state.id.encode())  # the game's own stream, whichever run plays it
-        answer = await self.pool.move(state.id, state.game_type, state.moves, self.level, seed)
+        seconds = None if budget is None else budget.seconds
+        answer = await self.pool.move(
+            state.id, state.game_type, state.moves, self.level, seed, seconds=seconds
+        )
         return answer.move
 
     async def forget(self, game_id: str) -> None:
@@ -58,8 +85,11 @@ class LevelEngine:
 
 
 class UhpEngine:
-    """Any UHP engine: one process per game, started with ``command``, asked ``bestmove
-    SEARCH`` on the game's GameString."""
+    """Any UHP engine: one process per game in play, started with ``command``, asked
+    ``bestmove SEARCH`` on the game's GameString; with a clock, ``SEARCH`` (a ``time``) is a
+    ceiling and the move's budget the limit (``search_within``). An engine that dies during
+    its search is replaced by a fresh one, given the game and asked again with the time left
+    (``RESTARTS`` times at most)."""
 
     def __init__(self, command: str, search: str) -> None:
         self.command = shlex.split(command)
@@ -70,25 +100,39 @@ class UhpEngine:
         """The expansions the engine says it supports (the second line of its ``info``)."""
         process = await self._start()
         try:
-            lines = await self._ask(process, "info")
+            lines = await self._ask(process, "info", ENGINE_SECONDS)
         finally:
             await self._stop(process)
         names = lines[1].split(";") if len(lines) > 1 else []
         return {name.strip() for name in names if name.strip()}
 
-    async def choose(self, state: GameState) -> str:
-        process = self.processes.get(state.id)
-        if process is None or process.returncode is not None:
-            process = self.processes[state.id] = await self._start()
-        try:
-            await self._ask(process, f"newgame {state.game_string}")
-            lines = await self._ask(process, f"bestmove {self.search}")
-        except EngineError:
-            await self.forget(state.id)  # a fresh process for the next try
-            raise
-        if not lines:
-            raise EngineError("the engine answered bestmove with nothing")
-        return lines[-1].strip()
+    async def choose(self, state: GameState, budget: Budget | None = None) -> str:
+        for attempt in range(RESTARTS + 1):
+            wait = ENGINE_SECONDS if budget is None else budget.left()
+            if wait <= 0:
+                raise EngineError("no time left on the clock")
+            search = self.search if budget is None else search_within(self.search, wait, budget)
+            try:
+                process = self.processes.get(state.id)
+                if process is None or process.returncode is not None:
+                    log.info("game %s: starting the engine", state.id)
+                    process = self.processes[state.id] = await self._start()
+                await self._ask(process, f"newgame {state.game_string}", wait)
+                log.info("game %s: bestmove %s (engine %d)", state.id, search, process.pid)
+                lines = await self._ask(process, f"bestmove {search}", wait)
+            except EngineGone as error:
+                await self.forget(state.id)
+                if attempt == RESTARTS:
+                    raise
+                log.warning("game %s: %s; starting a fresh engine", state.id, error)
+                continue
+            except BaseException:  # refused, or cancelled (the game ended, the bot stops)
+                await self.forget(state.id)  # no answer left half-read for the next move
+                raise
+            if not lines:
+                raise EngineError("the engine answered bestmove with nothing")
+            return lines[-1].strip()
+        raise AssertionError("unreachable")
 
     async def forget(self, game_id: str) -> None:
         process = self.processes.pop(game_id, None)
@@ -108,28 +152,34 @@ class UhpEngine:
             )
         except OSError as error:
             raise EngineError(f"cannot start {self.command[0]!r}: {error}") from None
-        await self._read_until_ok(process)  # the engine greets with its id and "ok"
+        try:
+            await self._read_until_ok(process, ENGINE_SECONDS)  # it greets with its id and ok
+        except BaseException:  # cancelled meanwhile: the process is nobody's, stop it here
+            await self._stop(process, at_once=True)
+            raise
         return process
 
-    async def _ask(self, process: asyncio.subprocess.Process, command: str) -> list[str]:
+    async def _ask(
+        self, process: asyncio.subprocess.Process, command: str, wait: float
+    ) -> list[str]:
         assert process.stdin is not None
         try:
             process.stdin.write(command.encode() + b"\n")
             await process.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
-            raise EngineError(f"the engine exited (status {process.returncode})") from None
-        lines = await self._read_until_ok(process)
+            raise EngineGone(f"the engine exited (status {await process.wait()})") from None
+        lines = await self._read_until_ok(process, wait)
         for line in lines:
             if line.startswith(("err", "invalidmove")):
                 raise EngineError(f"{command!r}: {line}")
         return lines
 
     @staticmethod
-    async def _read_until_ok(process: asyncio.subprocess.Process) -> list[str]:
+    async def _read_until_ok(process: asyncio.subprocess.Process, wait: float) -> list[str]:
         assert process.stdout is not None
         lines: list[str] = []
         try:
-            async with asyncio.timeout(ENGINE_SECONDS):
+            async with asyncio.timeout(wait):
                 while (raw := await process.stdout.readline()) != b"":
                     line = raw.decode().rstrip("\r\n")
                     if line == "ok":
@@ -137,21 +187,43 @@ class UhpEngine:
                     lines.append(line)
         except TimeoutError:
             process.kill()
-            raise EngineError(f"no answer from the engine in {ENGINE_SECONDS:.0f} s") from None
-        raise EngineError(f"the engine exited (status {await process.wait()})")
+            await process.wait()
+            raise EngineGone(f"no answer from the engine in {wait:.1f} s") from None
+        raise EngineGone(f"the engine exited (status {await process.wait()})")
 
     @staticmethod
-    async def _stop(process: asyncio.subprocess.Process) -> None:
+    async def _stop(process: asyncio.subprocess.Process, *, at_once: bool = False) -> None:
         if process.returncode is None:
             assert process.stdin is not None
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 process.stdin.close()
             try:
+                if at_once:
+                    raise TimeoutError
                 async with asyncio.timeout(2):
                     await process.wait()
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+def search_within(ceiling: str, wait: float, budget: Budget) -> str:
+    """What follows ``bestmove`` for a move with ``budget`` and ``wait`` seconds left before
+    its deadline: a ``time`` ceiling cut to the budget, in whole seconds as UHP writes them
+    (``hh:mm:ss``), and ``depth 1`` under one second; any other search (a ``depth``) as given
+    (the deadline still stops it: the engine is then replaced and the move asked again)."""
+    seconds = min(budget.seconds, wait)
+    if seconds < 1:
+        return "depth 1"
+    words = ceiling.split()
+    if len(words) != 2 or words[0].lower() != "time":
+        return ceiling
+    try:
+        hours, minutes, secs = (int(part) for part in words[1].split(":"))
+    except ValueError:
+        return ceiling
+    whole = min(hours * 3600 + minutes * 60 + secs, int(seconds))
+    return f"time {whole // 3600:02}:{whole // 60 % 60:02}:{whole % 60:02}"
 
 
 def supported_types(expansions: set[str]) -> list[str]:

@@ -4,7 +4,8 @@ Routes (all ``GET``; any other method is answered 405):
 
 - ``/ws``: the websocket (``None`` here lets websockets go on with the handshake);
 - ``/healthz``: 200 while the server accepts games and reaches its storage, else 503;
-- ``/games/ID.txt``: a game's record as a UHP GameString;
+- ``/games/ID.txt``: a game's record as a UHP GameString (a finished game's result and reason
+  in the headers ``Hive-Result`` and ``Hive-Reason``);
 - ``/games/ID/trace/N.json``: the search trace of a bot's move;
 - ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
 - anything else: a file of the web client (``client/``).
@@ -39,6 +40,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server import review, schema
+from server.record import Record
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -173,7 +175,7 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
         record = await hub.store.get(found[1])
         if record is None:
             return text(HTTPStatus.NOT_FOUND, f"no game {found[1]}\n")
-        return text(HTTPStatus.OK, record.game_string() + "\n")
+        return text(HTTPStatus.OK, record.game_string() + "\n", _ending(record))
     found = _TRACE.fullmatch(path)
     if found:
         trace = await hub.store.get_trace(found[1], int(found[2]))
@@ -217,6 +219,15 @@ async def metrics_endpoint(hub: Hub) -> AsyncIterator[None]:
             yield
         finally:
             hub.metrics.port = None
+
+
+def _ending(record: Record) -> tuple[tuple[str, str], ...]:
+    """A finished game's result and reason, beside its GameString: UHP has no word for a
+    resignation, a flag or a threefold repetition (the server's rule, not UHP's: a UHP engine
+    reads a repetition's ``Draw`` record as a game in progress)."""
+    if record.status != "over" or record.reason is None:
+        return ()
+    return ("Hive-Result", record.result or "None"), ("Hive-Reason", record.reason)
 
 
 @functools.cache

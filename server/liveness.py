@@ -144,6 +144,12 @@ class Liveness:
             _, _, count, _ = await pipe.execute()
         return int(count)
 
+    async def count_so_far(self, who: str, what: str, seconds: float, now: int) -> int:
+        """How many ``what`` of ``who`` ``count_in_window`` counted in the last ``seconds``
+        (none added)."""
+        key = f"hive:rate:{{{who}}}:{what}"
+        return int(await self.redis.zcount(key, now - int(seconds * 1000), "+inf"))
+
     async def heartbeat(self, now: int) -> int | None:
         """Record that a server is alive at ``now``; returns the previous beat."""
         previous = await self.redis.set("hive:heartbeat", now, get=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from server import match, rematches
 from server.cache import CachedGame
@@ -23,6 +23,8 @@ from server.protocol import (
 )
 from server.record import Record
 from server.session import Session
+
+DAY: Final = 24 * 3600.0
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -51,7 +53,16 @@ class Seating:
                     ErrorCode.BAD_MESSAGE, "a challenge names a bot: it goes with opponent 'bots'"
                 )
             challenge = await self._challenge(message)
+        pair = self._bot_pair(session, message, challenge)
         now = now_ms()
+        if pair is not None:
+            played = await hub.store.count_so_far(pair, "pair", DAY, now)
+            if played >= hub.settings.bot_pair_games:
+                raise ProtocolError(
+                    ErrorCode.NOT_ALLOWED,
+                    f"{played} games in a day against that opponent (the most allowed): "
+                    "try again tomorrow",
+                )
         record = match.create(
             secrets.token_hex(4),
             session.seat(),
@@ -78,6 +89,22 @@ class Seating:
         except BaseException:
             hub.cache.unwatch(session, record.id)  # a game not made leaves nothing behind
             raise
+        if pair is not None:
+            await hub.store.count_in_window(pair, "pair", DAY, now)
+
+    @staticmethod
+    def _bot_pair(session: Session, message: CreateGame, challenge: Seat | None) -> str | None:
+        """The key of the daily cap when a bot account challenges a server level or another
+        bot account (None otherwise): the two players, in either order."""
+        if not session.bot or session.player is None:
+            return None
+        if message.opponent == "bot" and message.level is not None:
+            other = f"bot:{message.level}"
+        elif challenge is not None:
+            other = challenge.player
+        else:
+            return None
+        return "pair:" + ":".join(sorted((session.player, other)))
 
     def _may_create(self, session: Session, message: CreateGame) -> None:
         """Refuse a game past the limits on open games (the player's, the address's, the

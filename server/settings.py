@@ -104,6 +104,11 @@ class Settings:
     bot_games_per_address: int = _setting(
         6, "games in progress against the server's bots from one address"
     )
+    bot_pair_games: int = _setting(
+        100,
+        "games a day a bot account may start against one server level or one other bot "
+        "account (lichess has such a cap)",
+    )
     guests_per_address: int = _setting(20, "new guests one address may make in an hour")
     connections_per_address: int = _setting(
         32, "open connections from one address (to this process)"

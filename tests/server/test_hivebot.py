@@ -4,8 +4,10 @@ games as a separate process (with our bots, and wrapping a UHP engine), across a
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -19,14 +21,18 @@ from server.protocol import (
     CreateGame,
     ErrorCode,
     JoinGame,
+    Rematch,
+    Resign,
     TimeControl,
     Update,
 )
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
+    ChildProcess,
     ServerProcess,
     create_bot,
     hive_bot,
+    lobby_until,
     lobby_with_bot,
     play,
     play_to_the_end,
@@ -285,3 +291,226 @@ def test_a_uhp_engine_plays_the_game_types_its_expansions_allow() -> None:
     two = {"Mosquito", "Pillbug"}
     assert sorted(supported_types(two)) == ["Base", "Base+M", "Base+MP", "Base+P"]
     assert len(supported_types({"Mosquito", "Ladybug", "Pillbug"})) == 8
+
+
+# -- an engine author's bot: engines that die, games that end, rematches, clocks, claims --------
+
+ENGINE = str(Path(sys.executable).parent / "hive-engine")
+"""Our UHP engine's console script: a real engine, searching in a process of its own."""
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def bot_pid(bot: ChildProcess) -> int:
+    assert bot.process is not None
+    return bot.process.pid
+
+
+async def next_of_mine(client: Client, game_id: str, plies: int) -> Update:
+    """The first update of ``game_id`` with at least ``plies`` moves, or the game's end."""
+    while True:
+        update = await updated(client, game_id)
+        if len(update.state.moves) >= plies or update.state.status == "over":
+            return update
+
+
+async def test_a_uhp_engine_killed_during_its_search_is_replaced_and_the_bot_plays_on(
+    srv: Running,
+) -> None:
+    _, token = await srv.hub.store.new_bot("uhp", 0)
+    args = ("--server", srv.ws_url, "--token", token, "--uhp", ENGINE)
+    async with hive_bot(*args, "--uhp-search", "time 00:00:05") as bot, srv.connect("ada") as ada:
+        await bot.wait_for("connected")
+        await lobby_with_bot(ada, "uhp")
+        clock = TimeControl("clock", 120, 0)
+        await ada.send(CreateGame("Base", clock, color="white", opponent="bots", challenge="uhp"))
+        game_id = (await ada.expect(Update)).game
+        update = await updated(ada, game_id)
+        rng = random.Random(6)
+        while len(update.state.moves) < 4:  # the bot's first two moves come from the book
+            await play(ada, update, rng.choice([m.move for m in update.state.legal]))
+            update = await next_of_mine(ada, game_id, len(update.state.moves) + 2)
+        await play(ada, update, rng.choice([m.move for m in update.state.legal]))
+        searching = await bot.wait_for(r"bestmove time \S+ \(engine (\d+)\)")
+        os.kill(int(searching[1]), signal.SIGKILL)  # during its search of the bot's third move
+        await bot.wait_for("starting a fresh engine")
+        update = await next_of_mine(ada, game_id, 6)
+        assert update.state.status == "live" and len(update.state.moves) == 6  # it moved
+        assert len(children(bot_pid(bot))) == 1  # the fresh engine, and no other
+        await ada.send(Resign(game_id))
+        await bot.wait_for(f"game {game_id} over")
+        assert children(bot_pid(bot)) == []  # none for a finished game
+
+
+async def test_no_engine_is_left_for_a_game_that_ended_during_the_bots_turn(
+    srv: Running,
+) -> None:
+    """The opponent resigns while the bot's engine is starting: the engine is stopped, and no
+    other starts after the game is over."""
+    _, token = await srv.hub.store.new_bot("uhp", 0)
+    args = ("--server", srv.ws_url, "--token", token, "--uhp", ENGINE, "--uhp-search", "depth 1")
+    async with hive_bot(*args) as bot, srv.connect("ada") as ada:
+        await bot.wait_for("connected")
+        await lobby_with_bot(ada, "uhp")
+        for n in range(2):
+            await ada.send(CreateGame("Base", color="white", opponent="bots", challenge="uhp"))
+            game_id = (await ada.expect(Update)).game
+            update = await updated(ada, game_id)
+            await play(ada, update, "wS1")
+            await bot.wait_for(f"game {game_id}: starting the engine")
+            os.kill(bot_pid(bot), signal.SIGSTOP)  # caught with its engine half started
+            try:
+                await ada.send(Resign(game_id))
+                assert (await next_of_mine(ada, game_id, 99)).state.status == "over"
+            finally:
+                os.kill(bot_pid(bot), signal.SIGCONT)
+            await bot.wait_for(f"game {game_id} over")
+            assert children(bot_pid(bot)) == [], f"game {n + 1}"
+
+
+async def test_hive_bot_takes_rematches_and_frees_the_slot_of_a_finished_game(
+    srv: Running,
+) -> None:
+    _, token = await srv.hub.store.new_bot("robo", 0)
+    args = ("--server", srv.ws_url, "--token", token, "--level", "beginner", "--max-games", "1")
+    async with hive_bot(*args) as bot, srv.connect("ada") as ada:
+        await bot.wait_for("connected")
+        await lobby_with_bot(ada, "robo")
+        await ada.send(CreateGame("Base", color="black", opponent="bots", challenge="robo"))
+        game_id = (await ada.expect(Update)).game
+        assert len((await next_of_mine(ada, game_id, 1)).state.moves) == 1  # the bot moved
+        played = [game_id]
+        for late in (True, False):  # an offer once the bot saw the end, and one at once
+            await ada.send(Resign(game_id))
+            assert (await next_of_mine(ada, game_id, 99)).state.status == "over"
+            if late:
+                await bot.wait_for(f"game {game_id} over")
+            await ada.send(Rematch(game_id))
+            update = await updated(ada, game_id)
+            while update.state.rematch is None:
+                update = await updated(ada, game_id)
+            game_id = update.state.rematch
+            start = await watch(ada, game_id)
+            white = start.state.white
+            me = "white" if white is not None and white.player == ada.player else "black"
+            if me == "white":
+                await play(ada, start, "wS1")
+            # the bot moves in the rematch
+            moved = await next_of_mine(ada, game_id, 2 if me == "white" else 1)
+            assert moved.state.status == "live", moved.state.reason
+            played.append(game_id)
+        await ada.send(Resign(game_id))
+        await bot.wait_for(f"game {game_id} over")
+        # Its one slot is free: it joins a new challenge, and the lobby says it plays nothing.
+        lobby = await lobby_until(
+            ada, lambda lobby: bool(lobby.bots) and lobby.bots[0].playing == 0
+        )
+        assert lobby.bots[0].max_games == 1
+        await ada.send(CreateGame("Base", opponent="bots", challenge="robo"))
+        while (created := await ada.expect(Update)).state.status != "open":
+            pass  # the last updates of the games before
+        assert (await updated(ada, created.game)).state.status == "live"
+    over = [line for line in bot.log if " over: " in line]
+    assert len(over) == len(played) and all(any(g in line for line in over) for g in played)
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [("--level", "expert"), ("--uhp", ENGINE, "--uhp-search", "time 00:00:05")],
+    ids=["level", "uhp"],
+)
+async def test_hive_bot_budgets_its_moves_from_its_clock(
+    start_server: StartServer, engine: tuple[str, ...]
+) -> None:
+    """At 10+0, a search of 2 s a move (expert's) or up to 5 s (the ceiling given) loses on
+    time within ten moves: each move gets its share of the clock instead."""
+    async with start_server(message_rate=1000.0, message_burst=1000) as srv:
+        _, token = await srv.hub.store.new_bot("robo", 0)
+        async with (
+            hive_bot("--server", srv.ws_url, "--token", token, *engine) as bot,
+            srv.connect("ada") as ada,
+        ):
+            await bot.wait_for("connected")
+            await lobby_with_bot(ada, "robo")
+            clock = TimeControl("clock", 10, 0)
+            await ada.send(
+                CreateGame("Base", clock, color="white", opponent="bots", challenge="robo")
+            )
+            game_id = (await ada.expect(Update)).game
+            update = await updated(ada, game_id)
+            rng = random.Random(7)
+            while update.state.status == "live" and len(update.state.moves) < 24:
+                if update.state.turn == "white":
+                    legal = [m.move for m in update.state.legal] or ["pass"]
+                    await play(ada, update, rng.choice(legal))
+                update = await updated(ada, game_id)
+            if update.state.status == "live":
+                await ada.send(Resign(game_id))
+                update = await next_of_mine(ada, game_id, 99)
+        state = update.state
+        assert state.reason != "timeout", f"the bot lost on time after {len(state.moves)} plies"
+        assert len(state.moves) >= 10
+
+
+async def test_hive_bot_claims_the_win_when_its_opponent_leaves(
+    start_server: StartServer,
+) -> None:
+    async with start_server(disconnect_claim=1) as srv:
+        _, token = await srv.hub.store.new_bot("robo", 0)
+        args = ("--server", srv.ws_url, "--token", token, "--level", "beginner")
+        async with hive_bot(*args) as bot, srv.connect("cy") as cy:
+            await bot.wait_for("connected")
+            async with srv.connect("ada") as ada:
+                await lobby_with_bot(ada, "robo")
+                await ada.send(CreateGame("Base", color="white", opponent="bots", challenge="robo"))
+                game_id = (await ada.expect(Update)).game
+                await play(ada, await updated(ada, game_id), "wS1")
+                assert len((await next_of_mine(ada, game_id, 2)).state.moves) == 2
+            await bot.wait_for(f"game {game_id}: the opponent left; claiming the win")
+            end = await watch(cy, game_id)
+            while end.state.status != "over":
+                end = await updated(cy, game_id)
+    assert (end.state.result, end.state.reason) == ("BlackWins", "abandoned")
+
+
+async def test_a_bot_challenges_a_server_level_and_another_bot_a_few_times_a_day(
+    start_server: StartServer,
+) -> None:
+    """``hive-bot --challenge NAME --games N`` plays N games against a level or a bot, then
+    stops with the score; a bot pair plays at most ``bot_pair_games`` games a day."""
+    async with start_server(bot_pair_games=2, message_rate=1000.0, message_burst=1000) as srv:
+        _, a_token = await srv.hub.store.new_bot("alpha", 0)
+        _, b_token = await srv.hub.store.new_bot("beta", 0)
+        base = ("--server", srv.ws_url, "--level", "beginner", "--challenge-type", "Base")
+        async with hive_bot(*base, "--token", b_token) as beta:
+            await beta.wait_for("connected")
+            for name in ("beginner", "beta"):
+                challenge = ("--token", a_token, "--challenge", name, "--games", "2")
+                async with hive_bot(*base, *challenge) as alpha:
+                    score = await alpha.wait_for(
+                        rf"challenge of {name} over: (\d+) won, (\d+) drawn"
+                    )
+                    assert alpha.process is not None
+                    async with asyncio.timeout(30):
+                        assert await alpha.process.wait() == 0
+                played = [line for line in alpha.log if "playing game" in line]
+                assert len(played) == 2 and int(score[1]) + int(score[2]) <= 2
+            async with srv.connect(token=a_token) as again:  # the day's games are played
+                for request in (
+                    CreateGame("Base", opponent="bot", level="beginner"),
+                    CreateGame("Base", opponent="bots", challenge="beta"),
+                ):
+                    await again.send(request)
+                    with pytest.raises(ServerError, match="2 games in a day against"):
+                        await again.expect(Update)

@@ -20,7 +20,7 @@ from server.http import CONTENT_SECURITY_POLICY
 from server.protocol import Ping, Pong
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
 from tests.server.conftest import Running
-from tests.server.support import http_get, start_game
+from tests.server.support import http_get, play, start_game, updated
 
 REPETITION = ["wQ \\wS1", "bQ bS1/", "wQ -wS1", "bQ bS1-"]
 """Four moves that bring the queens back where they were (without the repetition draw)."""
@@ -173,3 +173,23 @@ def test_a_trace_too_large_is_kept_shallower() -> None:
     assert kept["max_depth"] == 1 and len(json.dumps(kept)) <= 30_000
     assert kept == json.loads(json.dumps(recorder.to_dict(1)))
     assert trace_json(recorder, 10**6) == whole  # a trace that fits is kept whole
+
+
+async def test_a_records_header_gives_the_result_and_the_reason_uhp_cannot_say(
+    srv: Running,
+) -> None:
+    """A threefold repetition is the server's rule, not UHP's: the GameString reads ``Draw``
+    but a UHP engine loading it reads the position as in progress, so the answer says why
+    beside it (``Hive-Result``, ``Hive-Reason``). A game in progress has neither."""
+    moves = ["wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-"] + REPETITION * 2
+    async with srv.connect("ada") as white, srv.connect("bob") as black:
+        game_id, w, b = await start_game(white, black)
+        status, headers, _ = await raw_http(srv, get(f"/games/{game_id}.txt"))
+        assert status == 200 and "hive-result" not in headers and "hive-reason" not in headers
+        for n, move in enumerate(moves):
+            await play(white if n % 2 == 0 else black, w if n % 2 == 0 else b, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+    assert (w.state.result, w.state.reason) == ("Draw", "repetition")
+    status, headers, body = await raw_http(srv, get(f"/games/{game_id}.txt"))
+    assert status == 200 and body.decode().startswith("Base;Draw;")
+    assert (headers["hive-result"], headers["hive-reason"]) == ("Draw", "repetition")
