@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Final
 
 from websockets.asyncio.server import broadcast
 
-from hive import Game
+from hive import Game, Layout
 from server.clock import now_ms
 from server.protocol import Event, GameState, Update, encode
 from server.record import Record
 from server.session import Session
 from server.store import STORAGE_ERRORS
-from server.view import state
+from server.view import state, to_move, with_legal
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -38,13 +38,20 @@ class Fanout:
         self.hub = hub
         self.lagging: set[Session] = set()  # sessions owed an update or the lobby
 
-    def state(self, record: Record, game: Game) -> GameState:
-        """The state of ``record`` (``game`` holds its moves), with this process's view of
-        the spectators and of who is connected."""
+    def state(self, record: Record, game: Game, layout: Layout) -> GameState:
+        """The state of ``record`` (``game`` holds its moves) without legal moves, with this
+        process's view of the spectators and of who is connected."""
         presence = self.hub.presence
         self.hub.metrics.states_built.inc()
-        spectators = presence.spectators(record)
-        return state(record, game, now_ms(), spectators=spectators, connected=presence.connected)
+        return state(
+            record,
+            game,
+            now_ms(),
+            spectators=presence.spectators(record),
+            connected=presence.connected,
+            legal=False,
+            layout=layout,
+        )
 
     def ready(self, sessions: list[Session], game_id: str | None) -> list[Session]:
         """The sessions that read what they are sent: the others are skipped, owed the game
@@ -69,7 +76,8 @@ class Fanout:
     async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
         """Bring every watcher of the game up to date. ``also`` gets an update even when it
         has seen everything (it has just asked to watch). The state is built once, for all of
-        them: once per change when the listener delivers it."""
+        them (once per change when the listener delivers it); the legal moves only for the
+        connections of the player to move, if any is here."""
         cache = self.hub.cache
         async with cache.sending.hold(game_id):
             watchers = cache.watchers.get(game_id)
@@ -77,19 +85,29 @@ class Fanout:
             if not watchers or cached is None:
                 return
             record = cached.record
-            behind: dict[int | None, list[Session]] = {}
+            mover = to_move(record)
+            behind: dict[tuple[int | None, bool], list[Session]] = {}
             for session in watchers:
                 seen = session.watching.get(game_id, record.version)
                 if seen is None or seen < record.version or session is also:
-                    behind.setdefault(seen, []).append(session)
+                    moving = mover is not None and session.player == mover
+                    behind.setdefault((seen, moving), []).append(session)
             if also is None:  # every watcher is told who is at the game
                 self.hub.presence.told[game_id] = self.hub.presence.view(record)
-            game_state: GameState | None = None
-            for seen, waiting in behind.items():
+            layout: Layout | None = None
+            plain: GameState | None = None  # the state sent to all but the player to move
+            full: GameState | None = None  # ... and to the player to move
+            for (seen, moving), waiting in behind.items():
                 sessions = self.ready(waiting, game_id)
                 if not sessions:
                     continue
-                game_state = game_state or self.state(record, cached.game)
+                if layout is None or plain is None:
+                    layout = cached.game.layout()
+                    plain = self.state(record, cached.game, layout)
+                game_state = plain
+                if moving:
+                    full = full or with_legal(plain, cached.game, layout)
+                    game_state = full
                 events: list[Event] | None = None
                 if seen is not None and record.version - seen <= FAR_BEHIND:
                     events = cached.events_after(seen)

@@ -241,8 +241,9 @@ class GameState:
     ``pieces``: every piece on the board (``height`` 0 on the ground, 1 on top of one piece...),
     in plain axial coordinates that do not wrap and do not change while a piece stays put.
     ``legal``: the side to move's legal moves; ``must_pass``: passing is its only move (play
-    ``pass``). ``hand_white``/``hand_black``: the pieces still in hand. ``muted``: the ids of
-    the players whose chat lines the game's players have muted; ``spectator_chat``: whether
+    ``pass``): both told only to the player to move (empty and false in everyone else's
+    state). ``hand_white``/``hand_black``: the pieces still in hand. ``muted``: the ids of the
+    players whose chat lines the game's players have muted; ``spectator_chat``: whether
     spectators may chat.
     """
 

@@ -32,31 +32,15 @@ def state(
     *,
     spectators: int = 0,
     connected: Callable[[str], bool] = lambda player: False,
+    legal: bool = True,
+    layout: Layout | None = None,
 ) -> StateMessage:
     """What a client draws and plays from: ``game`` holds the record's moves; ``connected``
-    tells whether a player has a connection (a bot always has)."""
-    layout: Layout = game.layout()
+    tells whether a player has a connection (a bot always has). ``legal``: with the side to
+    move's legal moves (see ``with_legal``); ``layout``: the game's, if already made."""
+    layout = layout or game.layout()
     pieces = [PieceAt(str(piece), q, r, level) for piece, (q, r, level) in layout.positions.items()]
-    legal: list[LegalMove] = []
-    must_pass = False
-    if record.status == "live":
-        moves = game.legal_moves()
-        must_pass = moves == [PASS]
-        for move, text in zip(moves, game.move_strings(moves), strict=True):
-            source, target = layout.endpoints(move)
-            if target is None:  # the pass has no hexes
-                continue
-            legal.append(
-                LegalMove(
-                    text,
-                    NAMES[move.piece],
-                    None if source is None else source[0],
-                    None if source is None else source[1],
-                    target[0],
-                    target[1],
-                )
-            )
-    return StateMessage(
+    made = StateMessage(
         id=record.id,
         game_type=record.game_type,
         status=record.status,
@@ -70,10 +54,9 @@ def state(
         turn=record.turn,
         clocks=clocks(record, now),
         pieces=pieces,
-        legal=legal,
+        legal=[],
         hand_white=[str(p) for p in game.hand(0)],
         hand_black=[str(p) for p in game.hand(1)],
-        must_pass=must_pass,
         result=record.result,
         reason=record.reason,
         draw_offer=record.draw_offer,
@@ -84,6 +67,37 @@ def state(
         muted=record.muted,
         spectator_chat=record.spectator_chat,
     )
+    return with_legal(made, game, layout) if legal else made
+
+
+def with_legal(made: StateMessage, game: Game, layout: Layout) -> StateMessage:
+    """``made`` with the legal moves of the side to move, and whether it must pass: what the
+    player to move is sent (the others are sent neither)."""
+    if made.status != "live":
+        return made
+    legal: list[LegalMove] = []
+    moves = game.legal_moves()
+    for move, text in zip(moves, game.move_strings(moves), strict=True):
+        source, target = layout.endpoints(move)
+        if target is None:  # the pass has no hexes
+            continue
+        legal.append(
+            LegalMove(
+                text,
+                NAMES[move.piece],
+                None if source is None else source[0],
+                None if source is None else source[1],
+                target[0],
+                target[1],
+            )
+        )
+    return replace(made, legal=legal, must_pass=moves == [PASS])
+
+
+def to_move(record: Record) -> str | None:
+    """The player to move in a game in progress (None: none is)."""
+    seat = record.seat(record.turn) if record.status == "live" else None
+    return None if seat is None else seat.player
 
 
 def present(seat: Seat | None, connected: Callable[[str], bool]) -> Seat | None:

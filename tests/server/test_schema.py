@@ -265,10 +265,13 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await bob.update(game, at(4))
         await ada.send(SpectatorChat(game, open=False))
         state = (await bob.update(game, at(5)))["state"]
+        state = (await ada.update(game, at(5)))["state"]  # white to move: ada has the moves
         for _ in range(4):
             mover = ada if state["turn"] == "white" else bob
             await mover.send(Play(game, state["version"], state["legal"][0]["move"]))
-            state = (await bob.update(game, at(state["version"] + 1)))["state"]
+            after = at(state["version"] + 1)
+            states = [(await client.update(game, after))["state"] for client in (ada, bob)]
+            state = states[0] if states[0]["turn"] == "white" else states[1]
         assert len(state["pieces"]) == 4 and state["clocks"]["running"] is not None
         await bob.send(Chat(game, "good luck!"))
         await ada.send(Draw(game, "offer"))
