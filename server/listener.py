@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import msgpack
 import redis.asyncio as aioredis
 
+from server.clock import now_ms
 from server.codec import unpack, unpack_event
 from server.store import STORAGE_ERRORS, peek_published
 
@@ -66,6 +67,7 @@ class Listener:
         game_id, version = change.game, change.version
         made = "here" if hub.changes.made_here(change.change) else "elsewhere"
         hub.metrics.changes_heard.labels(made).inc()
+        hub.metrics.change_delay.labels(made).observe(max(0, now_ms() - change.at) / 1000)
         try:
             event = unpack_event(change.event)
             cached = cache.get(game_id)

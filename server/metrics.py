@@ -112,14 +112,21 @@ class Metrics:
         )
         self.states_built = Counter(
             "hive_states_built",
-            "Game states built for watchers here (a change made elsewhere comes built)",
+            "Game states built for watchers here (once a change, for all of them)",
             registry=r,
         )
         self.changes_heard = Counter(
             "hive_changes_heard",
-            "Committed changes heard from Redis, by whether this process made them (then its "
-            "record is taken from the request, not unpacked)",
+            "Committed changes heard from Redis, by whether this process made them",
             ["made"],
+            registry=r,
+        )
+        self.change_delay = Histogram(
+            "hive_change_delay_seconds",
+            "From a change sent to Redis to commit (by any process) to this process hearing "
+            "of it, by whether this process made it",
+            ["made"],
+            buckets=_FAST,
             registry=r,
         )
         self.closed_for_abuse = Counter(

@@ -58,6 +58,7 @@ import redis.exceptions
 from redis.asyncio import Redis
 
 from server import match
+from server.clock import now_ms
 from server.codec import pack, pack_event, unpack, unpack_event
 from server.liveness import Liveness
 from server.players import Players, games_key
@@ -79,8 +80,9 @@ None]`` (msgpack): a session ended (None: every session of the player), whose co
 every process closes."""
 EVENTS_CHANNEL: Final = "hive:events"
 """Pub/sub channel (of database 0, see ``channels``): ``[game id, version, record, event,
-change]`` (msgpack) of every committed change; ``change``: the committing process's id for it
-(a process knows its own changes by it)."""
+change, at]`` (msgpack) of every committed change; ``change``: the committing process's id for it
+(a process knows its own changes by it); ``at``: when that process sent it to be committed
+(its clock, in ms: the listeners measure how long a change takes to reach them)."""
 
 
 def channels(db: int) -> tuple[str, str]:
@@ -187,7 +189,7 @@ class Store(Players, Liveness):
         progress touches no other index)."""
         body = pack(record)
         event_body = pack_event(event)
-        message = msgpack.packb([record.id, record.version, body, event_body, change])
+        message = msgpack.packb([record.id, record.version, body, event_body, change, now_ms()])
         done = await self._commit(
             keys=[game_key(record.id), _log_key(record.id)],
             args=[
@@ -309,6 +311,8 @@ class Published(NamedTuple):
     event: bytes
     change: str
     """The committing process's id for the change."""
+    at: int
+    """When the committing process sent it to Redis (ms, its clock)."""
 
 
 def peek_published(data: bytes) -> Published:

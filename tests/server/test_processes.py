@@ -239,6 +239,10 @@ async def test_a_change_is_built_once_by_each_process_that_delivers_it(
     assert grew("hive_states_built_total") == [1, 1]  # once a process, not once a watcher
     assert grew("hive_changes_heard_total{made=here}") == [1, 0]
     assert grew("hive_changes_heard_total{made=elsewhere}") == [0, 1]
+    # ... and how long it took to reach each (on one machine: well under a second)
+    assert grew("hive_change_delay_seconds_count{made=here}") == [1, 0]
+    assert grew("hive_change_delay_seconds_count{made=elsewhere}") == [0, 1]
+    assert grew("hive_change_delay_seconds_bucket{le=1.0,made=elsewhere}") == [0, 1]
 
 
 async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
