@@ -118,7 +118,10 @@ class UhpEngine:
                     log.info("game %s: starting the engine", state.id)
                     process = self.processes[state.id] = await self._start()
                 await self._ask(process, f"newgame {state.game_string}", wait)
-                log.info("game %s: bestmove %s (engine %d)", state.id, search, process.pid)
+                log.info(
+                    "game %s: bestmove %s at ply %d (engine %d)",
+                    *(state.id, search, len(state.moves), process.pid),
+                )
                 lines = await self._ask(process, f"bestmove {search}", wait)
             except EngineGone as error:
                 await self.forget(state.id)

@@ -338,15 +338,17 @@ async def test_a_uhp_engine_killed_during_its_search_is_replaced_and_the_bot_pla
         game_id = (await ada.expect(Update)).game
         update = await updated(ada, game_id)
         rng = random.Random(6)
-        while len(update.state.moves) < 4:  # the bot's first two moves come from the book
+        # the bot's first two moves come from the book, its third is chosen at random (in
+        # moments): its fourth is searched for seconds
+        while len(update.state.moves) < 6:
             await play(ada, update, rng.choice([m.move for m in update.state.legal]))
             update = await next_of_mine(ada, game_id, len(update.state.moves) + 2)
         await play(ada, update, rng.choice([m.move for m in update.state.legal]))
-        searching = await bot.wait_for(r"bestmove time \S+ \(engine (\d+)\)")
-        os.kill(int(searching[1]), signal.SIGKILL)  # during its search of the bot's third move
+        searching = await bot.wait_for(r"bestmove time \S+ at ply 7 \(engine (\d+)\)")
+        os.kill(int(searching[1]), signal.SIGKILL)  # during its search of the bot's fourth move
         await bot.wait_for("starting a fresh engine")
-        update = await next_of_mine(ada, game_id, 6)
-        assert update.state.status == "live" and len(update.state.moves) == 6  # it moved
+        update = await next_of_mine(ada, game_id, 8)
+        assert update.state.status == "live" and len(update.state.moves) == 8  # it moved
         assert len(children(bot_pid(bot))) == 1  # the fresh engine, and no other
         await ada.send(Resign(game_id))
         await bot.wait_for(f"game {game_id} over")
