@@ -2,17 +2,17 @@
 
 A request's rule (``server.match``) decides the change on the cached game; the change is
 committed to Redis against the version it was decided on (retried on a fresh copy when another
-process changed the game meanwhile), published by Redis with this process's id for it, and
-applied to the cached game. The listener (``server.listener``) of every process, this one
-included, passes each change on to its watchers when it hears of it: the update is built
-then, once per version (``Fanout.frame``).
+process changed the game meanwhile), published by Redis with this process's id for it, applied
+to the cached game, and passed on to the watchers here (``Fanout.pass_on``). The other
+processes' listeners (``server.listener``) pass it on to theirs as they hear of it; this
+process's listener leaves a change to its request while the request waits for the commit.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from server import match
 from server.cache import GAME_ID, CachedGame, unknown
@@ -35,6 +35,9 @@ class Changes:
         self.hub = hub
         self._ids = itertools.count(1)
         self._prefix = f"{hub.presence.process}:"  # of this process's change ids
+        # The changes whose requests wait for their commit, by id: whether the listener heard
+        # of them meanwhile (and left them to their request).
+        self.committing: dict[str, bool] = {}
 
     def deadline(self, record: Record) -> int | None:
         return match.deadline(record, self.hub.first_move_ms)
@@ -45,6 +48,27 @@ class Changes:
     def made_here(self, change: str) -> bool:
         """Whether the change of id ``change`` was made by this process."""
         return change.startswith(self._prefix)
+
+    def left_to_request(self, change: str) -> bool:
+        """Whether the change of id ``change``, just heard of, is its request's to pass on."""
+        if change in self.committing:
+            self.committing[change] = True
+            return True
+        return False
+
+    async def _commit(self, record: Record, event: Event, **indexes: Any) -> bool:
+        """``Store.commit`` under a new change id. When Redis published the change but its
+        answer was lost, the change is passed on from Redis (the listener left it)."""
+        change = self._next_id()
+        self.committing[change] = False
+        try:
+            return await self.hub.store.commit(record, event, change=change, **indexes)
+        except BaseException:
+            if self.committing[change]:  # committed: the listener heard of it
+                await self.hub.listener.reload(record.id)
+            raise
+        finally:
+            del self.committing[change]
 
     async def change(self, game_id: str, decide: Decide) -> Record | None:
         """Commit the change ``decide`` makes to the game (None: it made none).
@@ -64,16 +88,15 @@ class Changes:
                     return None
                 record, event = decided
                 was = cached.record
-                if await store.commit(
+                if await self._commit(
                     record,
                     event,
                     expected=was.version,
                     deadline=self.deadline(record),
                     indexed=(was.status, self.deadline(was)),
-                    change=self._next_id(),
                 ):
-                    cached.apply(record, event)  # unless the listener has applied it already
-                    self.committed(record)
+                    cached.apply(record, event)  # unless a later change came meanwhile
+                    await self.committed(record, event)
                     return record
                 fresh = await store.get(game_id)
                 if fresh is None:
@@ -87,14 +110,13 @@ class Changes:
         Raises:
             ProtocolError: INTERNAL when its id is taken.
         """
-        if not await self.hub.store.commit(
-            record, event, expected=0, deadline=self.deadline(record), change=self._next_id()
-        ):
+        if not await self._commit(record, event, expected=0, deadline=self.deadline(record)):
             raise ProtocolError(ErrorCode.INTERNAL, "game id collision; try again")
-        self.hub.cache.put(record, event)  # unless the listener has cached a later version
-        self.committed(record)
+        self.hub.cache.put(record, event)  # unless a later change came meanwhile
+        await self.committed(record, event)
 
-    def committed(self, record: Record) -> None:
-        """What follows a change here: the lobby, and the bot's turn if it is one."""
-        self.hub.lobby_feed.update(record)
+    async def committed(self, record: Record, event: Event) -> None:
+        """What follows a change made here: the bot's turn if it is one, and the change passed
+        on to the lobby and the watchers here."""
         self.hub.bot_turns.start_if_due(record)
+        await self.hub.fanout.pass_on(record, event)

@@ -73,6 +73,15 @@ class Fanout:
         self.lagging.add(session)
         self.hub.metrics.skipped.inc()
 
+    async def pass_on(self, record: Record, event: Event) -> None:
+        """A change, applied to the cache here: to the lobby and the watchers here."""
+        hub = self.hub
+        hub.lobby_feed.update(record)
+        if event.kind == "rematch" and event.text is not None:
+            hub.seating.follow_rematch(record, event.text)  # before the event goes out
+        await self.deliver(record.id)
+        hub.cache.forget_if_idle(record.id)
+
     async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
         """Bring every watcher of the game up to date. ``also`` gets an update even when it
         has seen everything (it has just asked to watch). The state is built once, for all of

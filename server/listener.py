@@ -9,6 +9,7 @@ changes meanwhile).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -58,9 +59,8 @@ class Listener:
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away
 
     async def published(self, data: bytes) -> None:
-        """One committed change: update the cache, the lobby and the watchers. A change made
-        here is usually in the cache already (applied by its request); else it is unpacked and
-        its move replayed on the cached game (if the game is cached here)."""
+        """One committed change: update the cache, then pass it on to the lobby and the
+        watchers here (unless it is left to the request here that made it)."""
         hub = self.hub
         cache = hub.cache
         change = peek_published(data)
@@ -68,6 +68,8 @@ class Listener:
         made = "here" if hub.changes.made_here(change.change) else "elsewhere"
         hub.metrics.changes_heard.labels(made).inc()
         hub.metrics.change_delay.labels(made).observe(max(0, now_ms() - change.at) / 1000)
+        if hub.changes.left_to_request(change.change):
+            return
         try:
             event = unpack_event(change.event)
             cached = cache.get(game_id)
@@ -79,15 +81,22 @@ class Listener:
                     cache.put(record, event)
             else:
                 record = cached.record
-            hub.lobby_feed.update(record)
-            if event.kind == "rematch" and event.text is not None:
-                hub.seating.follow_rematch(record, event.text)  # before the event goes out
-            await hub.fanout.deliver(game_id)
-            cache.forget_if_idle(game_id)
+            await hub.fanout.pass_on(record, event)
         except STORAGE_ERRORS:
             raise
         except Exception:  # one game's failure must not stop the others' events
             log.exception("game %s: event %d not delivered", game_id, version)
+
+    async def reload(self, game_id: str) -> None:
+        """Bring the game and its watchers here up to date from Redis (a change of it went
+        unheard)."""
+        hub = self.hub
+        with contextlib.suppress(*STORAGE_ERRORS):
+            record = await hub.store.get(game_id)
+            if record is not None:
+                hub.cache.put(record)
+                hub.lobby_feed.update(record)
+                await hub.fanout.deliver(game_id)
 
     async def resync(self) -> None:
         """Reload every watched game from Redis (after the listener missed messages)."""

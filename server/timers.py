@@ -155,7 +155,7 @@ class Timers:
             hub.lobby_feed.update(record)
             if record.status == "live":
                 hub.cache.games[record.id] = CachedGame.of(record, hub.settings.event_log)
-                hub.changes.committed(record)
+                hub.bot_turns.start_if_due(record)
 
 
 def given_back(record: Record, last_seen: int, now: int) -> Record:

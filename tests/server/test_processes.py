@@ -275,7 +275,8 @@ async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
         await fan.expect(Pong)
         assert await seen_from_two() == 2
         await joiner.send(JoinGame(game_id))
-        assert (await updated(far, game_id)).state.status == "live"
+        for client in (joiner, far):  # each process has passed the join on
+            assert (await updated(client, game_id)).state.status == "live"
         assert await seen_from_two() == 1  # cy plays now; dee still watches, on two
 
 
