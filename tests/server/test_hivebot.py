@@ -516,3 +516,41 @@ async def test_a_bot_challenges_a_server_level_and_another_bot_a_few_times_a_day
                     await again.send(request)
                     with pytest.raises(ServerError, match="2 games in a day against"):
                         await again.expect(Update)
+
+
+async def test_games_of_a_bot_account_against_a_level_or_a_bot_show_in_the_lobby(
+    srv: Running,
+) -> None:
+    """A bot account's games, against one of the server's levels or another bot account, are
+    listed in the lobby's games in progress like any other, with their players."""
+    _, a_token = await srv.hub.store.new_bot("alpha", 0)
+    _, b_token = await srv.hub.store.new_bot("beta", 0)
+    async with (
+        srv.connect("ada") as ada,
+        srv.connect(token=a_token) as alpha,
+        srv.connect(token=b_token) as beta,
+    ):
+        await beta.send(BotReady(["Base"]))
+        await lobby_with_bot(ada, "beta")
+
+        async def created(request: CreateGame, known: set[str]) -> str:
+            await alpha.send(request)
+            while (update := await alpha.expect(Update)).game in known:
+                pass
+            return update.game
+
+        level = await created(
+            CreateGame("Base", color="white", opponent="bot", level="beginner"), set()
+        )
+        other = await created(
+            CreateGame("Base", color="white", opponent="bots", challenge="beta"), {level}
+        )
+        await beta.send(JoinGame(other))
+        lobby = await lobby_until(ada, lambda lobby: {level, other} <= {g.id for g in lobby.live})
+        seats = {g.id: (g.white, g.black) for g in lobby.live}
+        white, black = seats[level]
+        assert white is not None and white.name == "alpha" and white.account == "bot"
+        assert black is not None and black.bot == "beginner"
+        white, black = seats[other]
+        assert white is not None and black is not None
+        assert (white.name, black.name, black.account) == ("alpha", "beta", "bot")
