@@ -236,6 +236,20 @@ MUTANTS = [
         "the commit script does not compare versions: a process commits over a change",
         PROCESSES,
     ),
+    Mutant(
+        "server/fanout.py",
+        "moving = mover is not None and session.player == mover",
+        "moving = True",
+        "every watcher is sent the legal moves, not only the player to move",
+        ["tests/server/test_game.py", "tests/server/test_state.py"],
+    ),
+    Mutant(
+        "server/fanout.py",
+        "hub.seating.follow_rematch(record, event.text)  # before the event goes out",
+        "pass",
+        "the players' connections do not follow a rematch: the new game goes unseen",
+        ACTIONS,
+    ),
     # client/
     Mutant(
         "client/js/app.js",
