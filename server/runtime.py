@@ -3,12 +3,15 @@ them and owns every background task.
 
 Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin``,
 ``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes`` (decide,
-commit) -> ``listener`` (every process hears every commit) -> ``fanout`` (the watchers here).
+commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here); ``listener``: every
+other process hears of the commit, and passes it on to its own watchers.
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
-here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``. The game itself: ``record``
-(as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat, mutes) and
-``rematches``, and ``view`` (a record to the wire ``GameState``). Storage: ``store`` (games,
-the commit) with ``players`` and ``liveness``. The wire: ``protocol``.
+here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``, ``metrics``. Outside the
+server process: ``hivebot`` (``hive-bot``'s command line: ``botsession``, ``botgame``,
+``botmove``, ``challenger``, ``engines``) and ``client`` (a client of the protocol). The game
+itself: ``record`` (as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat,
+mutes) and ``rematches``, and ``view`` (a record to the wire ``GameState``). Storage:
+``store`` (games, the commit) with ``players`` and ``liveness``. The wire: ``protocol``.
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
 sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
