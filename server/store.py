@@ -65,8 +65,13 @@ from server.players import Players, games_key
 from server.protocol import Event
 from server.record import Record
 
-STORAGE_ERRORS: Final = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
-"""What a command raises when Redis does not answer (the caller answers ``unavailable``)."""
+STORAGE_ERRORS: Final = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.OutOfMemoryError,
+)
+"""What a command raises when Redis does not answer, or refuses to write at its ``maxmemory``
+(the caller answers ``unavailable``)."""
 
 ONLINE_KEY: Final = "hive:online"
 BOTS_KEY: Final = "hive:bots"
@@ -190,18 +195,23 @@ class Store(Players, Liveness):
         body = pack(record)
         event_body = pack_event(event)
         message = msgpack.packb([record.id, record.version, body, event_body, change, now_ms()])
-        done = await self._commit(
-            keys=[game_key(record.id), _log_key(record.id)],
-            args=[
-                expected,
-                record.version,
-                body,
-                event_body,
-                self.event_log,
-                self.events_channel,
-                message,
-            ],
-        )
+        try:
+            done = await self._commit(
+                keys=[game_key(record.id), _log_key(record.id)],
+                args=[
+                    expected,
+                    record.version,
+                    body,
+                    event_body,
+                    self.event_log,
+                    self.events_channel,
+                    message,
+                ],
+            )
+        except redis.exceptions.ResponseError as error:
+            if "OOM" in str(error):  # Redis at its maxmemory, as a script sees it: nothing written
+                raise redis.exceptions.OutOfMemoryError(str(error)) from error
+            raise
         if not done:
             return False
         if indexed is None or indexed[0] != record.status:

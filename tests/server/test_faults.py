@@ -120,6 +120,31 @@ async def test_one_broken_game_does_not_touch_another(
     assert (over.by, over.text) == ("BlackWins", "timeout")
 
 
+async def test_a_full_redis_is_answered_unavailable_and_nothing_is_lost(
+    start_server: StartServer,
+) -> None:
+    """Redis at its ``maxmemory`` (with ``noeviction``, as docker compose sets it) refuses
+    writes: a move is answered ``unavailable``, not an internal error, and is played once
+    Redis has room again."""
+    async with (
+        start_server() as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        redis = Redis.from_url(srv.redis_url)
+        redis.config_set("maxmemory-policy", "noeviction")
+        redis.config_set("maxmemory", 1)  # full
+        try:
+            await play(white, w, "wS1")
+            assert await refused(white, game_id) == ErrorCode.UNAVAILABLE
+        finally:
+            redis.config_set("maxmemory", 0)
+            redis.close()
+        await play(white, w, "wS1")  # sent again: played once
+        assert (await updated(black, game_id)).state.moves == ["wS1"]
+
+
 async def test_a_frozen_redis_is_answered_unavailable_in_seconds_and_healthz_says_so(
     redis_server: RedisProcess, start_server: StartServer
 ) -> None:

@@ -535,8 +535,9 @@ async def test_games_of_a_bot_account_against_a_level_or_a_bot_show_in_the_lobby
 
         async def created(request: CreateGame, known: set[str]) -> str:
             await alpha.send(request)
-            while (update := await alpha.expect(Update)).game in known:
-                pass
+            update: Update = await alpha.expect(Update)
+            while update.game in known:
+                update = await alpha.expect(Update)
             return update.game
 
         level = await created(
