@@ -57,7 +57,25 @@ class Settings:
         "a Redis 6.2+ such as redis://localhost:6379/0 (default: an embedded Redis under --data)",
         env="HIVE_REDIS_URL",
     )
-    data: Path = _setting(Path("data"), "the embedded Redis's folder (its append-only file)")
+    data: Path = _setting(
+        Path("data"),
+        "the embedded Redis's folder (its append-only file) and the embedded database's "
+        "(hive.sqlite3)",
+    )
+    database_url: str | None = _setting(
+        None,
+        "the database of finished games, such as postgresql://USER:PASSWORD@HOST/NAME "
+        "(asyncpg; default: a SQLite file under --data); migrated on start",
+        env="HIVE_DATABASE_URL",
+    )
+    archive_grace: float = _setting(
+        3600.0,
+        "seconds a finished game stays in Redis once archived in the database (for rematch "
+        "offers and its watchers), after which its keys expire",
+    )
+    archive_interval: float = _setting(
+        1.0, "how often finished games not yet archived are looked for, and archived"
+    )
     bot_workers: int = _setting(
         available_cores(),
         "processes computing bot moves (default: the cores this process may use: its CPU "
@@ -218,7 +236,9 @@ def parser() -> argparse.ArgumentParser:
         prog="hive-server",
         description="Hive Arena: play Hive online against people and bots.",
         epilog="hive-server create-bot NAME [--redis-url URL | --data DIR]: create a bot account"
-        " and print its token (for hive-bot).",
+        " and print its token (for hive-bot). hive-server migrate [--database-url URL | --data"
+        " DIR]: bring the database's schema up to date, and nothing else (the server does it"
+        " on start too).",
     )
     for name in _FIELDS:
         _add(p, name)
@@ -229,6 +249,13 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     """``--redis-url`` and ``--data``: where the server's Redis is (``hive-server`` and its
     ``create-bot`` command)."""
     _add(p, "redis_url")
+    _add(p, "data")
+
+
+def add_database_arguments(p: argparse.ArgumentParser) -> None:
+    """``--database-url`` and ``--data``: where the server's database is (``hive-server
+    migrate``)."""
+    _add(p, "database_url")
     _add(p, "data")
 
 

@@ -74,13 +74,15 @@ BASE_SETTINGS = Settings(port=0, metrics_port=0, bot_workers=1, sweep_interval=0
 
 
 @pytest.fixture
-async def start_server(redis_server: RedisProcess) -> AsyncIterator[StartServer]:
-    """Start a server on this test's Redis: ``async with start_server(**settings) as srv``
-    (``redis_url`` may name another database of it)."""
+async def start_server(redis_server: RedisProcess, tmp_path: Path) -> AsyncIterator[StartServer]:
+    """Start a server on this test's Redis, with its database a SQLite file of this test's
+    (under ``data``): ``async with start_server(**settings) as srv`` (``redis_url`` may name
+    another database of it)."""
 
     @contextlib.asynccontextmanager
     async def start(**overrides: Any) -> AsyncIterator[Running]:
-        settings = replace(BASE_SETTINGS, **{"redis_url": redis_server.url, **overrides})
+        defaults = {"redis_url": redis_server.url, "data": tmp_path / "data"}
+        settings = replace(BASE_SETTINGS, **{**defaults, **overrides})
         async with running(settings) as (server, hub):
             port = server.sockets[0].getsockname()[1]
             yield Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)
