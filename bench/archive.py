@@ -206,7 +206,7 @@ async def server(folder: Path) -> AsyncIterator[tuple[ServerProcess, RedisProces
         *("--data", str(folder / "data"), "--bot-workers", "1"),
         *("--archive-grace", "1", "--archive-interval", "0.2"),
         *("--games-per-minute", "100000", "--message-rate", "10000", "--message-burst", "10000"),
-        *("--guests-per-address", "10000"),
+        *("--guests-per-address", "10000", "--connections-per-address", "1000"),
     )
     await process.start()
     try:
