@@ -207,6 +207,7 @@ async def server(folder: Path) -> AsyncIterator[tuple[ServerProcess, RedisProces
         *("--archive-grace", "1", "--archive-interval", "0.2"),
         *("--games-per-minute", "100000", "--message-rate", "10000", "--message-burst", "10000"),
         *("--guests-per-address", "10000", "--connections-per-address", "1000"),
+        *("--open-games-per-address", "1000"),
     )
     await process.start()
     try:
