@@ -237,3 +237,17 @@ async def test_games_go_on_while_the_database_is_down(
             postgres_server.restart()
         archived = await eventually(lambda: rows(url), "not archived once the database came back")
         assert [row["id"] for row in archived] == [game]
+
+
+async def test_a_server_whose_database_cannot_be_reached_does_not_start(
+    redis_server: RedisProcess,
+) -> None:
+    """It must migrate first: it stops at once and says which database (no password)."""
+    nobody = f"postgresql://hive:secret@127.0.0.1:{free_port()}/hive"
+    status, _, err = await run_command(
+        *(sys.executable, "-m", "server", "--port", "0", "--redis-url", redis_server.url),
+        *("--database-url", nobody, "--bot-workers", "1"),
+    )
+    assert status == 2, err
+    assert "the database postgresql+asyncpg://hive:***@127.0.0.1" in err
+    assert "secret" not in err
