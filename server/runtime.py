@@ -212,6 +212,10 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         await client.aclose()
         await listener.aclose()
         await connections.aclose()
-        await database.close()
+        try:
+            async with asyncio.timeout(SHUTDOWN_SECONDS):
+                await database.close()
+        except TimeoutError:
+            log.warning("the database's connections would not close")
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
