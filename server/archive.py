@@ -61,6 +61,8 @@ class Archive:
         self.database = database
         self.written = 0
         """Games this process wrote to the database (not counting those written already)."""
+        self.rounds = 0
+        """Rounds of the sweep done."""
 
     async def write(
         self, record: Record, traces: dict[int, tuple[bytes, int]] | None = None, now: int = 0
@@ -144,6 +146,7 @@ class Archive:
                 await self.archive(game_id, grace)
             count += len(waiting)
             if len(waiting) < SWEEP_BATCH:
+                self.rounds += 1
                 return count
 
     async def sweep(self, hub: Hub) -> None:

@@ -191,6 +191,33 @@ async def _all_archived(url: str, games: list[str]) -> bool:
     return len(await rows(url)) >= len(games)
 
 
+async def test_a_restart_leaves_archived_games_alone(
+    start_server: StartServer, database_url: str
+) -> None:
+    """A starting server rebuilds the indexes from the games in Redis: an archived game
+    (still there for its grace period) is not listed, nor archived, nor given a new grace."""
+    async with start_server(
+        database_url=database_url, archive_grace=1000.0, archive_interval=0.05
+    ) as srv:
+        game = await finished_game(srv)
+        await eventually(lambda: _out_of_over(srv.redis_url, game), "never archived")
+    async with start_server(
+        database_url=database_url, archive_grace=5000.0, archive_interval=0.05
+    ) as srv:
+        rounds = srv.hub.archive.rounds
+        await eventually(_async(lambda: srv.hub.archive.rounds > rounds), "no sweep")
+        assert await _out_of_over(srv.redis_url, game)
+        assert 0 < await srv.hub.store.redis.ttl(f"hive:g:{{{game}}}") <= 1000
+        assert srv.hub.archive.written == 0
+
+
+def _async(condition: Callable[[], bool]) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return condition()
+
+    return check
+
+
 async def test_a_game_killed_before_its_archive_is_archived_by_the_next_sweep(
     redis_server: RedisProcess, start_server: StartServer, database_url: str
 ) -> None:
