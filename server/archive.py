@@ -63,6 +63,10 @@ class Archive:
         """Games this process wrote to the database (not counting those written already)."""
         self.rounds = 0
         """Rounds of the sweep done."""
+        self.waiting = 0
+        """Finished games not yet archived, at the sweep's last look."""
+        self.up = True
+        """Whether the sweep's last round reached Redis and the database."""
 
     async def write(
         self, record: Record, traces: dict[int, tuple[bytes, int]] | None = None, now: int = 0
@@ -156,6 +160,7 @@ class Archive:
         away = False
         while True:
             try:
+                self.waiting = await self.store.finished_count()
                 await self.sweep_once(int(settings.archive_grace))
                 if away:
                     log.info("archive: caught up")
@@ -164,6 +169,7 @@ class Archive:
                 if not away:
                     log.warning("archive: storage unavailable, will catch up (%s)", error)
                 away = True
+            self.up = not away
             await asyncio.sleep(settings.archive_interval)
 
     # -- reading -------------------------------------------------------------------------------

@@ -297,6 +297,11 @@ class Store(Players, Liveness):
         found = await self.redis.zrange("hive:over", 0, limit - 1)
         return [m.decode() for m in found]
 
+    async def finished_count(self) -> int:
+        """How many finished games are not yet archived."""
+        count: int = await self.redis.zcard("hive:over")
+        return count
+
     async def drop_finished(self, game_id: str) -> None:
         """Take a game that is gone out of ``hive:over``."""
         await self.redis.zrem("hive:over", game_id)

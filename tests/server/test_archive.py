@@ -30,6 +30,7 @@ from tests.server.support import (
     http_get,
     play,
     run_command,
+    scrape,
     start_game,
     updated,
 )
@@ -260,10 +261,24 @@ async def test_games_go_on_while_the_database_is_down(
             status, _, body = await http_get(f"{srv.http_url}/healthz")
             assert (status, json.loads(body)["status"]) == (200, "ok")
             assert b"hive:over" in await game_keys(srv.redis_url, game)
+            await eventually(lambda: _behind(srv), "the metrics do not show the archive behind")
         finally:
             postgres_server.restart()
         archived = await eventually(lambda: rows(url), "not archived once the database came back")
         assert [row["id"] for row in archived] == [game]
+        figures = await eventually(lambda: _caught_up(srv), "the metrics never caught up")
+        assert figures["hive_games_archived_total"] == 1
+
+
+async def _behind(srv: Running) -> bool:
+    figures = await scrape(srv)
+    return figures["hive_archive_up"] == 0 and figures["hive_archive_waiting"] == 1
+
+
+async def _caught_up(srv: Running) -> dict[str, float] | None:
+    figures = await scrape(srv)
+    done = figures["hive_archive_up"] == 1 and figures["hive_archive_waiting"] == 0
+    return figures if done else None
 
 
 async def test_a_server_whose_database_cannot_be_reached_does_not_start(
