@@ -106,6 +106,7 @@ class Hub:
             asyncio.create_task(self.timers.end_abandoned()),
             asyncio.create_task(self.health.watch_loop()),
             asyncio.create_task(self.archive.sweep(self)),
+            asyncio.create_task(self.timers.keep_guests()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:

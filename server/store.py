@@ -8,7 +8,8 @@ key                            type        holds
 =============================  ==========  =====================================================
 ``hive:p:{PID}``               hash        a player: ``name``, ``created``; a bot account also
                                            ``bot`` (1) and ``token`` (its token's hash); a
-                                           guest expires with its last session
+                                           guest expires with its last session, not while
+                                           it plays a game in progress
 ``hive:bots``                  hash        bot account names -> player ids
 ``hive:bot-offers``            hash        player id -> what a bot account plays (msgpack of
                                            its last ``bot_ready``)
