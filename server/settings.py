@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from server.db.database import checked_url
+
 DAY: Final = 86_400.0
 CPU_MAX: Final = Path("/sys/fs/cgroup/cpu.max")
 """The CPU quota of this process's cgroup (v2): what docker's --cpus and compose's cpus set."""
@@ -220,6 +222,11 @@ def _checked(kind: type, name: str) -> Any:
         ports = ("port", "metrics_port")
         if kind in (int, float) and (value < 0 or (value == 0 and name not in ports)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if name == "database_url":
+            try:
+                checked_url(value)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
         if name == "trusted_proxies":
             try:
                 _networks(value)

@@ -19,6 +19,7 @@ from alembic.config import Config
 from sqlalchemy import Connection, Table, event, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,30 @@ CONNECT_SECONDS: Final = 5.0
 def default_url(data: Path) -> str:
     """The embedded database: a SQLite file under ``data``."""
     return f"sqlite+aiosqlite:///{(data / SQLITE_FILE).resolve()}"
+
+
+DIALECTS: Final = ("postgresql", "sqlite")
+"""The databases the archive runs on."""
+
+
+def checked_url(url: str) -> str:
+    """``url`` if it names a database the archive runs on.
+
+    Raises:
+        ValueError: It is no URL, or names another database.
+    """
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError:
+        raise ValueError(f"not a database URL: {_quoted(url)}") from None
+    if backend not in DIALECTS:
+        raise ValueError(f"the archive runs on PostgreSQL or SQLite, not {backend}")
+    return url
+
+
+def _quoted(url: str) -> str:
+    """``url`` quoted, unless it may hold a password."""
+    return "the one given" if "@" in url else repr(url)
 
 
 def async_url(url: str) -> str:
@@ -58,7 +83,7 @@ class Database:
     """
 
     def __init__(self, url: str) -> None:
-        self.url = async_url(url)
+        self.url = async_url(checked_url(url))
         parsed = make_url(self.url)
         self.dialect = parsed.get_backend_name()
         options: dict[str, Any] = {}

@@ -38,6 +38,8 @@ def test_flags_and_the_environment_set_the_fields(monkeypatch: pytest.MonkeyPatc
         ["--hello-timeout", "0"],
         ["--bot-workers", "x"],
         ["--trusted-proxies", "not-an-address"],
+        ["--database-url", "not a url"],
+        ["--database-url", "mysql://hive@db/hive"],
     ],
 )
 def test_bad_values_are_refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
