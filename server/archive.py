@@ -146,10 +146,17 @@ class Archive:
         count = 0
         while True:
             waiting = await self.store.finished(SWEEP_BATCH)
+            failed = False
             for game_id in waiting:
-                await self.archive(game_id, grace)
+                try:
+                    await self.archive(game_id, grace)
+                except ARCHIVE_ERRORS:
+                    raise
+                except Exception:  # one game's failure must not stop the others' archive
+                    log.exception("game %s: not archived", game_id)
+                    failed = True  # it is still first in line: no other batch this round
             count += len(waiting)
-            if len(waiting) < SWEEP_BATCH:
+            if failed or len(waiting) < SWEEP_BATCH:
                 self.rounds += 1
                 return count
 

@@ -192,6 +192,19 @@ async def _all_archived(url: str, games: list[str]) -> bool:
     return len(await rows(url)) >= len(games)
 
 
+async def test_a_game_that_cannot_be_archived_does_not_stop_the_others(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url, archive_interval=0.05) as srv:
+        redis = srv.hub.store.redis
+        await redis.hset("hive:g:{zzzzzzzz}", "r", b"not a record")
+        await redis.zadd("hive:over", {"zzzzzzzz": 0})  # first in line, every round
+        game = await finished_game(srv)
+        archived = await eventually(lambda: rows(database_url), "the good game was not archived")
+        assert [row["id"] for row in archived] == [game]
+        assert await redis.zscore("hive:over", "zzzzzzzz") is not None  # still waiting
+
+
 async def test_a_restart_leaves_archived_games_alone(
     start_server: StartServer, database_url: str
 ) -> None:
