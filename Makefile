@@ -42,14 +42,17 @@ $(CLIENT_DEPS): client/package-lock.json
 # The system tools the tests drive, from Debian: chromium (the browser tests; Playwright's own
 # browser download cannot be used), haproxy and docker-compose (tests/server/test_topology.py;
 # only its `config` command runs, so without the Docker engine it recommends), prometheus (with
-# its promtool: tests/server/test_monitoring.py scrapes running servers with it). Only the
-# missing ones are installed, as root or through passwordless sudo; downloads are retried.
+# its promtool: tests/server/test_monitoring.py scrapes running servers with it), postgresql
+# (the storage tests start a PostgreSQL server of their own from its initdb and postgres, in
+# a temporary folder on a free port: tests/server/postgres.py). Only the missing ones are
+# installed, as root or through passwordless sudo; downloads are retried.
 APT := env DEBIAN_FRONTEND=noninteractive apt-get -o Acquire::Retries=5 -qq
 system-tools:
 	@missing=; \
 	[ -x $(CHROMIUM) ] || missing="$$missing chromium"; \
 	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
 	{ command -v prometheus && command -v promtool; } >/dev/null || missing="$$missing prometheus"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	compose=; command -v docker-compose >/dev/null || compose=docker-compose; \
 	if [ -n "$$missing$$compose" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; \

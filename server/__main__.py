@@ -2,6 +2,9 @@
 
 ``hive-server create-bot NAME``: create a bot account on the server's Redis and print its
 secret token (for ``hive-bot --token``).
+
+``hive-server migrate``: bring the database's schema up to date, and stop (the server does it
+on start too).
 """
 
 from __future__ import annotations
@@ -21,11 +24,18 @@ import uvloop
 
 from ai.bots import LEVELS
 from server import names
+from server.archive import DATABASE_ERRORS
 from server.clock import now_ms
+from server.db.database import Database, default_url, shown
 from server.embedded import RedisProcess
 from server.protocol import MAX_NICKNAME, ProtocolError
 from server.runtime import Hub, running
-from server.settings import Settings, add_storage_arguments, from_args
+from server.settings import (
+    Settings,
+    add_database_arguments,
+    add_storage_arguments,
+    from_args,
+)
 from server.store import Store
 
 log = logging.getLogger("server")
@@ -148,10 +158,37 @@ def create_bot(argv: Sequence[str]) -> int:
     return 0
 
 
+def migrate(argv: Sequence[str]) -> int:
+    """``hive-server migrate``: run the database's migrations, and nothing else."""
+    p = argparse.ArgumentParser(
+        prog="hive-server migrate",
+        description="Bring the database's schema up to date (the server does it on start too).",
+    )
+    add_database_arguments(p)
+    args = p.parse_args(argv)
+    database = Database(args.database_url or default_url(args.data))
+
+    async def run() -> None:
+        try:
+            await database.migrate()
+        finally:
+            await database.close()
+
+    try:
+        asyncio.run(run())
+    except DATABASE_ERRORS as error:
+        print(f"hive-server migrate: {shown(database.url)}: {error}", file=sys.stderr)
+        return 2
+    print(f"the database {shown(database.url)} is up to date", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["create-bot"]:
         return create_bot(argv[1:])
+    if argv[:1] == ["migrate"]:
+        return migrate(argv[1:])
     settings = from_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -34,12 +34,12 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-import redis.exceptions
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from server import review, schema
+from server.archive import ARCHIVE_ERRORS
 from server.record import Record
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
         if path == "/ws":
             return hub.connections.admit(connection, request)
         return await _route(hub, path, query, request)
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+    except ARCHIVE_ERRORS as error:
         log.warning("storage unavailable for %s: %s", path[:100], error)
         return text(HTTPStatus.SERVICE_UNAVAILABLE, "storage unavailable; try again\n")
 
@@ -172,17 +172,17 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
         return response(status, json.dumps(health).encode(), "application/json")
     found = _GAME_TXT.fullmatch(path)
     if found:
-        record = await hub.store.get(found[1])
+        record = await hub.archive.get(found[1])
         if record is None:
             return text(HTTPStatus.NOT_FOUND, f"no game {found[1]}\n")
         return text(HTTPStatus.OK, record.game_string() + "\n", _ending(record))
     found = _TRACE.fullmatch(path)
     if found:
-        trace = await hub.store.get_trace(found[1], int(found[2]))
+        trace = await hub.archive.trace(found[1], int(found[2]))
         if trace is None:
             return text(HTTPStatus.NOT_FOUND, "no trace kept for that move\n")
         return _gzipped(trace, "application/json", request)
-    answer = await review.route(hub.store, hub.positions, path, query)
+    answer = await review.route(hub.archive, hub.positions, path, query)
     if answer is not None:
         return response(*answer)
     return _static(path)

@@ -192,6 +192,16 @@ class _HubFigures(Collector):
                 int(hub.health.storage_ok),
             ),
             (
+                "hive_archive_up",
+                "1 while this process's archive sweep reaches Redis and the database, else 0",
+                int(hub.archive.up),
+            ),
+            (
+                "hive_archive_waiting",
+                "Finished games not yet archived in the database (at the last sweep)",
+                hub.archive.waiting,
+            ),
+            (
                 "hive_spectators",
                 "Connections here watching a game they do not play",
                 sum(presence.spectating.values()),
@@ -208,6 +218,11 @@ class _HubFigures(Collector):
             ),
         ):
             yield GaugeMetricFamily(name, text, value=value)
+        yield CounterMetricFamily(
+            "hive_games_archived",
+            "Finished games this process wrote to the database",
+            value=hub.archive.written,
+        )
         yield CounterMetricFamily(
             "hive_bot_workers_replaced",
             "Times the bot workers were replaced after one died (killed, out of memory)",

@@ -81,6 +81,23 @@ class Players:
             pipe.expire(offline_key(player), ttl)
             await pipe.execute()
 
+    async def keep(self, guests: list[str], ttl: int) -> None:
+        """Guests in a game in progress: their keys and sessions last ``ttl`` seconds more,
+        however long ago they last signed in (a guest expires only with no game going on)."""
+        if not guests:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player in guests:
+                pipe.smembers(_tokens_key(player))
+            tokens = await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player, hashes in zip(guests, tokens, strict=True):
+                for key in (_player_key(player), _tokens_key(player), offline_key(player)):
+                    pipe.expire(key, ttl)
+                for hashed in hashes:
+                    pipe.expire(_hashed_token_key(hashed.decode()), ttl)
+            await pipe.execute()
+
     async def end_sessions(self, player: str, hashed: str | None) -> None:
         """End the session of the token ``hashed`` (None: every session of the player): its
         token no longer signs in, and every process closes its connections."""

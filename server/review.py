@@ -35,12 +35,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from hive import Game, HiveError, Layout, Piece
 from server.bots import ignore_interrupts
 from server.record import Record
-from server.store import Store
 
 JSON: Final = "application/json"
 MAX_EXTRA_MOVES: Final = 64
@@ -218,7 +217,13 @@ def _stored_answer(record: Record) -> Answer:
     return HTTPStatus.OK, json.dumps(document).encode(), JSON
 
 
-async def route(store: Store, positions: Positions, path: str, query: str = "") -> Answer | None:
+class Games(Protocol):
+    """Where stored games are read (``server.archive.Archive``: Redis, then the database)."""
+
+    async def get(self, game_id: str) -> Record | None: ...
+
+
+async def route(games: Games, positions: Positions, path: str, query: str = "") -> Answer | None:
     """The answer to a review route, or None when ``path`` is not one of them."""
     if path == "/positions.json":
         asked = position_query(query)
@@ -228,7 +233,7 @@ async def route(store: Store, positions: Positions, path: str, query: str = "") 
     if path.startswith("/games/") and path.endswith("/positions.json"):
         game_id = path[len("/games/") : -len("/positions.json")]
         if len(game_id) == 8 and game_id.isalnum() and game_id.islower():
-            record = await store.get(game_id)
+            record = await games.get(game_id)
             if record is None:
                 return _error(HTTPStatus.NOT_FOUND, f"no game {game_id}")
             return await positions.run(_stored_answer, record)

@@ -11,7 +11,9 @@ server process: ``hivebot`` (``hive-bot``'s command line: ``botsession``, ``botg
 ``botmove``, ``challenger``, ``engines``) and ``client`` (a client of the protocol). The game
 itself: ``record`` (as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat,
 mutes) and ``rematches``, and ``view`` (a record to the wire ``GameState``). Storage:
-``store`` (games, the commit) with ``players`` and ``liveness``. The wire: ``protocol``.
+``store`` (games, the commit) with ``players`` and ``liveness``, in Redis; ``archive``
+(finished games, written once to the database of ``db``, and read back from it). The wire:
+``protocol``.
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
 sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
@@ -33,12 +35,14 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from websockets.asyncio.server import Server, serve
 
+from server.archive import DATABASE_ERRORS, Archive
 from server.bots import BotPool
 from server.botturns import BotTurns
 from server.cache import GameCache
 from server.changes import Changes
 from server.commands import Commands
 from server.connection import Connections, counted
+from server.db.database import Database, default_url, shown
 from server.embedded import RedisProcess
 from server.fanout import Fanout
 from server.health import Health
@@ -65,10 +69,17 @@ class Hub:
     """One server process's parts (each holds the hub to reach the others)."""
 
     def __init__(
-        self, settings: Settings, store: Store, pool: BotPool, listener: aioredis.Redis
+        self,
+        settings: Settings,
+        store: Store,
+        pool: BotPool,
+        listener: aioredis.Redis,
+        database: Database,
     ) -> None:
         self.settings = settings
         self.store = store
+        self.database = database
+        self.archive = Archive(store, database)
         self.pool = pool
         self.first_move_ms = int(settings.first_move_timeout * 1000)
         self.positions = Positions()
@@ -98,6 +109,8 @@ class Hub:
             asyncio.create_task(self.fanout.catch_up()),
             asyncio.create_task(self.timers.end_abandoned()),
             asyncio.create_task(self.health.watch_loop()),
+            asyncio.create_task(self.archive.sweep(self)),
+            asyncio.create_task(self.timers.keep_guests()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
@@ -161,10 +174,15 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         socket_connect_timeout=min(1.0, settings.redis_timeout),
         retry=Retry(NoBackoff(), 0),
     )
+    database = Database(settings.database_url or default_url(settings.data))
     pool = BotPool(settings.bot_workers, trace_bytes=settings.trace_bytes)
-    hub = Hub(settings, Store(client, event_log=settings.event_log), pool, listener)
+    hub = Hub(settings, Store(client, event_log=settings.event_log), pool, listener, database)
     tasks: list[asyncio.Task[None]] = []
     try:
+        try:
+            await database.migrate()
+        except DATABASE_ERRORS as error:
+            raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
         await hub.timers.recover()
         tasks = hub.loops()
         if embedded is not None:
@@ -199,5 +217,10 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         await client.aclose()
         await listener.aclose()
         await connections.aclose()
+        try:
+            async with asyncio.timeout(SHUTDOWN_SECONDS):
+                await database.close()
+        except TimeoutError:
+            log.warning("the database's connections would not close")
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from server.db.database import checked_url
+
 DAY: Final = 86_400.0
 CPU_MAX: Final = Path("/sys/fs/cgroup/cpu.max")
 """The CPU quota of this process's cgroup (v2): what docker's --cpus and compose's cpus set."""
@@ -57,7 +59,25 @@ class Settings:
         "a Redis 6.2+ such as redis://localhost:6379/0 (default: an embedded Redis under --data)",
         env="HIVE_REDIS_URL",
     )
-    data: Path = _setting(Path("data"), "the embedded Redis's folder (its append-only file)")
+    data: Path = _setting(
+        Path("data"),
+        "the embedded Redis's folder (its append-only file) and the embedded database's "
+        "(hive.sqlite3)",
+    )
+    database_url: str | None = _setting(
+        None,
+        "the database of finished games, such as postgresql://USER:PASSWORD@HOST/NAME "
+        "(asyncpg; default: a SQLite file under --data); migrated on start",
+        env="HIVE_DATABASE_URL",
+    )
+    archive_grace: float = _setting(
+        3600.0,
+        "seconds a finished game stays in Redis once archived in the database (for rematch "
+        "offers and its watchers), after which its keys expire",
+    )
+    archive_interval: float = _setting(
+        1.0, "how often finished games not yet archived are looked for, and archived"
+    )
     bot_workers: int = _setting(
         available_cores(),
         "processes computing bot moves (default: the cores this process may use: its CPU "
@@ -202,6 +222,11 @@ def _checked(kind: type, name: str) -> Any:
         ports = ("port", "metrics_port")
         if kind in (int, float) and (value < 0 or (value == 0 and name not in ports)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if name == "database_url":
+            try:
+                checked_url(value)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
         if name == "trusted_proxies":
             try:
                 _networks(value)
@@ -218,7 +243,9 @@ def parser() -> argparse.ArgumentParser:
         prog="hive-server",
         description="Hive Arena: play Hive online against people and bots.",
         epilog="hive-server create-bot NAME [--redis-url URL | --data DIR]: create a bot account"
-        " and print its token (for hive-bot).",
+        " and print its token (for hive-bot). hive-server migrate [--database-url URL | --data"
+        " DIR]: bring the database's schema up to date, and nothing else (the server does it"
+        " on start too).",
     )
     for name in _FIELDS:
         _add(p, name)
@@ -229,6 +256,13 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     """``--redis-url`` and ``--data``: where the server's Redis is (``hive-server`` and its
     ``create-bot`` command)."""
     _add(p, "redis_url")
+    _add(p, "data")
+
+
+def add_database_arguments(p: argparse.ArgumentParser) -> None:
+    """``--database-url`` and ``--data``: where the server's database is (``hive-server
+    migrate``)."""
+    _add(p, "database_url")
     _add(p, "data")
 
 

@@ -8,7 +8,8 @@ key                            type        holds
 =============================  ==========  =====================================================
 ``hive:p:{PID}``               hash        a player: ``name``, ``created``; a bot account also
                                            ``bot`` (1) and ``token`` (its token's hash); a
-                                           guest expires with its last session
+                                           guest expires with its last session, not while
+                                           it plays a game in progress
 ``hive:bots``                  hash        bot account names -> player ids
 ``hive:bot-offers``            hash        player id -> what a bot account plays (msgpack of
                                            its last ``bot_ready``)
@@ -18,12 +19,14 @@ key                            type        holds
                                            after ``session_ttl`` without use
 ``hive:p:{PID}:tokens``        set         the hashes of a person's session tokens (to end
                                            them all), expiring with them
-``hive:g:{ID}``                hash        a game: ``v`` its version, ``r`` its record (msgpack)
-``hive:g:{ID}:log``            stream      its events, entry id ``VERSION-1``, capped
+``hive:g:{ID}``                hash        a game: ``v`` its version, ``r`` its record (msgpack);
+                                           ``a`` (1) once archived, then expiring
+``hive:g:{ID}:log``            stream      its events, entry id ``VERSION-1``, capped (expiring
+                                           with the game once archived)
 ``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (gzipped JSON), expiring
 ``hive:open``                  zset        open games, by expiry time
 ``hive:live``                  zset        games in progress, by start time
-``hive:over``                  zset        finished games, by end time (kept)
+``hive:over``                  zset        finished games not yet archived, by end time
 ``hive:deadlines``             zset        games that change by themselves (expiry, first-move
                                            abort, flag), by when
 ``hive:heartbeat``             string      the last time (ms) a server process was alive
@@ -38,6 +41,9 @@ key                            type        holds
                                            expiring with its sessions
 ``hive:secret``                string      the key of the origin hashes (made once)
 =============================  ==========  =====================================================
+
+A finished game is archived in the database (``server.archive``), then marked (``a``) and
+taken out of ``hive:over``, and its keys expire after ``Settings.archive_grace``.
 
 A change to a game is committed by one Lua script: it checks the stored version, writes the
 record, appends the event to the log and publishes both on the channel ``hive:events`` (in a
@@ -129,6 +135,14 @@ return 1
 """KEYS: game hash. ARGV: expected version, record. A change that makes no event (clocks
 shifted after an outage)."""
 
+_PUT_TRACE: Final = """
+if redis.call('HEXISTS', KEYS[1], 'a') == 1 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+"""KEYS: game hash, trace. ARGV: trace, seconds to keep it. Nothing once the game is
+archived."""
+
 
 def game_key(game_id: str) -> str:
     return f"hive:g:{{{game_id}}}"
@@ -157,6 +171,7 @@ class Store(Players, Liveness):
         """Where this store publishes, and its servers listen (see ``channels``)."""
         self._commit = redis.register_script(_COMMIT)
         self._rewrite = redis.register_script(_REWRITE)
+        self._put_trace = redis.register_script(_PUT_TRACE)
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -273,13 +288,14 @@ class Store(Players, Liveness):
 
     async def repair(self, first_move_ms: int) -> list[Record]:
         """Rebuild the indexes from the stored games (after a crash between a commit and its
-        index update); returns the games open or in progress."""
+        index update); returns the games open or in progress. An archived game stays out
+        of them (its keys are expiring)."""
         active = []
         async for key in self.redis.scan_iter(match="hive:g:{*}", count=500):
             if not key.endswith(b"}"):
                 continue  # a log or a trace
-            raw = await self.redis.hget(key, "r")
-            if raw is None:
+            raw, archived = await self.redis.hmget(key, ["r", "a"])
+            if raw is None or archived is not None:
                 continue
             record = unpack(raw)
             await self.index(record, match.deadline(record, first_move_ms))
@@ -287,10 +303,62 @@ class Store(Players, Liveness):
                 active.append(record)
         return active
 
+    # -- the archive ---------------------------------------------------------------------------
+
+    async def finished(self, limit: int = 100) -> list[str]:
+        """Finished games not yet archived, the longest finished first."""
+        found = await self.redis.zrange("hive:over", 0, limit - 1)
+        return [m.decode() for m in found]
+
+    async def finished_count(self) -> int:
+        """How many finished games are not yet archived."""
+        count: int = await self.redis.zcard("hive:over")
+        return count
+
+    async def drop_finished(self, game_id: str) -> None:
+        """Take a game that is gone out of ``hive:over``."""
+        await self.redis.zrem("hive:over", game_id)
+
+    async def traces(self, game_id: str, plies: int) -> dict[int, tuple[bytes, int]]:
+        """The search traces still kept of a game of ``plies`` moves: ply -> (trace,
+        milliseconds it has left)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for ply in range(1, plies + 2):  # the last: a move the game's end overtook
+                pipe.get(_trace_key(game_id, ply))
+                pipe.pttl(_trace_key(game_id, ply))
+            found = await pipe.execute()
+        return {
+            ply: (body, left)
+            for ply, body, left in zip(range(1, plies + 2), found[::2], found[1::2], strict=True)
+            if body is not None and left > 0
+        }
+
+    async def archived(self, game_id: str, plies: int, grace: int) -> None:
+        """The game is in the archive: mark it, let its keys expire in ``grace`` seconds
+        (its traces sooner if they were to), and take it out of ``hive:over``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(game_key(game_id), "a", 1)
+            pipe.expire(game_key(game_id), grace)
+            pipe.expire(_log_key(game_id), grace)
+            await pipe.execute()
+        keys = [_trace_key(game_id, ply) for ply in range(1, plies + 2)]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.pttl(key)
+            lefts = await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key, left in zip(keys, lefts, strict=True):
+                if left > grace * 1000:
+                    pipe.pexpire(key, grace * 1000)
+            pipe.zrem("hive:over", game_id)
+            await pipe.execute()
+
     # -- traces and liveness -------------------------------------------------------------------
 
     async def put_trace(self, game_id: str, ply: int, trace: bytes, ttl: int) -> None:
-        await self.redis.set(_trace_key(game_id, ply), trace, ex=ttl)
+        """Keep a bot move's trace ``ttl`` seconds, unless its game is archived already (a
+        move its game's end overtook: its key would outlive the game's)."""
+        await self._put_trace(keys=[game_key(game_id), _trace_key(game_id, ply)], args=[trace, ttl])
 
     async def get_trace(self, game_id: str, ply: int) -> bytes | None:
         data: bytes | None = await self.redis.get(_trace_key(game_id, ply))

@@ -27,6 +27,8 @@ OUTAGE_MS: Final = 3000
 """A heartbeat older than this on start means no server ran: the outage is not charged."""
 ABANDON_SECONDS: Final = 5.0
 """How often (at most) games against the server's bots are looked at for a person who left."""
+KEEP_SECONDS: Final = 3600.0
+"""How often (at most) the guests of the games in progress are kept from expiring."""
 
 
 class Timers:
@@ -111,6 +113,27 @@ class Timers:
             return
         if done is not None:
             log.info("game %s: %s (its person left)", game_id, done.reason)
+
+    async def keep_guests(self) -> None:
+        """Keep the guests who play a game in progress from expiring (their keys last
+        ``Settings.session_ttl`` from their last use, which a long game may outlast): every
+        ``KEEP_SECONDS``, or a quarter of the session's life if that is shorter, their keys
+        are given ``session_ttl`` again. A guest with no game in progress is left to expire."""
+        hub = self.hub
+        ttl = max(1, int(hub.settings.session_ttl))
+        every = min(KEEP_SECONDS, max(0.05, hub.settings.session_ttl / 4))
+        while True:
+            await asyncio.sleep(every)
+            guests = {
+                seat.player
+                for record in hub.lobby.in_progress.values()
+                for seat in (record.white, record.black)
+                if seat is not None and seat.account == "guest"
+            }
+            try:
+                await hub.store.keep(sorted(guests), ttl)
+            except STORAGE_ERRORS as error:
+                log.warning("guests in games: storage unavailable (%s)", error)
 
     async def heartbeat(self) -> None:
         """Every second, mark this server alive (and note whether Redis answers, for

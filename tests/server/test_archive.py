@@ -1,0 +1,308 @@
+"""The archive, on SQLite and on a real PostgreSQL server (``database_url`` is each in turn):
+the migrations make the schema ``server/db/tables.py`` describes; a finished game is written
+once, by one process or two, and after a SIGKILL between its end and the write; its keys then
+leave Redis after the grace period, and its record, positions and search traces are served from
+the database; while the database is down, games go on and are archived once it is back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import select
+
+from server.client import Client
+from server.db import tables
+from server.db.database import Database
+from server.embedded import RedisProcess
+from server.protocol import CreateGame, Resign, TimeControl, Update
+from tests.server.conftest import Running, StartServer, free_port
+from tests.server.postgres import PostgresProcess
+from tests.server.support import (
+    ServerProcess,
+    http_get,
+    play,
+    run_command,
+    scrape,
+    start_game,
+    updated,
+)
+
+
+async def eventually(
+    check: Callable[[], Awaitable[Any]], what: str, timeout: float = 30, every: float = 0.02
+) -> Any:
+    """The first true value of ``check()``, asked again every ``every`` seconds."""
+    async with asyncio.timeout(timeout):
+        while not (found := await check()):
+            await asyncio.sleep(every)
+    assert found, what
+    return found
+
+
+async def rows(url: str, table: Any = tables.games) -> list[dict[str, Any]]:
+    database = Database(url)
+    try:
+        async with database.engine.connect() as connection:
+            found = await connection.execute(select(table))
+            return [dict(row) for row in found.mappings()]
+    finally:
+        await database.close()
+
+
+async def game_keys(redis_url: str, game_id: str) -> list[bytes]:
+    """Every key of the game in Redis, and its place in ``hive:over``."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        keys: list[bytes] = [key async for key in client.scan_iter(match=f"*{{{game_id}}}*")]
+        if await client.zscore("hive:over", game_id) is not None:
+            keys.append(b"hive:over")
+        return keys
+    finally:
+        await client.aclose()
+
+
+async def finished_game(srv: Running | str, moves: int = 2) -> str:
+    """Two guests play ``moves`` moves, then White resigns; the game's id."""
+    url = srv if isinstance(srv, str) else srv.ws_url
+    async with (
+        Client.connect(url, nickname="ann") as white,
+        Client.connect(url, nickname="bob") as black,
+    ):
+        game, w, _ = await start_game(white, black, time=TimeControl("clock", 300, 5))
+        for move in ["wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-"][:moves]:
+            mover = white if w.state.turn == "white" else black
+            await play(mover, w, move)
+            w = await updated(white, game)
+        await white.send(Resign(game))
+        over = await updated(white, game)
+        assert over.state.status == "over"
+        return game
+
+
+async def test_the_migrations_make_the_schema_of_tables(database_url: str) -> None:
+    database = Database(database_url)
+    try:
+        await database.migrate()
+        await database.migrate()  # again: nothing to do
+        async with database.engine.connect() as connection:
+            differences = await connection.run_sync(
+                lambda sync: compare_metadata(MigrationContext.configure(sync), tables.metadata)
+            )
+        assert differences == []
+    finally:
+        await database.close()
+
+
+async def test_hive_server_migrate_runs_the_migrations_alone(database_url: str) -> None:
+    status, _, err = await run_command(
+        sys.executable, "-m", "server", "migrate", "--database-url", database_url
+    )
+    assert status == 0, err
+    assert "up to date" in err and "password" not in err
+    assert await rows(database_url) == []  # the tables are there
+
+
+async def test_a_finished_game_is_archived_once_then_served_from_the_database(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with (
+        start_server(database_url=database_url, archive_grace=1.0, archive_interval=0.05) as srv,
+        Client.connect(srv.ws_url, nickname="cid") as person,
+    ):
+        # A game against a server bot: its move leaves a search trace.
+        await person.send(CreateGame("Base", color="white", opponent="bot", level="beginner"))
+        started = await person.expect(Update)
+        game = started.game
+        await play(person, started, "wS1")
+        while (update := await updated(person, game)).state.moves[-1:] == ["wS1"]:
+            pass
+        assert len(update.state.moves) == 2  # the bot has moved
+        status, _, _ = await http_get(f"{srv.http_url}/games/{game}/trace/2.json")
+        assert status == 200
+        await person.send(Resign(game))
+        await updated(person, game)
+
+        archived = await eventually(lambda: rows(database_url), "the game was never archived")
+        assert len(archived) == 1
+        row = archived[0]
+        assert (row["id"], row["game_type"], row["result"], row["reason"]) == (
+            game,
+            "Base",
+            "BlackWins",
+            "resign",
+        )
+        assert row["white_name"] == "cid" and row["black_level"] == "beginner"
+        assert row["moves"].split(";")[0] == "wS1" and row["plies"] == 2
+        assert row["rated"] is False and row["ended"] >= row["created"]
+        players = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
+        assert players == {person.player: "guest", "bot:beginner": "level"}
+
+        # After the grace period Redis holds nothing of the game...
+        await eventually(
+            lambda: _gone(srv.redis_url, game), "the game's keys outlived the grace period"
+        )
+        # ...and its record, positions and trace come from the database.
+        status, _, body = await http_get(f"{srv.http_url}/games/{game}.txt")
+        assert (status, body.decode()) == (200, f"Base;InProgress;White[2];{row['moves']}\n")
+        status, _, body = await http_get(f"{srv.http_url}/games/{game}/positions.json")
+        document = json.loads(body)
+        assert status == 200 and len(document["frames"]) == 3
+        assert (document["white"], document["result"], document["reason"]) == (
+            "cid",
+            "BlackWins",
+            "resign",
+        )
+        status, _, trace = await http_get(f"{srv.http_url}/games/{game}/trace/2.json")
+        assert status == 200 and json.loads(trace)
+        assert srv.hub.archive.written == 1
+
+
+async def _gone(redis_url: str, game: str) -> bool:
+    return await game_keys(redis_url, game) == []
+
+
+async def test_two_processes_archive_each_game_once(
+    start_server: StartServer, database_url: str
+) -> None:
+    """Two servers on one Redis and one database, sweeping together: every game once."""
+    settings = {"database_url": database_url, "archive_interval": 0.01, "archive_grace": 60.0}
+    async with start_server(**settings) as one, start_server(**settings) as two:
+        games = [await finished_game(one if n % 2 else two, moves=n % 3) for n in range(6)]
+        # Both sweep the same games at once, besides their own loops.
+        await asyncio.gather(one.hub.archive.sweep_once(60), two.hub.archive.sweep_once(60))
+        await eventually(lambda: _all_archived(database_url, games), "not every game was archived")
+        await eventually(lambda: _none_over(one.redis_url, games), "left in hive:over")
+        assert one.hub.archive.written + two.hub.archive.written == len(games)
+        assert sorted(row["id"] for row in await rows(database_url)) == sorted(games)
+
+
+async def _none_over(redis_url: str, games: list[str]) -> bool:
+    return all([await _out_of_over(redis_url, game) for game in games])
+
+
+async def _all_archived(url: str, games: list[str]) -> bool:
+    return len(await rows(url)) >= len(games)
+
+
+async def test_a_game_that_cannot_be_archived_does_not_stop_the_others(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url, archive_interval=0.05) as srv:
+        redis = srv.hub.store.redis
+        await redis.hset("hive:g:{zzzzzzzz}", "r", b"not a record")
+        await redis.zadd("hive:over", {"zzzzzzzz": 0})  # first in line, every round
+        game = await finished_game(srv)
+        archived = await eventually(lambda: rows(database_url), "the good game was not archived")
+        assert [row["id"] for row in archived] == [game]
+        assert await redis.zscore("hive:over", "zzzzzzzz") is not None  # still waiting
+
+
+async def test_a_restart_leaves_archived_games_alone(
+    start_server: StartServer, database_url: str
+) -> None:
+    """A starting server rebuilds the indexes from the games in Redis: an archived game
+    (still there for its grace period) is not listed, nor archived, nor given a new grace."""
+    async with start_server(
+        database_url=database_url, archive_grace=1000.0, archive_interval=0.05
+    ) as srv:
+        game = await finished_game(srv)
+        await eventually(lambda: _out_of_over(srv.redis_url, game), "never archived")
+    async with start_server(
+        database_url=database_url, archive_grace=5000.0, archive_interval=0.05
+    ) as srv:
+        rounds = srv.hub.archive.rounds
+        await eventually(_async(lambda: srv.hub.archive.rounds > rounds), "no sweep")
+        assert await _out_of_over(srv.redis_url, game)
+        assert 0 < await srv.hub.store.redis.ttl(f"hive:g:{{{game}}}") <= 1000
+        assert srv.hub.archive.written == 0
+
+
+def _async(condition: Callable[[], bool]) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return condition()
+
+    return check
+
+
+async def test_a_game_killed_before_its_archive_is_archived_by_the_next_sweep(
+    redis_server: RedisProcess, start_server: StartServer, database_url: str
+) -> None:
+    """A process that ends a game and is SIGKILLed before it archives it (its sweep waits an
+    hour): the game waits in ``hive:over`` and the next process archives it, once."""
+    process = ServerProcess(
+        *("--port", str(free_port()), "--redis-url", redis_server.url),
+        *("--database-url", database_url, "--archive-interval", "3600", "--bot-workers", "1"),
+    )
+    await process.start()
+    try:
+        game = await finished_game(process.ws_url)
+        assert b"hive:over" in await game_keys(redis_server.url, game)
+    finally:
+        assert await process.stop(signal.SIGKILL) == -signal.SIGKILL
+    assert await rows(database_url) == []
+    async with start_server(database_url=database_url, archive_interval=0.05) as srv:
+        archived = await eventually(lambda: rows(database_url), "never archived")
+        assert [row["id"] for row in archived] == [game]
+        await eventually(
+            lambda: _out_of_over(redis_server.url, game), "still listed as not archived"
+        )
+        assert srv.hub.archive.written == 1
+
+
+async def _out_of_over(redis_url: str, game: str) -> bool:
+    return b"hive:over" not in await game_keys(redis_url, game)
+
+
+async def test_games_go_on_while_the_database_is_down(
+    start_server: StartServer, postgres_server: PostgresProcess
+) -> None:
+    """PostgreSQL stopped: moves are played and games end (in Redis), /healthz says ok,
+    and once PostgreSQL is back the games are archived."""
+    url = postgres_server.create()
+    async with start_server(database_url=url, archive_interval=0.05) as srv:
+        postgres_server.stop()
+        try:
+            game = await finished_game(srv, moves=4)
+            status, _, body = await http_get(f"{srv.http_url}/healthz")
+            assert (status, json.loads(body)["status"]) == (200, "ok")
+            assert b"hive:over" in await game_keys(srv.redis_url, game)
+            await eventually(lambda: _behind(srv), "the metrics do not show the archive behind")
+        finally:
+            postgres_server.restart()
+        archived = await eventually(lambda: rows(url), "not archived once the database came back")
+        assert [row["id"] for row in archived] == [game]
+        figures = await eventually(lambda: _caught_up(srv), "the metrics never caught up")
+        assert figures["hive_games_archived_total"] == 1
+
+
+async def _behind(srv: Running) -> bool:
+    figures = await scrape(srv)
+    return figures["hive_archive_up"] == 0 and figures["hive_archive_waiting"] == 1
+
+
+async def _caught_up(srv: Running) -> dict[str, float] | None:
+    figures = await scrape(srv)
+    done = figures["hive_archive_up"] == 1 and figures["hive_archive_waiting"] == 0
+    return figures if done else None
+
+
+async def test_a_server_whose_database_cannot_be_reached_does_not_start(
+    redis_server: RedisProcess,
+) -> None:
+    """It must migrate first: it stops at once and says which database (no password)."""
+    nobody = f"postgresql://hive:secret@127.0.0.1:{free_port()}/hive"
+    status, _, err = await run_command(
+        *(sys.executable, "-m", "server", "--port", "0", "--redis-url", redis_server.url),
+        *("--database-url", nobody, "--bot-workers", "1"),
+    )
+    assert status == 2, err
+    assert "the database postgresql+asyncpg://hive:***@127.0.0.1" in err
+    assert "secret" not in err
