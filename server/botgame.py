@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Final
 
 from server.client import Client
@@ -32,6 +33,8 @@ REMATCH_SECONDS: Final = 60.0
 """How long a finished game is followed for a rematch offer (it holds no slot meanwhile)."""
 CLAIM_MARGIN: Final = 0.5
 """Seconds past the opponent's allowed absence before claiming (the clocks may differ)."""
+ENDED_KEPT: Final = 256
+"""Games played to their end that are remembered, never to be joined again."""
 
 
 class Games:
@@ -45,6 +48,9 @@ class Games:
         self.joining: set[str] = set()
         self.after: dict[str, asyncio.TimerHandle] = {}  # finished, followed
         self.finished = 0  # games played to their end
+        # The last games it played to their end: never joined again (a lobby message may
+        # still list one as open, and a join would take the slot a rematch needs).
+        self.ended: deque[str] = deque(maxlen=ENDED_KEPT)
 
     def free(self) -> int:
         """Slots for more games."""
@@ -80,6 +86,7 @@ class Games:
             await bot.engine.forget(game_id)
             log.info("game %s over: %s (%s)", game_id, state.result, state.reason)
             self.finished += 1
+            self.ended.append(game_id)
             if bot.challenge is not None:
                 bot.challenge.ended(state, color)
                 bot.spawn(bot.challenge_next(client, at_once=True))

@@ -147,11 +147,11 @@ class Runner:
         """Join those of the lobby's open ``games`` it wants, while it has slots."""
         if self.challenge is not None:
             return  # it plays its challenges only
-        me = client.player
+        me, mine = client.player, self.games
         for game in games:
-            if self.games.free() <= 0:
+            if mine.free() <= 0:
                 return
-            if game.id in self.games.versions or game.id in self.games.joining:
+            if game.id in mine.versions or game.id in mine.joining or game.id in mine.ended:
                 continue
             if game.challenge is not None:
                 wanted = game.challenge.player == me
