@@ -139,7 +139,7 @@ class App {
     switch (message.type) {
       case P.ServerType.WELCOME:
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
-        this.dispatch(S.welcomed, message);
+        this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
         break;
       case P.ServerType.LOBBY:

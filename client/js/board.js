@@ -240,7 +240,7 @@ export class Board {
  * with a legal placement; `pickable`: pieces that may be picked up all the same (to be told
  * why they cannot go where they are dropped); `selected`: the piece picked up. Returns markup
  * (made by `html`). */
-export function reserveMarkup(hand, color, { movable = new Set(), pickable = false, selected = null } = {}) {
+export function reserveMarkup(hand, color, { movable = new Set(), pickable = false, selected = null, why = () => null } = {}) {
   const groups = new Map();
   for (const name of hand) {
     const bug = name[1];
@@ -252,11 +252,14 @@ export function reserveMarkup(hand, color, { movable = new Set(), pickable = fal
     // pieces of a bug enter in order: the first in hand is the one to play
     const next = names.find((n) => movable.has(n)) ?? names[0];
     const classes = ["reserve-piece", color];
+    const barred = !movable.has(next) && pickable ? why(next) : null;
     if (movable.has(next)) classes.push("movable");
     else if (pickable) classes.push("pickable");
+    if (barred) classes.push("barred");
     if (names.includes(selected)) classes.push("selected");
-    const title = `${Object.hasOwn(BUGS, bug) ? BUGS[bug].name : bug} ×${names.length}`;
+    const name = Object.hasOwn(BUGS, bug) ? BUGS[bug].name : bug;
+    const title = `${color === "white" ? "White" : "Black"} ${name} ×${names.length}${barred ? `: not now, ${barred}` : ""}`;
     return html`<button type="button" class="${classes.join(" ")}" data-hand="${next}" data-bug="${color[0]}${bug}"
-      title="${title}">${pieceIcon(next, 44)}<span class="count">${names.length}</span></button>`;
+      title="${title}" aria-label="${title}">${pieceIcon(next, 44)}<span class="count">${names.length}</span></button>`;
   })}`;
 }

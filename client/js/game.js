@@ -6,7 +6,7 @@ import { Board, reserveMarkup } from "./board.js";
 import { clockReading, describeTime, formatClock } from "./clock.js";
 import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
-import { boardModel, chatLength, chatLines, resultText, seatColor } from "./state.js";
+import { boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
 
@@ -28,6 +28,7 @@ export class GameScreen {
         <aside class="side">
           <div class="card status-card">
             <div class="status" data-slot="status" data-testid="status"></div>
+            <div class="deadline" data-slot="deadline"></div>
             <div class="actions" data-slot="actions"></div>
           </div>
           <div class="card moves-card">
@@ -131,6 +132,7 @@ export class GameScreen {
       movable: model.movable,
       pickable: model.interactive && gs.turn === color,
       selected: model.selected && !model.selected.from ? model.selected.piece : null,
+      why: (piece) => whyBarred(gs, piece, true),
     }));
     el.querySelector(".reserve").dataset.testid = `reserve-${color}`;
     const clock = el.querySelector(".clock");
@@ -153,6 +155,16 @@ export class GameScreen {
       clock.classList.toggle("running", reading.running === color);
       clock.classList.toggle("low", ms !== null && gs.time.kind === "clock" && ms < 20000);
     }
+    // a first move not made yet: the server aborts the game at its deadline
+    const deadline = firstMoveDeadline(state);
+    let words = html``;
+    if (deadline) {
+      const left = formatClock(Math.max(0, deadline.at - now), "clock");
+      const mine = seatColor(gs, state.me?.player) === deadline.color;
+      const whose = mine ? "Your first move" : `${name(gs, deadline.color)}'s first move`;
+      words = html`<span data-testid="first-move">${whose}: ${left} left, or the game is aborted</span>`;
+    }
+    render(this.slots.deadline, words);
   }
 
   actions(state, gs, mine) {

@@ -28,6 +28,7 @@ function gameView(id) {
     state: null, // the last GameState
     receivedAt: 0, // when it arrived (ms, the client's clock)
     lastMove: null, // {piece, from: {q, r} | null | undefined, to: {q, r}} or {pass: true}
+    turnSince: 0, // when the turn on show began (ms, the client's clock)
     selected: null, // {piece, from: {q, r} | null}
     pending: null, // a move made and not yet seen played: {move, version, ply, piece, to, sentOn}
     probe: null, // a drop sent only to learn why it is illegal
@@ -67,13 +68,19 @@ export const lagMeasured = (state, lag) => ({ ...state, connection: { ...state.c
 /** A welcome: who I am, my games, and what the server allows (`limits`: Limits) and plays
  * (its game types and its bots' levels), which the screens take from here, each welcome
  * replacing the last (a server restarted with other settings says so). */
-export function welcomed(state, welcome) {
+export function welcomed(state, welcome, now = null) {
   return {
     ...state,
     me: { player: welcome.player, nickname: welcome.nickname },
     nickname: welcome.nickname,
     myGames: welcome.games,
-    server: { limits: welcome.limits, gameTypes: welcome.game_types, levels: welcome.levels },
+    server: {
+      limits: welcome.limits,
+      gameTypes: welcome.game_types,
+      levels: welcome.levels,
+      // server time minus this client's, to read the events' `at` on the client's clock
+      offset: now === null ? 0 : welcome.server_time - now,
+    },
   };
 }
 
@@ -143,6 +150,12 @@ export function updateReceived(state, update, now) {
   const movable = legalByPiece(next);
   const selected = view.selected && isMyTurn(state.me, next) && !pending
     && movable.has(view.selected.piece) ? view.selected : null;
+  let turnSince = view.turnSince;
+  if (moved || next.status !== old?.status) {
+    // the move (or the join) that began this turn says when, on the server's clock
+    const began = update.events.findLast((e) => e.kind === "move" || e.kind === "joined");
+    turnSince = began ? began.at - (state.server?.offset ?? 0) : now;
+  }
   let notice = state.notice;
   for (const event of update.events) {
     const text = eventNotice(event, next, state.me);
@@ -156,6 +169,7 @@ export function updateReceived(state, update, now) {
       state: next,
       receivedAt: now,
       lastMove: moved ? lastMoveOf(next, old) : view.lastMove,
+      turnSince,
       selected,
       pending,
     },
@@ -253,8 +267,9 @@ export function selected(state, piece, from = null) {
   const owner = piece[0] === "w" ? "white" : "black";
   if (owner !== gs.turn) return noticed(state, `${piece} is ${capital(owner)}'s piece: you play ${capital(gs.turn)}.`);
   const moves = legalByPiece(gs).get(piece) ?? [];
+  const reason = moves.length === 0 && !gs.must_pass ? whyBarred(gs, piece, from === null) : null;
   const notice = moves.length === 0
-    ? { text: gs.must_pass ? "You have no move: pass." : `${piece} has no legal move now.`, kind: "info" }
+    ? { text: gs.must_pass ? "You have no move: pass." : reason ? `${piece} cannot move now: ${reason}.` : `${piece} has no legal move now.`, kind: "info" }
     : null;
   return { ...state, notice, game: { ...view, selected: { piece, from } } };
 }
@@ -371,6 +386,40 @@ export const nicknameLength = (state) => state.server?.limits.nickname_length ??
 
 /** Whether `bot` (a BotInfo) plays as many games as it takes at once. */
 export const isBusy = (bot) => bot.playing >= bot.max_games;
+
+/** The opening rules that keep `piece` (of the side to move; `inHand`: in its reserve) from
+ * moving in game state `gs`, in words, or null: they need no rules engine, only the turn and
+ * the hands (the server's engine says the same when asked). */
+export function whyBarred(gs, piece, inHand) {
+  const color = piece[0] === "w" ? "white" : "black";
+  const hand = color === "white" ? gs.hand_white : gs.hand_black;
+  const turn = Math.floor(gs.moves.length / 2) + 1; // this side's turn number
+  const queenInHand = hand.includes(`${piece[0]}Q`);
+  if (inHand && piece[1] === "Q" && turn === 1) {
+    return "the Queen may not be placed on a player's first move (the tournament opening rule)";
+  }
+  if (inHand && piece[1] !== "Q" && turn === 4 && queenInHand) {
+    return "the Queen must be placed by a player's fourth move";
+  }
+  if (!inHand && queenInHand) return "no piece may move before its side's Queen is placed";
+  return null;
+}
+
+/** The seconds each side has for its first move when the welcome does not say (the server's
+ * `--first-move-timeout` default; see docs/protocol.md). */
+export const FIRST_MOVE_TIMEOUT = 60;
+
+/** The deadline of a first move not yet made in the game on show: {color, at} (at: ms on the
+ * client's clock), or null. Whatever the time control, each side's first move must come within
+ * the server's first-move timeout from the start of its turn, or the game is aborted; with
+ * days per move the first moves have their days instead. */
+export function firstMoveDeadline(state) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs || gs.status !== "live" || gs.moves.length >= 2 || gs.time.kind === "days") return null;
+  const seconds = state.server?.limits.first_move_timeout ?? FIRST_MOVE_TIMEOUT;
+  return { color: gs.turn, at: view.turnSince + seconds * 1000 };
+}
 
 /** What the board draws for the game on show. */
 export function boardModel(state) {

@@ -184,13 +184,14 @@ describe("initial and navigated", () => {
       limits: welcome(ADA, "ada").limits,
       gameTypes: ["Base", "Base+M", "Base+MLP"],
       levels: ["beginner", "easy", "expert"],
+      offset: 0, // no clock given: the server's time read as the client's
     });
     assert.equal(S.chatLength(first), 120);
     assert.equal(S.nicknameLength(first), 24);
     // a reconnect to a server restarted with other settings
     const limits = { ...first.server.limits, chat_length: 500, nickname_length: 16 };
     const again = S.welcomed(first, welcome(ADA, "ada", { limits, game_types: ["Base"], levels: ["hard"] }));
-    assert.deepEqual(again.server, { limits, gameTypes: ["Base"], levels: ["hard"] });
+    assert.deepEqual(again.server, { limits, gameTypes: ["Base"], levels: ["hard"], offset: 0 });
     assert.equal(S.chatLength(again), 500);
     assert.equal(S.nicknameLength(again), 16);
     // what happens on the connection keeps what the last welcome said
@@ -389,7 +390,10 @@ describe("selected", () => {
     assert.equal(state.notice, null);
     const fromBoard = S.selected(adaWatching(), "wS1", { q: 0, r: 0 });
     assert.deepEqual(fromBoard.game.selected, { piece: "wS1", from: { q: 0, r: 0 } });
-    assert.equal(fromBoard.notice.text, "wS1 has no legal move now."); // picked up all the same
+    // picked up all the same, with the opening rule that holds it (its Queen is in hand)
+    assert.equal(fromBoard.notice.text, "wS1 cannot move now: no piece may move before its side's Queen is placed.");
+    const free = S.selected(adaWatching(gameState({ hand_white: ["wG1"] })), "wS1", { q: 0, r: 0 });
+    assert.equal(free.notice.text, "wS1 has no legal move now.");
     const stuck = S.selected(adaWatching(gameState({ legal: [], must_pass: true })), "wQ");
     assert.equal(stuck.notice.text, "You have no move: pass.");
   });
@@ -538,5 +542,51 @@ describe("selectors", () => {
     assert.equal(over("BlackWins", "something new").detail, "something new"); // a reason not known here
     const unseated = S.resultText(gameState({ status: "over", result: "WhiteWins", reason: "queen", black: null }));
     assert.equal(unseated.detail, "Black's Queen is surrounded");
+  });
+});
+
+describe("the opening rules a player is told (issue 22)", () => {
+  const opening = (changes = {}) => gameState({
+    version: 2, moves: [], game_string: "Base;NotStarted;White[1]", pieces: [],
+    legal: [legal("wS1", "wS1", null, [0, 0])], hand_white: ["wQ", "wS1"], hand_black: ["bQ", "bS1"], ...changes,
+  });
+
+  test("the Queen on a first move, other bugs on a fourth without her, a move before her", () => {
+    assert.match(S.whyBarred(opening(), "wQ", true), /first move \(the tournament opening rule\)/);
+    assert.equal(S.whyBarred(opening(), "wS1", true), null);
+    const fourth = opening({ moves: ["wS1", "bS1 wS1-", "wG1 -wS1", "bG1 bS1-", "wA1 /wS1", "bA1 bS1/"] });
+    assert.match(S.whyBarred(fourth, "wS1", true), /Queen must be placed by a player's fourth move/);
+    assert.equal(S.whyBarred(fourth, "wQ", true), null);
+    assert.match(S.whyBarred(gameState(), "wS1", false), /before its side's Queen is placed/);
+    assert.equal(S.whyBarred(gameState({ hand_white: ["wG1"] }), "wS1", false), null);
+  });
+
+  test("picking the Queen up on move 1 says the rule", () => {
+    const state = adaWatching(deepFreeze(opening()));
+    const picked = S.selected(state, "wQ", null);
+    assert.equal(picked.notice.kind, "info");
+    assert.match(picked.notice.text, /^wQ cannot move now: .*tournament opening rule/);
+  });
+
+  test("each first move has its deadline from the start of its turn, on the client's clock", () => {
+    let state = S.initial({ page: "game", id: GAME }, "ada");
+    state = S.welcomed(state, welcome(ADA, "ada", { server_time: 50_000 }), 10_000); // offset 40 s
+    const joined = event(2, "joined", { at: 52_000 });
+    state = deepFreeze(S.updateReceived(state, update(opening(), [joined]), 12_500));
+    assert.deepEqual(S.firstMoveDeadline(state), { color: "white", at: 12_000 + 60_000 });
+    const seconds = deepFreeze({ ...state, server: { ...state.server, limits: { ...state.server.limits, first_move_timeout: 30 } } });
+    assert.equal(S.firstMoveDeadline(seconds).at, 12_000 + 30_000);
+    const black = opening({ version: 3, moves: ["wS1"], turn: "black" });
+    const after = S.updateReceived(state, update(black, [event(3, "move", { at: 61_000 })]), 21_200);
+    assert.deepEqual(S.firstMoveDeadline(after), { color: "black", at: 21_000 + 60_000 });
+    // an update without the event (a snapshot): the turn began when it came
+    const snap = S.updateReceived(state, update(black), 21_300);
+    assert.equal(S.firstMoveDeadline(snap).at, 21_300 + 60_000);
+    // after both first moves, with days per move, or over: none
+    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(gameState({ version: 9 })), 30_000)), null);
+    const days = opening({ version: 3, time: { kind: "days", base: 0, increment: 0, days: 1 } });
+    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(days), 30_000)), null);
+    const over = opening({ version: 3, status: "over", reason: "aborted" });
+    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(over), 30_000)), null);
   });
 });
