@@ -20,9 +20,9 @@ export class GameScreen {
           <div class="player-bar top" data-slot="top"></div>
           <div class="board-wrap">
             <div class="board-host" data-slot="board"></div>
-            <div class="banner" data-slot="banner"></div>
             <div class="notice" data-slot="notice" data-testid="notice" aria-live="polite"></div>
           </div>
+          <div class="banner" data-slot="banner"></div>
           <div class="player-bar bottom" data-slot="bottom"></div>
         </section>
         <aside class="side">
@@ -276,8 +276,8 @@ function banner(gs, mine, id) {
   const mood = !gs.result ? "neutral" : gs.result === "Draw" ? "draw" : mine ? (winner === mine ? "won" : "lost") : "neutral";
   const headline = mine && winner ? (winner === mine ? "You won!" : "You lost") : title;
   return html`<div class="result ${mood}" data-testid="result" data-result="${gs.result ?? ""}" data-reason="${gs.reason ?? ""}">
-    <div class="result-title">${headline}</div>
-    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div>
+    <div class="result-words"><div class="result-title">${headline}</div>
+    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div></div>
     <a class="button" href="#/review/${id}">Review the game</a>
     <button type="button" class="close" data-action="closeBanner" aria-label="Close">×</button></div>`;
 }
