@@ -100,7 +100,7 @@ export class LobbyScreen {
             <h2>Open games <span class="count" data-slot="open-count"></span></h2>
             <div data-slot="open" data-testid="open-games"></div>
           </section>
-          <section class="card">
+          <section class="card" data-slot="botsCard" hidden>
             <h2>Bots online <span class="count" data-slot="bots-count"></span></h2>
             <div data-slot="bots" data-testid="bots"></div>
           </section>
@@ -154,9 +154,12 @@ export class LobbyScreen {
     const count = (shown, total) => (total > shown ? `${shown} of ${total}` : String(shown));
     render(this.slots["open-count"], html`${received && count(open.length, openTotal)}`);
     render(this.slots["bots-count"], html`${received && String(bots.length)}`);
+    // bot accounts (bots from outside) are listed when some are online: the server's own bots
+    // are in the forms, and a player has no use for how to bring one
+    this.slots.botsCard.hidden = bots.length === 0;
     const loading = html`<p class="muted">Loading…</p>`;
     render(this.slots.bots, !received ? loading
-      : bots.length === 0 ? html`<p class="muted">No bot account is online. Bots from outside play here with <code>hive-bot</code>.</p>`
+      : bots.length === 0 ? html`<p class="muted">No bot account is online.</p>`
         : html`<ul class="games">${bots.map(botRow)}</ul>`);
     render(this.slots["live-count"], html`${received && count(live.length, liveTotal)}`);
     render(this.slots.open, !received ? loading
