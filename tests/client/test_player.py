@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, FloatRect, Page, expect
 
 from hive import Game
 from server.protocol import CreateGame, JoinGame, Play, TimeControl, Update
@@ -103,7 +102,7 @@ async def play_out(srv: Running, moves: tuple[str, ...]) -> str:
     async with srv.connect("ann") as ann, srv.connect("ben") as ben:
         await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
         created = await ann.expect(Update)
-        game_id = created.game
+        game_id: str = created.game
         await ben.send(JoinGame(game_id))
         clients = (ann, ben)
         for ply, text in enumerate(moves):
@@ -114,8 +113,8 @@ async def play_out(srv: Running, moves: tuple[str, ...]) -> str:
     return game_id
 
 
-def overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return (
+def overlapping(a: FloatRect, b: FloatRect) -> bool:
+    return bool(
         a["x"] < b["x"] + b["width"]
         and b["x"] < a["x"] + a["width"]
         and a["y"] < b["y"] + b["height"]
@@ -165,4 +164,43 @@ async def test_the_lobby_shows_players_no_developer_text(srv: Running, browser: 
     await expect(lobby.get_by_test_id("open-games")).not_to_contain_text("Loading")
     await expect(lobby).not_to_contain_text("hive-bot")
     await expect(eve.page.get_by_role("heading", name="Bots online")).to_be_hidden()
+    await eve.close()
+
+
+ENTRIES = """() => [...performance.getEntriesByType('navigation'),
+  ...performance.getEntriesByType('resource')].map(
+  (e) => [e.name, e.transferSize, e.encodedBodySize, e.decodedBodySize])"""
+
+
+async def test_a_repeat_visit_transfers_under_10_kb_besides_the_websocket(
+    srv: Running, browser: Browser
+) -> None:
+    """Bytes on the wire as Chromium counts them (DevTools' ``encodedDataLength``: headers and
+    body of every request but the websocket's), and the page's own Resource Timing figures
+    (``transferSize``, where Chromium counts a revalidated file as 300 bytes whatever its
+    headers)."""
+    eve = await Person.open(browser, srv.http_url, "eve")
+    await expect(eve.page.get_by_test_id("play-bot")).to_be_enabled()
+    first = await eve.page.evaluate(ENTRIES)
+    scripts = [e for e in first if e[0].endswith((".js", ".mjs"))]
+    assert len(scripts) > 10
+    assert all(e[2] < e[3] for e in scripts)  # sent compressed
+    cdp = await eve.context.new_cdp_session(eve.page)
+    wire: list[int] = []
+    cdp.on("Network.loadingFinished", lambda event: wire.append(int(event["encodedDataLength"])))
+    await cdp.send("Network.enable")
+    await eve.page.goto(srv.http_url + "/")
+    await eve.online()
+    await expect(eve.page.get_by_test_id("play-bot")).to_be_enabled()
+    again = await eve.page.evaluate(ENTRIES)
+    assert {e[0] for e in again} == {e[0] for e in first}
+    assert len(wire) >= len(again)
+    timing = sum(e[1] for e in again)
+    print(
+        f"first visit: {len(first)} files, {sum(e[1] for e in first)} bytes transferred"
+        f" ({sum(e[3] for e in first)} unpacked); repeat visit: {sum(wire)} bytes on the wire"
+        f" in {len(wire)} requests, {timing} by Resource Timing"
+    )
+    assert sum(wire) < 10_000
+    assert timing < 10_000
     await eve.close()
