@@ -33,11 +33,11 @@ export class GameScreen {
           </div>
           <div class="card moves-card">
             <h3>Moves</h3>
-            <ol class="moves" data-slot="moves" data-testid="moves"></ol>
+            <ol class="moves" data-slot="moves" data-testid="moves" tabindex="0" aria-label="Moves"></ol>
           </div>
           <div class="card chat-card">
             <h3>Chat <span class="chat-mode" data-slot="chatMode"></span></h3>
-            <ul class="chat" data-slot="chat" data-testid="chat"></ul>
+            <ul class="chat" data-slot="chat" data-testid="chat" tabindex="0" aria-label="Chat messages"></ul>
             <form class="chat-form" data-form="chat">
               <input name="text" autocomplete="off" placeholder="Say something…" aria-label="Chat message" data-testid="chat-input">
               <button type="submit">Send</button>
