@@ -6,7 +6,7 @@
 import { BUGS, parsePiece, pieceIcon, pieceSvg, pieceTitle } from "./bugs.js";
 import { html, render } from "./dom.js";
 import { DIRECTIONS, SIZE, bounds, fromPixel, hexPath, key, toPixel } from "./hex.js";
-import { stacksOf } from "./notation.js";
+import { moveWords, stacksOf } from "./notation.js";
 import * as views from "./view.js";
 
 const CELL = hexPath(SIZE * 0.97, 0.12);
@@ -23,7 +23,7 @@ export class Board {
     this.container = container;
     container.classList.add("board");
     render(container, html`
-      <svg class="board-svg" data-testid="board" role="img" aria-label="${label}">
+      <svg class="board-svg" data-testid="board" role="group" aria-label="${label}" tabindex="-1">
         <g class="viewport">
           <g class="layer-cells"></g><g class="layer-marks"></g><g class="layer-pieces"></g>
           <g class="layer-targets"></g><g class="layer-ghosts"></g>
@@ -49,6 +49,7 @@ export class Board {
     this.auto = true; // fit the hive after each change until the player pans or zooms
     this.model = null;
     this.positionKey = "";
+    this.wantTargets = false; // a piece picked up from the keyboard: focus its first destination
     this.resizeObserver = new ResizeObserver(() => this.refit());
     this.resizeObserver.observe(this.svg);
   }
@@ -68,6 +69,10 @@ export class Board {
     const selected = model.selected;
     const last = model.lastMove;
     const pending = model.pending;
+    // what has the keyboard's focus, to give it back once the layers are drawn again
+    const active = this.svg.contains(document.activeElement) ? document.activeElement : null;
+    const focused = active?.dataset?.target ? `[data-target="${CSS.escape(active.dataset.target)}"]`
+      : active?.dataset?.piece ? `.piece[data-piece="${CSS.escape(active.dataset.piece)}"]:not(.under)` : null;
 
     // faint empty cells round the hive, for a sense of the grid
     const cells = new Map();
@@ -78,7 +83,7 @@ export class Board {
     if (cells.size === 0) cells.set("0,0", [0, 0]);
     render(this.layers.cells, html`${[...cells.values()].map(([q, r]) => {
       const { x, y } = toPixel(q, r);
-      return html`<path class="cell" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
+      return html`<path class="cell" aria-hidden="true" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
     })}`);
 
     let mark = null;
@@ -103,8 +108,14 @@ export class Board {
         const lift = level * LIFT;
         const ring = top && (selected?.piece === name || last?.piece === name);
         const badge = top && stack.length > 1 && html`<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})"><circle r="11"/><text dy="4.5">${stack.length}</text></g>`;
+        // a piece has a name for screen readers; one that may move is a button in the tab order
+        const words = `${pieceTitle(name)}${stack.length > 1 ? `, on a stack of ${stack.length}` : ""}`
+          + `${last?.piece === name ? ", moved last" : ""}`;
+        const role = !top ? html`aria-hidden="true"` : movable.has(name)
+          ? html`role="button" tabindex="0" aria-label="${words}, may move" aria-pressed="${selected?.piece === name ? "true" : "false"}"`
+          : html`role="img" aria-label="${words}"`;
         pieces.push(html`<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}"
-          data-height="${level}" transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`);
+          data-height="${level}" ${role} transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`);
       });
     }
     render(this.layers.pieces, html`${pieces}`);
@@ -113,6 +124,7 @@ export class Board {
       const { x, y } = toPixel(t.to_q, t.to_r);
       const occupied = stacks.has(key(t.to_q, t.to_r));
       return html`<g class="target${occupied ? " onto" : ""}" data-target="${t.move}" data-q="${t.to_q}"
+        role="button" tabindex="0" aria-label="${`Play ${t.move}: ${moveWords(t.move, pieceTitle)}`}"
         data-r="${t.to_r}" transform="translate(${x} ${y})"><path d="${TARGET}"/><circle r="${occupied ? 9 : 7}"/></g>`;
     })}`);
 
@@ -124,6 +136,8 @@ export class Board {
     }
     render(this.layers.ghosts, html`${ghost}<g class="ghost drag" hidden></g>`);
 
+    this.refocus(focused, active !== null, targets.length > 0);
+
     const position = model.pieces.map((p) => `${p.piece}${p.q},${p.r},${p.height}`).join(";");
     const changed = position !== this.positionKey;
     this.positionKey = position;
@@ -132,6 +146,22 @@ export class Board {
     } else {
       this.apply();
     }
+  }
+
+  /** Give the keyboard's focus back after a drawing: to the first destination of a piece just
+   * picked up from the keyboard, else to what had it (`focused`, a selector), else to the
+   * board itself when it was inside. */
+  refocus(focused, inside, hasTargets) {
+    const first = this.layers.targets.querySelector("[data-target]");
+    const want = this.wantTargets;
+    this.wantTargets = false;
+    if (want && hasTargets && first) {
+      first.focus();
+      return;
+    }
+    const again = focused && this.svg.querySelector(focused);
+    if (again) again.focus();
+    else if (inside) this.svg.focus();
   }
 
   /** The box to keep in view: the pieces and the ring of hexes round them (where every legal

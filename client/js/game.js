@@ -6,7 +6,8 @@ import { Board, reserveMarkup } from "./board.js";
 import { clockReading, describeTime, formatClock } from "./clock.js";
 import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
-import { boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
+import { pieceTitle } from "./bugs.js";
+import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
 
@@ -22,6 +23,7 @@ export class GameScreen {
             <div class="board-host" data-slot="board"></div>
             <div class="notice" data-slot="notice" data-testid="notice" aria-live="polite"></div>
           </div>
+          <div class="sr-only" data-slot="announce" data-testid="announce" aria-live="polite"></div>
           <div class="banner" data-slot="banner"></div>
           <div class="player-bar bottom" data-slot="bottom"></div>
         </section>
@@ -93,6 +95,7 @@ export class GameScreen {
     render(this.slots.actions, this.actions(state, gs, mine));
     render(this.slots.banner, this.bannerClosed === gs.id ? html`` : banner(gs, mine, view.id));
     render(this.slots.notice, noticeMarkup(state.notice));
+    render(this.slots.announce, html`${announcement(state, pieceTitle)}`);
     const notice = state.notice;
     this.slots.notice.dataset.kind = notice?.kind ?? "";
 
@@ -128,12 +131,17 @@ export class GameScreen {
     render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span>
       <span class="name" data-testid="name-${color}">${seat ? seat.name : "waiting…"}</span>${bot}${presence}`);
     const hand = color === "white" ? gs.hand_white : gs.hand_black;
-    render(el.querySelector(".reserve"), reserveMarkup(hand, color, {
+    const reserve = el.querySelector(".reserve");
+    const focused = reserve.contains(document.activeElement) ? document.activeElement.dataset.bug : null;
+    render(reserve, reserveMarkup(hand, color, {
       movable: model.movable,
       pickable: model.interactive && gs.turn === color,
       selected: model.selected && !model.selected.from ? model.selected.piece : null,
       why: (piece) => whyBarred(gs, piece, true),
     }));
+    if (focused && !reserve.contains(document.activeElement)) {
+      reserve.querySelector(`[data-bug="${CSS.escape(focused)}"]`)?.focus(); // kept on the keyboard
+    }
     el.querySelector(".reserve").dataset.testid = `reserve-${color}`;
     const clock = el.querySelector(".clock");
     clock.dataset.testid = `clock-${color}`;

@@ -3,7 +3,7 @@
 // at the end derive what the screens show.
 
 import { ErrorCode, MAX_NICKNAME, Opponent, PASS } from "./protocol.js";
-import { stacksOf } from "./notation.js";
+import { moveWords, stacksOf } from "./notation.js";
 
 /** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
  * {page: "review", id, ply}). */
@@ -461,4 +461,28 @@ export function resultText(gs) {
   if (gs.result === "Draw") return { title: "Draw", detail };
   if (winner) return { title: `${name(winner)} wins`, detail, winner };
   return { title: gs.reason === "aborted" ? "Game aborted" : "No result", detail };
+}
+
+/** What a screen reader hears of the game on show (an aria-live region says it when it
+ * changes): the piece picked up and how to play it, else the last move in words and whose turn
+ * it is, else the result. `title` names a piece ("wS1" -> "White Spider 1"). */
+export function announcement(state, title) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs) return "";
+  if (gs.status === "over") {
+    const { title: result, detail } = resultText(gs);
+    return `Game over: ${result}${detail ? `, ${detail}` : ""}.`;
+  }
+  if (view.selected) {
+    const count = legalByPiece(gs).get(view.selected.piece)?.length ?? 0;
+    return count === 0 ? ""
+      : `${title(view.selected.piece)} picked up: ${count} destination${count === 1 ? "" : "s"}. `
+        + "Arrow keys or Tab to choose, Enter to play, Escape to put it back.";
+  }
+  const turn = isMyTurn(state.me, gs) ? "Your turn." : `${gs[gs.turn]?.name ?? capital(gs.turn)} to move.`;
+  if (gs.moves.length === 0) return gs.status === "live" ? turn : "";
+  const last = gs.moves[gs.moves.length - 1];
+  const mover = gs.moves.length % 2 === 1 ? "White" : "Black";
+  return `${mover} played ${last}: ${moveWords(last, title)}. ${turn}`;
 }

@@ -594,3 +594,32 @@ describe("the opening rules a player is told (issue 22)", () => {
     assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(over), 30_000)), null);
   });
 });
+
+describe("what a screen reader hears (issue 22)", () => {
+  const title = (p) => `<${p}>`;
+
+  test("moves in words: directions, climbing, the first piece, a pass", async () => {
+    const { moveWords } = await import("../js/notation.js");
+    assert.equal(moveWords("wQ -wS1", title), "<wQ> west of <wS1>");
+    assert.equal(moveWords("bS1 wS1-", title), "<bS1> east of <wS1>");
+    assert.equal(moveWords("wA1 wS1/", title), "<wA1> north-east of <wS1>");
+    assert.equal(moveWords("wA1 \\wS1", title), "<wA1> north-west of <wS1>");
+    assert.equal(moveWords("wA1 /wS1", title), "<wA1> south-west of <wS1>");
+    assert.equal(moveWords("wA1 wS1\\", title), "<wA1> south-east of <wS1>");
+    assert.equal(moveWords("wB1 bQ", title), "<wB1> on top of <bQ>");
+    assert.equal(moveWords("wS1", title), "<wS1>, the first piece");
+    assert.equal(moveWords("pass", title), "pass");
+  });
+
+  test("the last move and whose turn; the piece picked up; the result", () => {
+    const mine = adaWatching();
+    assert.equal(S.announcement(mine, title), "Black played bS1 wS1-: <bS1> east of <wS1>. Your turn.");
+    const picked = S.selected(mine, "wQ");
+    assert.match(S.announcement(picked, title), /^<wQ> picked up: 2 destinations\. Arrow keys/);
+    const theirs = adaWatching(gameState({ moves: ["wS1"], turn: "black" }));
+    assert.equal(S.announcement(theirs, title), "White played wS1: <wS1>, the first piece. bob to move.");
+    const over = adaWatching(gameState({ status: "over", result: "WhiteWins", reason: "resign" }));
+    assert.equal(S.announcement(over, title), "Game over: ada wins, bob resigned.");
+    assert.equal(S.announcement(S.initial({ page: "lobby" }), title), "");
+  });
+});
