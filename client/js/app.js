@@ -10,6 +10,7 @@ import { LobbyScreen, TIME_BY_KIND, formChoice } from "./lobby.js";
 import { spellMove } from "./notation.js";
 import * as P from "./protocol.js";
 import { ReviewScreen } from "./review.js";
+import { Sounds } from "./sound.js";
 import * as S from "./state.js";
 
 const NICKNAME_KEY = "hive.nickname";
@@ -48,6 +49,10 @@ class App {
     this.screen = null;
     this.screenKey = "";
     this.renderQueued = false;
+    this.sounds = new Sounds();
+    this.warned = ""; // the game and turn whose low time has sounded
+    this.nudged = false; // it became this player's turn while the tab was hidden
+    this.soundButton = root.querySelector("[data-testid=sound]");
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     this.conn = new Connection({
       url: `${scheme}//${location.host}/ws`,
@@ -59,7 +64,16 @@ class App {
     bindActions(document.body, this.actions());
     addEventListener("hashchange", () => this.navigate(parseRoute(location.hash)));
     addEventListener("keydown", (event) => this.key(event));
-    setInterval(() => this.screen?.tick?.(this.state, Date.now()), 100);
+    setInterval(() => {
+      this.screen?.tick?.(this.state, Date.now());
+      this.lowTime(Date.now());
+    }, 100);
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && this.nudged) {
+        this.nudged = false;
+        this.renderHeader();
+      }
+    });
     this.enter();
     this.render();
     this.conn.start();
@@ -120,9 +134,19 @@ class App {
     }
     const gs = this.state.game?.state;
     let title = "Hive Arena";
-    if (gs && S.isMyTurn(this.state.me, gs)) title = `Your turn · ${title}`;
+    if (gs && S.isMyTurn(this.state.me, gs)) title = `${this.nudged ? "● " : ""}Your turn · ${title}`;
     else if (this.state.route.page === "review") title = `Review · ${title}`;
     document.title = title;
+    this.soundButton.setAttribute("aria-pressed", String(this.sounds.muted));
+  }
+
+  /** Sound low time once a turn, when this player's clock runs under LOW_TIME. */
+  lowTime(now) {
+    const turn = S.lowTimeTurn(this.state, now);
+    if (turn !== null && this.warned !== turn) {
+      this.warned = turn;
+      this.sounds.play("low");
+    }
   }
 
   // -- the socket ---------------------------------------------------------------------------------
@@ -167,6 +191,7 @@ class App {
   }
 
   updated(update) {
+    const created = Boolean(this.awaiting); // a game this page created or joined: its start sounds
     if (this.awaiting && this.state.game?.id !== update.game) {
       this.awaiting = null;
       this.watching.add(update.game); // creating and joining watch the game on the server
@@ -179,11 +204,24 @@ class App {
     this.remember(update.state);
     this.flush();
     const gs = update.state;
+    if (before) this.sound(before, gs);
+    else if (created && gs.status === "live") this.sounds.play("start");
     const rematch = update.events.find((e) => e.kind === "rematch");
     if (rematch && S.isPlayer(this.state.me, gs) && before) {
       this.watching.add(rematch.text); // the server moved the players' watch to the new game
       this.go({ page: "game", id: rematch.text });
     }
+  }
+
+  /** The sounds of what changed from game state `before` to `gs` (none for the first state a
+   * page sees), and the tab's nudge when it became this player's turn while hidden. */
+  sound(before, gs) {
+    if (before.status === "open" && gs.status === "live") this.sounds.play("start");
+    else if (gs.moves.length > before.moves.length) this.sounds.play("move");
+    if (before.status !== "over" && gs.status === "over") this.sounds.play("end");
+    const mine = S.isMyTurn(this.state.me, gs);
+    if (document.hidden && mine && !S.isMyTurn(this.state.me, before)) this.nudged = true;
+    if (!mine) this.nudged = false;
   }
 
   /** Watch what the route shows (after a welcome, or a navigation). */
@@ -411,6 +449,10 @@ class App {
         if (text && this.send(P.Chat(gameId(), text))) form.reset();
       },
       reconnect: () => this.conn.reconnect(),
+      toggleSound: () => {
+        this.sounds.setMuted(!this.sounds.muted);
+        this.renderHeader();
+      },
       logout: () => this.send(P.Logout(false)),
       logoutEverywhere: () => this.send(P.Logout(true)),
       spectatorChat: (el) => this.send(P.SpectatorChat(gameId(), el.dataset.open === "true")),

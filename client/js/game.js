@@ -3,7 +3,7 @@
 // player on turn can pick pieces. Renders from the state; input.js binds the pointer.
 
 import { Board, reserveMarkup } from "./board.js";
-import { clockReading, describeTime, formatClock } from "./clock.js";
+import { LOW_TIME, clockReading, describeTime, formatClock } from "./clock.js";
 import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
 import { pieceTitle } from "./bugs.js";
@@ -161,7 +161,7 @@ export class GameScreen {
       const text = formatClock(ms, gs.time.kind);
       if (clock.textContent !== text) clock.textContent = text;
       clock.classList.toggle("running", reading.running === color);
-      clock.classList.toggle("low", ms !== null && gs.time.kind === "clock" && ms < 20000);
+      clock.classList.toggle("low", ms !== null && gs.time.kind === "clock" && ms < LOW_TIME);
     }
     // a first move not made yet: the server aborts the game at its deadline
     const deadline = firstMoveDeadline(state);

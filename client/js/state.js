@@ -3,6 +3,7 @@
 // at the end derive what the screens show.
 
 import { ErrorCode, MAX_NICKNAME, Opponent, PASS } from "./protocol.js";
+import { LOW_TIME, clockReading } from "./clock.js";
 import { moveWords, stacksOf } from "./notation.js";
 
 /** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
@@ -419,6 +420,16 @@ export function firstMoveDeadline(state) {
   if (!gs || gs.status !== "live" || gs.moves.length >= 2 || gs.time.kind === "days") return null;
   const seconds = state.server?.limits.first_move_timeout ?? FIRST_MOVE_TIMEOUT;
   return { color: gs.turn, at: view.turnSince + seconds * 1000 };
+}
+
+/** "GAME:PLY" when this player's clock runs under LOW_TIME at `now` (ms, the client's clock),
+ * the turn whose low time sounds once; null otherwise. */
+export function lowTimeTurn(state, now) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs || gs.status !== "live" || gs.time.kind !== "clock" || !isMyTurn(state.me, gs)) return null;
+  const left = clockReading(gs.clocks, view.receivedAt, now, state.connection.lag)[gs.turn];
+  return left !== null && left < LOW_TIME ? `${gs.id}:${gs.moves.length}` : null;
 }
 
 /** What the board draws for the game on show. */

@@ -623,3 +623,16 @@ describe("what a screen reader hears (issue 22)", () => {
     assert.equal(S.announcement(S.initial({ page: "lobby" }), title), "");
   });
 });
+
+describe("low time (issue 22)", () => {
+  test("sounds once a turn when this player's running clock falls under 20 s", () => {
+    const clock = { kind: "clock", base: 180, increment: 2, days: 0 };
+    const running = gameState({ time: clock, clocks: { white: 25_000, black: 90_000, running: "white" } });
+    const state = adaWatching(running); // received at 1000
+    assert.equal(S.lowTimeTurn(state, 1000 + 4_000), null); // 21 s left
+    assert.equal(S.lowTimeTurn(state, 1000 + 6_000), `${GAME}:2`); // 19 s left
+    const theirs = adaWatching(gameState({ time: clock, turn: "black", clocks: { white: 5_000, black: 5_000, running: "black" } }));
+    assert.equal(S.lowTimeTurn(theirs, 1000), null); // not this player's clock
+    assert.equal(S.lowTimeTurn(adaWatching(gameState({ clocks: { white: 5_000, black: 5_000, running: null } })), 1000), null);
+  });
+});
