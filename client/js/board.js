@@ -33,6 +33,7 @@ export class Board {
         <button type="button" data-board="zoom-in" title="Zoom in" aria-label="Zoom in">+</button>
         <button type="button" data-board="zoom-out" title="Zoom out" aria-label="Zoom out">−</button>
         <button type="button" data-board="fit" title="Fit the hive in view" aria-label="Fit">⤢</button>
+        <button type="button" data-board="flip" title="Flip the board" aria-label="Flip the board" aria-pressed="false" data-testid="flip">⇅</button>
       </div>`}
       <div class="stack-tip" hidden></div>`);
     this.svg = container.querySelector("svg");
@@ -49,7 +50,9 @@ export class Board {
     this.auto = true; // fit the hive after each change until the player pans or zooms
     this.model = null;
     this.positionKey = "";
-    this.wantTargets = false; // a piece picked up from the keyboard: focus its first destination
+    this.wantTargets = false;
+    this.flipped = false; // turned half a turn: each hex (q, r) drawn where (-q, -r) would be
+    this.onFlip = null; // called after a flip (the screens swap the players' bars) // a piece picked up from the keyboard: focus its first destination
     this.resizeObserver = new ResizeObserver(() => this.refit());
     this.resizeObserver.observe(this.svg);
   }
@@ -82,13 +85,13 @@ export class Board {
     }
     if (cells.size === 0) cells.set("0,0", [0, 0]);
     render(this.layers.cells, html`${[...cells.values()].map(([q, r]) => {
-      const { x, y } = toPixel(q, r);
+      const { x, y } = this.at(q, r);
       return html`<path class="cell" aria-hidden="true" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
     })}`);
 
     let mark = null;
     if (last?.from) {
-      const { x, y } = toPixel(last.from.q, last.from.r);
+      const { x, y } = this.at(last.from.q, last.from.r);
       mark = html`<path class="last-from" data-testid="last-from" d="${TARGET}" transform="translate(${x} ${y})"/>`;
     }
     render(this.layers.marks, html`${mark}`);
@@ -96,7 +99,7 @@ export class Board {
     const pieces = [];
     for (const [k, stack] of stacks) {
       const [q, r] = k.split(",").map(Number);
-      const { x, y } = toPixel(q, r);
+      const { x, y } = this.at(q, r);
       stack.forEach((name, level) => {
         const top = level === stack.length - 1;
         const classes = ["piece", parsePiece(name).color];
@@ -121,7 +124,7 @@ export class Board {
     render(this.layers.pieces, html`${pieces}`);
 
     render(this.layers.targets, html`${targets.map((t) => {
-      const { x, y } = toPixel(t.to_q, t.to_r);
+      const { x, y } = this.at(t.to_q, t.to_r);
       const occupied = stacks.has(key(t.to_q, t.to_r));
       return html`<g class="target${occupied ? " onto" : ""}" data-target="${t.move}" data-q="${t.to_q}"
         role="button" tabindex="0" aria-label="${`Play ${t.move}: ${moveWords(t.move, pieceTitle)}`}"
@@ -130,7 +133,7 @@ export class Board {
 
     let ghost = null;
     if (pending?.to && pending.piece) {
-      const { x, y } = toPixel(pending.to.q, pending.to.r);
+      const { x, y } = this.at(pending.to.q, pending.to.r);
       const level = (stacks.get(key(pending.to.q, pending.to.r)) ?? []).length;
       ghost = html`<g class="ghost pending" data-testid="pending" transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(pending.piece)}</g>`;
     }
@@ -146,6 +149,22 @@ export class Board {
     } else {
       this.apply();
     }
+  }
+
+  /** Where hex (q, r) is drawn (board units), flipped or not. */
+  at(q, r) {
+    return this.flipped ? toPixel(-q, -r) : toPixel(q, r);
+  }
+
+  /** Turn the board half a turn (or back), keeping it in view. */
+  flip() {
+    this.flipped = !this.flipped;
+    this.container.querySelector("[data-board=flip]")?.setAttribute("aria-pressed", String(this.flipped));
+    if (this.model) {
+      this.set(this.model);
+      this.fit(this.auto);
+    }
+    this.onFlip?.(this.flipped);
   }
 
   /** Give the keyboard's focus back after a drawing: to the first destination of a piece just
@@ -168,9 +187,10 @@ export class Board {
    * destination lies, so picking a piece up does not move the view), or the pieces alone. */
   extent(ring = true) {
     const hexes = [];
+    const sign = this.flipped ? -1 : 1;
     for (const p of this.model?.pieces ?? []) {
-      hexes.push({ q: p.q, r: p.r });
-      if (ring) for (const [dq, dr] of DIRECTIONS) hexes.push({ q: p.q + dq, r: p.r + dr });
+      hexes.push({ q: sign * p.q, r: sign * p.r });
+      if (ring) for (const [dq, dr] of DIRECTIONS) hexes.push({ q: sign * (p.q + dq), r: sign * (p.r + dr) });
     }
     if (hexes.length === 0) hexes.push({ q: 0, r: 0 });
     const b = bounds(hexes);
@@ -215,7 +235,8 @@ export class Board {
   /** The hex {q, r} under a client point. */
   hexAt(clientX, clientY) {
     const { x, y } = this.boardPoint(clientX, clientY);
-    return fromPixel(x, y);
+    const hex = fromPixel(x, y);
+    return this.flipped ? { q: -hex.q || 0, r: -hex.r || 0 } : hex;
   }
 
   /** Show `piece` following the pointer while it is dragged. */

@@ -53,6 +53,7 @@ export class GameScreen {
     render(this.slots.bottom, barSkeleton());
     this.board = new Board(this.slots.board);
     bindBoard(this.board, handlers);
+    this.board.onFlip = () => this.render(this.state); // the players' bars change places
     bindReserve(this.slots.top, this.board, handlers);
     bindReserve(this.slots.bottom, this.board, handlers);
     this.state = null;
@@ -75,7 +76,7 @@ export class GameScreen {
     }
     const me = state.me;
     const mine = seatColor(gs, me?.player);
-    const bottom = mine ?? "white";
+    const bottom = this.board.flipped ? other(mine ?? "white") : mine ?? "white";
     const model = boardModel(state);
     this.board.set(model);
     this.renderBar(this.slots.top, gs, other(bottom), model);

@@ -171,6 +171,7 @@ export function bindBoard(board, handlers) {
     const action = button.dataset.board;
     if (action === "zoom-in") board.zoom(1.25);
     else if (action === "zoom-out") board.zoom(0.8);
+    else if (action === "flip") board.flip();
     else board.fit(true);
   });
 }

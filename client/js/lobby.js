@@ -29,11 +29,30 @@ export const TIME_BY_KIND = Object.freeze({
   none: timeChoice("none"), clock: timeChoice("5+5"), days: timeChoice("1d"),
 });
 
-/** The create form's game type, time control and colour, from its FormData. */
+/** The custom clock's bounds (the server's: base 1 s to 3 h, increment up to 10 min). */
+export const CUSTOM = Object.freeze({ maxMinutes: 180, maxIncrement: 600 });
+
+/** A custom clock of `minutes` (decimals allowed) and `increment` seconds, kept within the
+ * server's bounds; null when either is not a number. */
+export function customTime(minutes, increment) {
+  const base = Math.round(Number(minutes) * 60);
+  const plus = Math.round(Number(increment));
+  if (!Number.isFinite(base) || !Number.isFinite(plus) || String(minutes).trim() === "") return null;
+  return {
+    kind: "clock",
+    base: Math.min(Math.max(base, 1), CUSTOM.maxMinutes * 60),
+    increment: Math.min(Math.max(plus, 0), CUSTOM.maxIncrement),
+    days: 0,
+  };
+}
+
+/** The create form's game type, time control (a preset, or "custom": base and increment) and
+ * colour, from its FormData. */
 export function formChoice(data) {
+  const custom = data.get("time") === "custom" ? customTime(data.get("minutes"), data.get("increment") ?? 0) : null;
   return {
     game_type: String(data.get("game_type")),
-    time: { ...(timeChoice(data.get("time")) ?? TIME_BY_KIND.none) },
+    time: { ...(custom ?? timeChoice(data.get("time")) ?? TIME_BY_KIND.none) },
     color: String(data.get("color") ?? "random"),
   };
 }
@@ -84,8 +103,15 @@ export class LobbyScreen {
               <select name="game_type" data-slot="gameTypes" disabled></select>
             </label>
             <label>Time control
-              <select name="time">${TIME_CHOICES.map(([v, label]) => html`<option value="${v}" ${v === "5+5" && "selected"}>${label}</option>`)}</select>
+              <select name="time" data-testid="time">${TIME_CHOICES.map(([v, label]) => html`<option value="${v}" ${v === "5+5" && "selected"}>${label}</option>`)}
+                <option value="custom">Custom: minutes + seconds a move</option></select>
             </label>
+            <div class="custom-time">
+              <label>Minutes each
+                <input name="minutes" type="number" min="0.5" max="${CUSTOM.maxMinutes}" step="0.5" value="7" data-testid="minutes"></label>
+              <label>+ seconds a move
+                <input name="increment" type="number" min="0" max="${CUSTOM.maxIncrement}" step="1" value="3" data-testid="increment"></label>
+            </div>
             <fieldset class="colors"><legend>Your colour</legend>
               <label><input type="radio" name="color" value="random" checked> Random</label>
               <label><input type="radio" name="color" value="white"> White</label>

@@ -38,9 +38,11 @@ export class ReviewScreen {
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.board = new Board(this.slots.board, { label: "Position under review" });
     bindBoard(this.board, READ_ONLY); // pan, zoom and stack tooltips; no moves
+    this.board.onFlip = () => this.render(this.state);
   }
 
   render(state) {
+    this.state = state;
     const review = state.review;
     const doc = review.doc;
     if (review.error) {
@@ -57,7 +59,8 @@ export class ReviewScreen {
       pieces: frame.pieces,
       lastMove: frame.piece ? { piece: frame.piece, from: frame.from && { q: frame.from[0], r: frame.from[1] } } : null,
     });
-    for (const [slot, color] of [["top", "black"], ["bottom", "white"]]) {
+    const bars = this.board.flipped ? [["top", "white"], ["bottom", "black"]] : [["top", "black"], ["bottom", "white"]];
+    for (const [slot, color] of bars) {
       const el = this.slots[slot];
       render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span><span class="name">${doc[color] ?? color}</span>`);
       render(el.querySelector(".reserve"), reserveMarkup(color === "white" ? frame.hand_white : frame.hand_black, color));

@@ -1,0 +1,68 @@
+"""A player's options (issue 22): a custom time control (base and increment) beside the
+presets, and the board flipped half a turn (with the players' bars), where clicks and drags
+still land on the hex under the pointer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from hive import Game
+from server.protocol import JoinGame
+from tests.client.support import Person, destination_of, reply
+from tests.server.conftest import Running
+
+pytestmark = pytest.mark.browser
+
+
+async def x_of(page: Page, piece: str) -> float:
+    box = await page.locator(f'.board-svg .piece[data-piece="{piece}"] .tile').bounding_box()
+    assert box is not None
+    return box["x"] + box["width"] / 2
+
+
+async def test_a_custom_clock_and_a_flipped_board(
+    srv: Running, browser: Browser, artifacts: Path
+) -> None:
+    ada = await Person.open(browser, srv.http_url, "ada")
+    page = ada.page
+    await ada.choose("Base", "custom", "white")
+    form = page.get_by_test_id("create-form")
+    await expect(form.get_by_test_id("minutes")).to_be_visible()
+    await form.get_by_test_id("minutes").fill("2.5")
+    await form.get_by_test_id("increment").fill("1")
+    await page.get_by_test_id("create").click()
+    game_id = await ada.game_id()
+    await expect(page.locator("[data-testid=game] .card.info")).to_contain_text("Base · 2.5+1")
+    record = await srv.hub.store.get(game_id)
+    assert record is not None
+    assert (record.time.kind, record.time.base, record.time.increment) == ("clock", 150, 1)
+    game = Game("Base")
+    async with srv.connect("bob") as bob:
+        await bob.send(JoinGame(game_id))
+        await ada.wait_version(2)
+        await ada.play(game, "wS1")
+        game.play("wS1")
+        await reply(bob, game_id, game, "bS1 wS1-")
+        game.play("bS1 wS1-")
+        await ada.wait_version(4)
+        assert await x_of(page, "wS1") < await x_of(page, "bS1")
+        bottom = page.locator("[data-testid=game] .player-bar.bottom")
+        await expect(bottom).to_have_attribute("data-color", "white")
+        # flipped: Black's piece on the left, Black's bar at the bottom
+        await page.get_by_test_id("flip").click()
+        await expect(page.get_by_test_id("flip")).to_have_attribute("aria-pressed", "true")
+        await expect(bottom).to_have_attribute("data-color", "black")
+        assert await x_of(page, "bS1") < await x_of(page, "wS1")
+        # a drag onto a hex of the flipped board lands there
+        _, (q, r) = destination_of(game, "wQ -wS1")
+        await ada.drag('[data-hand="wQ"]', q, r)
+        game.play("wQ -wS1")
+        await ada.wait_version(5)
+        assert (await ada.moves())[-1] == "wQ -wS1"
+        assert await x_of(page, "bS1") < await x_of(page, "wS1") < await x_of(page, "wQ")
+        await ada.screenshot(artifacts / "issue22-flipped.png")
+    assert ada.errors == []
+    await ada.close()
