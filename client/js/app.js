@@ -203,6 +203,11 @@ class App {
     this.syncedOn = this.conn.number;
     this.remember(update.state);
     this.flush();
+    const due = S.premoveDue(this.state); // a premove waits, and it is this player's turn now
+    if (due) {
+      this.dispatch(S.premoveDone, due.legal !== null);
+      if (due.legal) this.makeMove(due.legal);
+    }
     const gs = update.state;
     if (before) this.sound(before, gs);
     else if (created && gs.status === "live") this.sounds.play("start");
@@ -341,6 +346,11 @@ class App {
     const gs = view?.state;
     if (!gs) return;
     if (from && from.q === q && from.r === r) return; // put back where it was
+    if (view.selected && !view.pending && gs.status === "live" && S.isPlayer(this.state.me, gs)
+      && !S.isMyTurn(this.state.me, gs)) {
+      this.dispatch(S.premoved, q, r); // the opponent's turn: played when it is this player's
+      return;
+    }
     if (!S.isMyTurn(this.state.me, gs) || view.pending) {
       this.dispatch(S.selected, piece, from); // says why not (not your turn, over...)
       this.dispatch(S.deselected);

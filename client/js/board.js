@@ -72,6 +72,7 @@ export class Board {
     const selected = model.selected;
     const last = model.lastMove;
     const pending = model.pending;
+    const premove = model.premove;
     // what has the keyboard's focus, to give it back once the layers are drawn again
     const active = this.svg.contains(document.activeElement) ? document.activeElement : null;
     const focused = active?.dataset?.target ? `[data-target="${CSS.escape(active.dataset.target)}"]`
@@ -136,6 +137,12 @@ export class Board {
       const { x, y } = this.at(pending.to.q, pending.to.r);
       const level = (stacks.get(key(pending.to.q, pending.to.r)) ?? []).length;
       ghost = html`<g class="ghost pending" data-testid="pending" transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(pending.piece)}</g>`;
+    }
+    if (premove) {
+      const { x, y } = this.at(premove.q, premove.r);
+      const level = (stacks.get(key(premove.q, premove.r)) ?? []).length;
+      ghost = html`${ghost}<g class="ghost premove" data-testid="premove" data-piece="${premove.piece}" data-q="${premove.q}" data-r="${premove.r}"
+        transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(premove.piece)}<path class="ring" d="${RING}"/></g>`;
     }
     render(this.layers.ghosts, html`${ghost}<g class="ghost drag" hidden></g>`);
 

@@ -33,6 +33,7 @@ function gameView(id) {
     selected: null, // {piece, from: {q, r} | null}
     pending: null, // a move made and not yet seen played: {move, version, ply, piece, to, sentOn}
     probe: null, // a drop sent only to learn why it is illegal
+    premove: null, // a move chosen during the opponent's turn: {piece, from, q, r}
   };
 }
 
@@ -148,6 +149,7 @@ export function updateReceived(state, update, now) {
   const moved = !old || next.moves.length !== old.moves.length;
   const pending = view.pending
     && (next.moves.length !== view.pending.ply || next.status !== "live") ? null : view.pending;
+  const premove = next.status === "live" ? view.premove ?? null : null;
   const movable = legalByPiece(next);
   const selected = view.selected && isMyTurn(state.me, next) && !pending
     && movable.has(view.selected.piece) ? view.selected : null;
@@ -171,7 +173,8 @@ export function updateReceived(state, update, now) {
       receivedAt: now,
       lastMove: moved ? lastMoveOf(next, old) : view.lastMove,
       turnSince,
-      selected,
+      selected: selected ?? (view.selected && !isMyTurn(state.me, next) && next.status === "live" ? view.selected : null),
+      premove,
       pending,
     },
   };
@@ -263,9 +266,14 @@ export function selected(state, piece, from = null) {
   const gs = view?.state;
   if (!gs || !isPlayer(state.me, gs)) return state;
   if (gs.status !== "live") return noticed(state, "The game is not in progress.");
-  if (!isMyTurn(state.me, gs)) return noticed(state, `It is ${gs.turn}'s turn.`);
-  if (view.pending) return noticed(state, "Your move is on its way.");
   const owner = piece[0] === "w" ? "white" : "black";
+  if (!isMyTurn(state.me, gs)) {
+    if (owner === gs.turn || view.pending) return noticed(state, `It is ${gs.turn}'s turn.`);
+    // one's own piece during the opponent's turn: picked up for a premove (see premoved)
+    const text = `Premove: click the hex for ${piece}; it is played at once if still legal.`;
+    return { ...state, notice: { text, kind: "info" }, game: { ...view, selected: { piece, from }, premove: null } };
+  }
+  if (view.pending) return noticed(state, "Your move is on its way.");
   if (owner !== gs.turn) return noticed(state, `${piece} is ${capital(owner)}'s piece: you play ${capital(gs.turn)}.`);
   const moves = legalByPiece(gs).get(piece) ?? [];
   const reason = moves.length === 0 && !gs.must_pass ? whyBarred(gs, piece, from === null) : null;
@@ -275,7 +283,38 @@ export function selected(state, piece, from = null) {
   return { ...state, notice, game: { ...view, selected: { piece, from } } };
 }
 
-export const deselected = (state) => (state.game ? { ...state, game: { ...state.game, selected: null } } : state);
+export const deselected = (state) => (state.game ? { ...state, game: { ...state.game, selected: null, premove: null } } : state);
+
+/** The piece picked up during the opponent's turn goes to hex (q, r) as a premove. */
+export function premoved(state, q, r) {
+  const view = state.game;
+  if (!view?.selected) return state;
+  const { piece, from } = view.selected;
+  return {
+    ...state,
+    notice: { text: `Premove ${piece}: played at once if still legal (Escape cancels it).`, kind: "info" },
+    game: { ...view, selected: null, premove: { piece, from, q, r } },
+  };
+}
+
+/** A premove now due (this player's turn): {legal} with its legal move, or {legal: null} when
+ * it is no longer legal; null when no premove waits or it is not this player's turn. */
+export function premoveDue(state) {
+  const view = state.game;
+  const gs = view?.state;
+  const premove = view?.premove;
+  if (!premove || !gs || !isMyTurn(state.me, gs) || view.pending) return null;
+  const legal = gs.legal.find((m) => m.piece === premove.piece && m.to_q === premove.q && m.to_r === premove.r);
+  return { legal: legal ?? null };
+}
+
+/** The premove played, or dropped with why. */
+export function premoveDone(state, played) {
+  const view = state.game;
+  const piece = view.premove?.piece;
+  const notice = played ? state.notice : { text: `Premove cancelled: ${piece} cannot go there now.`, kind: "info" };
+  return { ...state, notice, game: { ...view, premove: null } };
+}
 
 /** A legal move chosen (or PASS): it is pending until an update shows it played. */
 export function moveMade(state, move, connection) {
@@ -447,6 +486,7 @@ export function boardModel(state) {
     targets,
     lastMove: view.lastMove,
     pending: view.pending,
+    premove: view.premove ?? null,
     interactive,
   };
 }

@@ -405,7 +405,7 @@ describe("selected", () => {
   test("otherwise it says why, and picks nothing up", () => {
     const cases = [
       [adaWatching(gameState({ status: "over", result: "Draw" })), "wQ", "The game is not in progress."],
-      [adaWatching(gameState({ turn: "black" })), "wQ", "It is black's turn."],
+      [adaWatching(gameState({ turn: "black" })), "bS1", "It is black's turn."],
       [S.moveMade(adaWatching(), gameState().legal[0], 1), "wG1", "Your move is on its way."],
       [adaWatching(), "bS1", "bS1 is Black's piece: you play White."],
     ];
@@ -634,5 +634,35 @@ describe("low time (issue 22)", () => {
     const theirs = adaWatching(gameState({ time: clock, turn: "black", clocks: { white: 5_000, black: 5_000, running: "black" } }));
     assert.equal(S.lowTimeTurn(theirs, 1000), null); // not this player's clock
     assert.equal(S.lowTimeTurn(adaWatching(gameState({ clocks: { white: 5_000, black: 5_000, running: null } })), 1000), null);
+  });
+});
+
+describe("premove (issue 22)", () => {
+  const theirTurn = () => adaWatching(gameState({ turn: "black", version: 3, moves: ["wS1"], legal: [] }));
+
+  test("one's own piece picked up in the opponent's turn goes to a hex as a premove", () => {
+    const picked = deepFreeze(S.selected(theirTurn(), "wQ"));
+    assert.deepEqual(picked.game.selected, { piece: "wQ", from: null });
+    assert.match(picked.notice.text, /^Premove: click the hex for wQ/);
+    const chosen = deepFreeze(S.premoved(picked, -1, 0));
+    assert.deepEqual(chosen.game.premove, { piece: "wQ", from: null, q: -1, r: 0 });
+    assert.equal(chosen.game.selected, null);
+    assert.deepEqual(S.boardModel(chosen).premove, chosen.game.premove);
+    assert.equal(S.premoveDue(chosen), null); // not this player's turn yet
+    assert.equal(S.deselected(chosen).game.premove, null); // Escape cancels it
+  });
+
+  test("played when the turn comes if still legal, else dropped with why", () => {
+    const chosen = deepFreeze(S.premoved(S.selected(theirTurn(), "wQ"), -1, 1));
+    const mine = deepFreeze(S.updateReceived(chosen, update(gameState({ version: 4 })), 2000));
+    assert.deepEqual(mine.game.premove, chosen.game.premove); // kept through the update
+    assert.deepEqual(S.premoveDue(mine), { legal: gameState().legal[1] }); // wQ /wS1
+    assert.equal(S.premoveDone(mine, true).game.premove, null);
+    const gone = deepFreeze(S.premoved(S.selected(theirTurn(), "wQ"), 5, 5));
+    const now = deepFreeze(S.updateReceived(gone, update(gameState({ version: 4 })), 2000));
+    assert.deepEqual(S.premoveDue(now), { legal: null });
+    assert.equal(S.premoveDone(now, false).notice.text, "Premove cancelled: wQ cannot go there now.");
+    const over = S.updateReceived(gone, update(gameState({ version: 4, status: "over", result: "Draw" })), 2000);
+    assert.equal(over.game.premove, null);
   });
 });

@@ -1,6 +1,6 @@
 """A player's options (issue 22): a custom time control (base and increment) beside the
-presets, and the board flipped half a turn (with the players' bars), where clicks and drags
-still land on the hex under the pointer."""
+presets, the board flipped half a turn (with the players' bars), where clicks and drags still
+land on the hex under the pointer, and a premove made in the opponent's turn."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from playwright.async_api import Browser, Page, expect
 
 from hive import Game
 from server.protocol import JoinGame
-from tests.client.support import Person, destination_of, reply
+from tests.client.support import Person, destination_of, duel, replay, reply, seen
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
@@ -66,3 +66,30 @@ async def test_a_custom_clock_and_a_flipped_board(
         await ada.screenshot(artifacts / "issue22-flipped.png")
     assert ada.errors == []
     await ada.close()
+
+
+async def test_a_premove_is_played_as_soon_as_the_turn_comes(
+    srv: Running, browser: Browser
+) -> None:
+    game = Game("Base")
+    async with duel(srv, browser) as (ada, bob, game_id):
+        page = ada.page
+        await ada.play(game, "wS1")
+        game.play("wS1")
+        await ada.wait_version(3)
+        # Bob's turn: Ada picks her Queen up and clicks the hex west of her Spider
+        after = replay("Base", ["wS1", "bS1 wS1-"])
+        _, (q, r) = destination_of(after, "wQ -wS1")
+        await page.locator('[data-hand="wQ"]').click()
+        await expect(page.get_by_test_id("notice")).to_contain_text("Premove")
+        await page.locator(f'.board-svg .cell[data-q="{q}"][data-r="{r}"]').click()
+        premove = page.get_by_test_id("premove")
+        await expect(premove).to_have_attribute("data-piece", "wQ")
+        await reply(bob, game_id, game, "bS1 wS1-")
+        game.play("bS1 wS1-")
+        await ada.wait_version(5)  # played by the page at once, with no click
+        assert (await ada.moves())[-1] == "wQ -wS1"
+        await expect(premove).to_have_count(0)
+        update = await seen(bob, game_id, 3)
+        assert update.state.moves[-1] == "wQ -wS1"
+    assert ada.errors == []
