@@ -221,9 +221,11 @@ class App {
   /** The sounds of what changed from game state `before` to `gs` (none for the first state a
    * page sees), and the tab's nudge when it became this player's turn while hidden. */
   sound(before, gs) {
-    if (before.status === "open" && gs.status === "live") this.sounds.play("start");
-    else if (gs.moves.length > before.moves.length) this.sounds.play("move");
-    if (before.status !== "over" && gs.status === "over") this.sounds.play("end");
+    // played after the move is drawn (a task after this one), which they must not delay
+    const play = (name) => setTimeout(() => this.sounds.play(name));
+    if (before.status === "open" && gs.status === "live") play("start");
+    else if (gs.moves.length > before.moves.length) play("move");
+    if (before.status !== "over" && gs.status === "over") play("end");
     const mine = S.isMyTurn(this.state.me, gs);
     if (document.hidden && mine && !S.isMyTurn(this.state.me, before)) this.nudged = true;
     if (!mine) this.nudged = false;
