@@ -167,6 +167,21 @@ async def test_the_lobby_shows_players_no_developer_text(srv: Running, browser: 
     await eve.close()
 
 
+async def test_the_top_bar_fits_a_phone(srv: Running, browser: Browser, artifacts: Path) -> None:
+    """The sound and theme switches beside the connection badge, on a 390 px screen."""
+    eve = await Person.open(browser, srv.http_url, "eve", phone=True)
+    fits = await eve.page.evaluate(
+        """() => {
+          const bar = document.querySelector('.topbar');
+          return [...bar.querySelectorAll('a, button, .connection')].every(
+            (el) => el.getBoundingClientRect().right <= bar.clientWidth + 0.5);
+        }"""
+    )
+    await eve.screenshot(artifacts / "issue22-phone-lobby.png")
+    assert fits
+    await eve.close()
+
+
 ENTRIES = """() => [...performance.getEntriesByType('navigation'),
   ...performance.getEntriesByType('resource')].map(
   (e) => [e.name, e.transferSize, e.encodedBodySize, e.decodedBodySize])"""
