@@ -50,9 +50,9 @@ export class Board {
     this.auto = true; // fit the hive after each change until the player pans or zooms
     this.model = null;
     this.positionKey = "";
-    this.wantTargets = false;
+    this.wantTargets = false; // a piece picked up from the keyboard: focus its first destination
     this.flipped = false; // turned half a turn: each hex (q, r) drawn where (-q, -r) would be
-    this.onFlip = null; // called after a flip (the screens swap the players' bars) // a piece picked up from the keyboard: focus its first destination
+    this.onFlip = null; // called after a flip (the screens swap the players' bars)
     this.resizeObserver = new ResizeObserver(() => this.refit());
     this.resizeObserver.observe(this.svg);
   }
