@@ -15,6 +15,7 @@ import * as S from "./state.js";
 
 const NICKNAME_KEY = "hive.nickname";
 const RECENT_KEY = "hive.recent";
+const NOTATION_KEY = "hive.notation";
 const GAME_ID = /^[0-9a-z]{8}$/;
 
 /** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY]. */
@@ -41,7 +42,9 @@ class App {
       nickname = guestName();
       localStorage.setItem(NICKNAME_KEY, nickname);
     }
-    this.state = S.initial(parseRoute(location.hash), nickname);
+    this.state = S.initial(parseRoute(location.hash), nickname, {
+      notation: localStorage.getItem(NOTATION_KEY) === "icons" ? "icons" : "uhp",
+    });
     this.watching = new Set(); // games this connection watches
     this.lobbySubscribed = false;
     this.syncedOn = 0; // the connection on which the game on show was last brought up to date
@@ -461,6 +464,11 @@ class App {
         if (text && this.send(P.Chat(gameId(), text))) form.reset();
       },
       reconnect: () => this.conn.reconnect(),
+      notation: () => {
+        const notation = this.state.notation === "icons" ? "uhp" : "icons";
+        localStorage.setItem(NOTATION_KEY, notation);
+        this.dispatch(S.notationChosen, notation);
+      },
       toggleSound: () => {
         this.sounds.setMuted(!this.sounds.muted);
         this.renderHeader();

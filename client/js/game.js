@@ -6,7 +6,8 @@ import { Board, reserveMarkup } from "./board.js";
 import { LOW_TIME, clockReading, describeTime, formatClock } from "./clock.js";
 import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
-import { pieceTitle } from "./bugs.js";
+import { pieceIcon, pieceTitle } from "./bugs.js";
+import { moveWords } from "./notation.js";
 import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
@@ -34,7 +35,7 @@ export class GameScreen {
             <div class="actions" data-slot="actions"></div>
           </div>
           <div class="card moves-card">
-            <h3>Moves</h3>
+            <h3>Moves <span data-slot="notation"></span></h3>
             <ol class="moves" data-slot="moves" data-testid="moves" tabindex="0" aria-label="Moves"></ol>
           </div>
           <div class="card chat-card">
@@ -100,7 +101,8 @@ export class GameScreen {
     const notice = state.notice;
     this.slots.notice.dataset.kind = notice?.kind ?? "";
 
-    this.renderMoves(gs, view);
+    render(this.slots.notation, notationSwitch(state.notation));
+    this.renderMoves(gs, view, state.notation);
     const lines = chatLines(gs, me);
     const list = this.slots.chat;
     const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
@@ -231,7 +233,7 @@ export class GameScreen {
     return html`${buttons}`;
   }
 
-  renderMoves(gs, view) {
+  renderMoves(gs, view, notation) {
     const rows = [];
     const traces = (ply) => {
       const color = ply % 2 === 1 ? "white" : "black";
@@ -244,7 +246,7 @@ export class GameScreen {
         if (j >= moves.length) return html`<span></span>`;
         if (moves[j] === null) return html`<span class="pending">${view.pending.move}…</span>`;
         const last = j === gs.moves.length - 1 ? " last" : "";
-        return html`<span class="mv${last}" data-ply="${j + 1}">${moves[j]}${traces(j + 1)}</span>`;
+        return html`<span class="mv${last}" data-ply="${j + 1}">${moveMarkup(moves[j], notation)}${traces(j + 1)}</span>`;
       };
       rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }
@@ -256,6 +258,41 @@ export class GameScreen {
   destroy() {
     this.board.destroy();
   }
+}
+
+const PIECE = /^[wb][QSBGAMLP][1-3]?$/;
+/** Where a MoveString's reference names the destination, as an arrow on the reference's side
+ * where UHP writes its mark ("-wS1": "←" before the Spider, west of it). */
+const ARROWS = [[/^(\S+)-$/, "→"], [/^(\S+)\/$/, "↗"], [/^\\(\S+)$/, "↖"], [/^-(\S+)$/, "←"], [/^\/(\S+)$/, "↙"], [/^(\S+)\\$/, "↘"]];
+
+function iconOf(piece) {
+  return PIECE.test(piece)
+    ? html`<span class="mv-piece">${pieceIcon(piece, 20)}${piece.slice(2)}</span>`
+    : html`${piece}`;
+}
+
+/** A move as the player chose to read them: its MoveString ("uhp"), or "icons": the piece's
+ * icon, an arrow, and the reference piece's icon (the move in words as its title). */
+export function moveMarkup(move, notation) {
+  if (notation !== "icons" || move === "pass") return html`${move}`;
+  const [piece, reference] = move.split(" ");
+  const words = moveWords(move, pieceTitle);
+  if (!reference) return html`<span class="mv-icons" role="img" title="${words}" aria-label="${words}">${iconOf(piece)}</span>`;
+  const found = ARROWS.map(([re, arrow]) => [re.exec(reference), arrow]).find(([m]) => m);
+  const arrow = (mark) => html`<span class="arrow">${mark}</span>`;
+  let where = html`${arrow("on")}${iconOf(reference)}`; // on top of it
+  if (found) {
+    const [[, to], mark] = found;
+    where = reference.startsWith(to) ? html`${iconOf(to)}${arrow(mark)}` : html`${arrow(mark)}${iconOf(to)}`;
+  }
+  return html`<span class="mv-icons" role="img" title="${words}" aria-label="${words}">${iconOf(piece)}<span class="gap"></span>${where}</span>`;
+}
+
+/** The move list's switch between MoveStrings and piece icons. */
+export function notationSwitch(notation) {
+  const icons = notation === "icons";
+  return html`<button type="button" class="link" data-action="notation" data-testid="notation"
+    title="${icons ? "Write moves as UHP MoveStrings" : "Write moves with piece icons"}">${icons ? "as text" : "as icons"}</button>`;
 }
 
 function barSkeleton() {

@@ -4,6 +4,7 @@
 
 import { Board, reserveMarkup } from "./board.js";
 import { ICONS, html, render } from "./dom.js";
+import { moveMarkup, notationSwitch } from "./game.js";
 import { READ_ONLY, bindBoard } from "./input.js";
 
 export class ReviewScreen {
@@ -29,7 +30,7 @@ export class ReviewScreen {
             <input type="range" min="0" value="0" data-slot="slider" aria-label="Move">
           </div>
           <div class="card moves-card">
-            <h3>Moves</h3>
+            <h3>Moves <span data-slot="notation"></span></h3>
             <ol class="moves" data-slot="moves" data-testid="moves"></ol>
           </div>
           <div class="card info" data-slot="info"></div>
@@ -75,10 +76,11 @@ export class ReviewScreen {
     const rows = [];
     for (let i = 0; i < doc.moves.length; i += 2) {
       const cell = (j) => (j < doc.moves.length
-        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${doc.moves[j]}</button>`
+        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${moveMarkup(doc.moves[j], state.notation)}</button>`
         : html`<span></span>`);
       rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }
+    render(this.slots.notation, notationSwitch(state.notation));
     render(this.slots.moves, rows.length ? html`${rows}` : html`<li class="muted none">No moves.</li>`);
     const current = this.slots.moves.querySelector(".current");
     if (current) current.scrollIntoView({ block: "nearest" });

@@ -8,10 +8,11 @@ import { moveWords, stacksOf } from "./notation.js";
 
 /** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
  * {page: "review", id, ply}). */
-export function initial(route, nickname = "") {
+export function initial(route, nickname = "", { notation = "uhp" } = {}) {
   return {
     route,
     nickname,
+    notation, // how move lists are written: "uhp" (MoveStrings) or "icons"
     connection: { status: "connecting", lag: null, attempt: 0, reason: null },
     me: null, // {player, nickname}
     myGames: [], // ids of my games in progress (welcome)
@@ -58,6 +59,9 @@ export function navigated(state, route) {
 }
 
 export const nicknameChosen = (state, nickname) => ({ ...state, nickname });
+
+/** Move lists written as MoveStrings ("uhp") or with piece icons ("icons"). */
+export const notationChosen = (state, notation) => ({ ...state, notation: notation === "icons" ? "icons" : "uhp" });
 
 /** The socket's status (see connection.js), its retry count, and `reason`: why the server
  * closed it (status "closed"; null otherwise). */

@@ -62,8 +62,12 @@ async def axe_violations(page: Page) -> list[dict[str, Any]]:
     return found
 
 
-async def open_page(browser: Browser, base: str, path: str, scheme: str) -> Page:
+async def open_page(
+    browser: Browser, base: str, path: str, scheme: str, *, icons: bool = False
+) -> Page:
     context = await browser.new_context(viewport=DESKTOP, color_scheme=scheme)  # type: ignore[arg-type]
+    if icons:  # moves written with piece icons
+        await context.add_init_script("localStorage.setItem('hive.notation', 'icons')")
     page = await context.new_page()
     await page.goto(base + path)
     return page
@@ -90,9 +94,12 @@ async def test_every_page_passes_axe_in_both_themes(
             ("game", f"/#/game/{live_id}", "[data-testid=game][data-version='2']"),
             ("finished", f"/#/game/{game_id}", "[data-testid=result]"),
             ("review", f"/#/review/{game_id}", "[data-testid=review][data-ply]"),
+            ("review-icons", f"/#/review/{game_id}", "[data-testid=review] .mv-icons >> nth=0"),
             ("visualizer", "/visualizer", "[data-testid=tree]"),
         ]:
-            page = await open_page(browser, srv.http_url, path, scheme)
+            page = await open_page(
+                browser, srv.http_url, path, scheme, icons=name.endswith("icons")
+            )
             await expect(page.locator(ready)).to_have_count(1)
             theme = await page.evaluate("getComputedStyle(document.documentElement).colorScheme")
             assert theme == scheme, name

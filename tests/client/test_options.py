@@ -93,3 +93,35 @@ async def test_a_premove_is_played_as_soon_as_the_turn_comes(
         update = await seen(bob, game_id, 3)
         assert update.state.moves[-1] == "wQ -wS1"
     assert ada.errors == []
+
+
+async def test_moves_written_with_piece_icons_by_choice(srv: Running, browser: Browser) -> None:
+    game = Game("Base")
+    async with duel(srv, browser) as (ada, bob, game_id):
+        page = ada.page
+        await ada.play(game, "wS1")
+        game.play("wS1")
+        await reply(bob, game_id, game, "bS1 wS1-")
+        game.play("bS1 wS1-")
+        await ada.wait_version(4)
+        assert await ada.moves() == ["wS1", "bS1 wS1-"]
+        switch = page.get_by_test_id("notation")
+        await switch.click()
+        moves = page.locator("[data-testid=moves] .mv")
+        await expect(moves.locator("svg.piece-icon")).to_have_count(3)
+        await expect(moves.nth(1).locator(".mv-icons")).to_have_attribute(
+            "title", "Black Spider 1 east of White Spider 1"
+        )
+        await expect(moves.nth(1)).to_contain_text("→")
+        await expect(page.get_by_role("img", name="White Spider 1, the first piece")).to_have_count(
+            1
+        )
+        await page.reload()  # remembered
+        await expect(page.locator("[data-testid=moves] .mv svg.piece-icon")).to_have_count(3)
+        await page.goto(f"{srv.http_url}/#/review/{game_id}")  # and in a review
+        await expect(page.locator("[data-testid=review] .moves svg.piece-icon")).to_have_count(3)
+        await page.get_by_test_id("notation").click()
+        await expect(page.locator("[data-testid=review] .moves .mv")).to_have_text(
+            ["wS1", "bS1 wS1-"]
+        )
+    assert ada.errors == []
