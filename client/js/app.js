@@ -230,8 +230,27 @@ class App {
     else if (gs.moves.length > before.moves.length) play("move");
     if (before.status !== "over" && gs.status === "over") play("end");
     const mine = S.isMyTurn(this.state.me, gs);
-    if (document.hidden && mine && !S.isMyTurn(this.state.me, before)) this.nudged = true;
+    if (document.hidden && mine && !S.isMyTurn(this.state.me, before)) {
+      this.nudged = true;
+      this.notify(gs);
+    }
     if (!mine) this.nudged = false;
+  }
+
+  /** A browser notification that it is this player's turn (the tab is hidden), when the
+   * player allowed them (the game's "notify me" link asks). */
+  notify(gs) {
+    if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
+    const last = gs.moves[gs.moves.length - 1];
+    const opponent = gs[gs.turn === "white" ? "black" : "white"]?.name ?? "Your opponent";
+    const note = new Notification("Your turn · Hive Arena", {
+      body: last ? `${opponent} played ${last}` : "",
+      tag: `hive-${gs.id}`, // one at a time for a game
+    });
+    note.onclick = () => {
+      window.focus();
+      note.close();
+    };
   }
 
   /** Watch what the route shows (after a welcome, or a navigation). */
@@ -468,6 +487,9 @@ class App {
         const notation = this.state.notation === "icons" ? "uhp" : "icons";
         localStorage.setItem(NOTATION_KEY, notation);
         this.dispatch(S.notationChosen, notation);
+      },
+      notify: () => {
+        Notification.requestPermission().then(() => this.render(), () => {});
       },
       toggleSound: () => {
         this.sounds.setMuted(!this.sounds.muted);

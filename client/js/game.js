@@ -230,6 +230,10 @@ export class GameScreen {
       buttons.push(html`<a class="button" href="#/review/${id}" data-testid="review">Review</a>`);
     }
     buttons.push(html`<a class="button" href="#/">Lobby</a>`);
+    if (gs.status !== "over" && mine && typeof Notification !== "undefined" && Notification.permission === "default") {
+      buttons.push(html`<button type="button" class="link" data-action="notify" data-testid="notify"
+        title="A browser notification when it is your turn and this tab is in the background">notify me of my turn</button>`);
+    }
     return html`${buttons}`;
   }
 

@@ -1,7 +1,8 @@
 """Sounds (issue 22): made with the Web Audio API, heard here as the oscillators the page
 starts (an init script notes each one's frequency): the game's start, each move, its end; a
-mute switch the browser remembers; and "your turn" marked in the tab's title when it became
-one's turn while the tab was hidden. Low time is a unit test (state.js lowTimeTurn)."""
+mute switch the browser remembers; and "your turn" marked in the tab's title (and, when the
+player allowed it, a browser notification) when it became one's turn while the tab was
+hidden. Low time is a unit test (state.js lowTimeTurn)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from playwright.async_api import Browser, Page, expect
 
 from hive import Game
 from server.protocol import JoinGame, Resign
-from tests.client.support import Person, reply, wait_until
+from tests.client.support import Person, duel, reply, wait_until
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
@@ -108,3 +109,40 @@ async def test_sounds_a_mute_switch_and_the_title_of_a_hidden_tab(
         await hear(page, MOVE + MOVE + END)
     assert ada.errors == []
     await ada.close()
+
+
+NOTIFICATIONS = """
+window.__notes = [];
+class Recorded {
+  static permission = 'default';
+  static requestPermission() { Recorded.permission = 'granted'; return Promise.resolve('granted'); }
+  constructor(title, options) { window.__notes.push([title, options.body]); }
+  close() {}
+}
+window.Notification = Recorded;
+"""
+
+
+async def test_a_notification_of_ones_turn_when_allowed_and_hidden(
+    srv: Running, browser: Browser
+) -> None:
+    """The browser's notifications, recorded by an init script in place of the real ones
+    (whose permission prompt a headless browser cannot answer)."""
+    game = Game("Base")
+    async with duel(srv, browser) as (ada, bob, game_id):
+        page = ada.page
+        await ada.context.add_init_script(NOTIFICATIONS)
+        await page.reload()
+        await ada.wait_version(2)
+        await page.get_by_test_id("notify").click()
+        await expect(page.get_by_test_id("notify")).to_have_count(0)  # asked once, allowed
+        await ada.play(game, "wS1")
+        game.play("wS1")
+        await ada.wait_version(3)
+        await hide(page, True)
+        await reply(bob, game_id, game, "bS1 wS1-")
+        game.play("bS1 wS1-")
+        await ada.wait_version(4)
+        notes = await page.evaluate("window.__notes")
+        assert notes == [["Your turn · Hive Arena", "bob played bS1 wS1-"]]
+    assert ada.errors == []
