@@ -10,6 +10,7 @@ import { LobbyScreen, TIME_BY_KIND, formChoice } from "./lobby.js";
 import { spellMove } from "./notation.js";
 import * as P from "./protocol.js";
 import { ReviewScreen } from "./review.js";
+import { RulesScreen } from "./rules.js";
 import { Sounds } from "./sound.js";
 import * as S from "./state.js";
 
@@ -25,6 +26,7 @@ export function parseRoute(hash) {
   if (page === "review" && GAME_ID.test(id ?? "")) {
     return { page: "review", id, ply: ply !== undefined && /^\d+$/.test(ply) ? Number(ply) : null };
   }
+  if (page === "rules") return { page: "rules" };
   return { page: "lobby" };
 }
 
@@ -106,6 +108,7 @@ class App {
       this.main.append(host);
       if (route.page === "game") this.screen = new GameScreen(host, this.boardHandlers());
       else if (route.page === "review") this.screen = new ReviewScreen(host);
+      else if (route.page === "rules") this.screen = new RulesScreen(host);
       else this.screen = new LobbyScreen(host);
       this.screenKey = key;
     }
@@ -139,6 +142,7 @@ class App {
     let title = "Hive Arena";
     if (gs && S.isMyTurn(this.state.me, gs)) title = `${this.nudged ? "● " : ""}Your turn · ${title}`;
     else if (this.state.route.page === "review") title = `Review · ${title}`;
+    else if (this.state.route.page === "rules") title = `Rules · ${title}`;
     document.title = title;
     this.soundButton.setAttribute("aria-pressed", String(this.sounds.muted));
   }
@@ -290,7 +294,8 @@ class App {
 
   go(route) {
     const hash = route.page === "game" ? `#/game/${route.id}`
-      : route.page === "review" ? `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}` : "#/";
+      : route.page === "review" ? `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}`
+        : route.page === "rules" ? "#/rules" : "#/";
     if (location.hash !== hash) history.pushState(null, "", hash);
     this.navigate(route);
   }

@@ -17,10 +17,12 @@ const LIFT = 8; // board units each level of a stack is drawn higher (and a litt
 export class Board {
   /**
    * @param {HTMLElement} container the element the board fills.
-   * @param {{controls?: boolean, label?: string}} options
+   * @param {{controls?: boolean, label?: string, interactive?: boolean}} options
+   *   `interactive`: destinations are buttons (a game); otherwise named images (the rules).
    */
-  constructor(container, { controls = true, label = "Hive board" } = {}) {
+  constructor(container, { controls = true, label = "Hive board", interactive = true } = {}) {
     this.container = container;
+    this.interactive = interactive;
     container.classList.add("board");
     render(container, html`
       <svg class="board-svg" data-testid="board" role="group" aria-label="${label}" tabindex="-1">
@@ -128,7 +130,8 @@ export class Board {
       const { x, y } = this.at(t.to_q, t.to_r);
       const occupied = stacks.has(key(t.to_q, t.to_r));
       return html`<g class="target${occupied ? " onto" : ""}" data-target="${t.move}" data-q="${t.to_q}"
-        role="button" tabindex="0" aria-label="${`Play ${t.move}: ${moveWords(t.move, pieceTitle)}`}"
+        ${this.interactive ? html`role="button" tabindex="0" aria-label="${`Play ${t.move}: ${moveWords(t.move, pieceTitle)}`}"`
+          : html`role="img" aria-label="${`${t.move}: ${moveWords(t.move, pieceTitle)}`}"`}
         data-r="${t.to_r}" transform="translate(${x} ${y})"><path d="${TARGET}"/><circle r="${occupied ? 9 : 7}"/></g>`;
     })}`);
 

@@ -82,7 +82,7 @@ export class LobbyScreen {
           <div class="hero-text">
             <h1>Play Hive</h1>
             <p>The bug game with no board: surround the opponent's Queen Bee. Play people or bots,
-            watch games live, and see how a bot thinks.</p>
+            watch games live, and see how a bot thinks. New to Hive? <a href="#/rules" data-testid="rules-link">How to play</a>.</p>
             <div class="who" data-slot="who"></div>
           </div>
           <div class="hero-hive" aria-hidden="true">${heroHive()}</div>

@@ -1,8 +1,8 @@
 """Accessibility in both themes (issue 22): axe-core (npm, ``client/node_modules/axe-core``,
-a devDependency) run on the lobby, a game, its review and the visualizer, light and dark, finds
-no serious or critical violation of WCAG 2 A and AA, colour contrast included. The themes
-follow the system setting (``prefers-color-scheme``, emulated here) until the switch in the
-top bar chooses one, which the browser remembers."""
+a devDependency) run on the lobby, a game, its review, the rules and the visualizer, light and
+dark, finds no serious or critical violation of WCAG 2 A and AA, colour contrast included. The
+themes follow the system setting (``prefers-color-scheme``, emulated here) until the switch in
+the top bar chooses one, which the browser remembers."""
 
 from __future__ import annotations
 
@@ -95,6 +95,7 @@ async def test_every_page_passes_axe_in_both_themes(
             ("finished", f"/#/game/{game_id}", "[data-testid=result]"),
             ("review", f"/#/review/{game_id}", "[data-testid=review][data-ply]"),
             ("review-icons", f"/#/review/{game_id}", "[data-testid=review] .mv-icons >> nth=0"),
+            ("rules", "/#/rules", "[data-testid=rules]"),
             ("visualizer", "/visualizer", "[data-testid=tree]"),
         ]:
             page = await open_page(
