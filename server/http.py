@@ -8,7 +8,9 @@ Routes (all ``GET``; any other method is answered 405):
   in the headers ``Hive-Result`` and ``Hive-Reason``);
 - ``/games/ID/trace/N.json``: the search trace of a bot's move;
 - ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
-- anything else: a file of the web client (``client/``).
+- anything else: a file of the web client (``client/``), gzipped for a browser that takes it,
+  with an ``ETag`` and ``Last-Modified`` and ``Cache-Control: no-cache``: the browser keeps it
+  and asks each visit whether it changed, and an unchanged file costs a bodiless 304.
 
 Every answer says what the browser may do with it: a Content-Security-Policy that lets a page
 run only the site's own scripts (no inline script, no plugins, no framing), ``nosniff``, and no
@@ -22,14 +24,17 @@ it to nobody, and each process is scraped on its own.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import functools
 import gzip
+import hashlib
 import ipaddress
 import json
 import logging
 import mimetypes
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -51,9 +56,14 @@ SERVER: Final = "Hive Arena"
 """The ``Server`` header: no software version for a scanner to match."""
 CLIENT_DIR: Final = Path(__file__).resolve().parent.parent / "client"
 VENDOR: Final = {
-    "/vendor/msgpack/": CLIENT_DIR / "node_modules" / "@msgpack" / "msgpack" / "dist.esm",
+    "/vendor/msgpack@": CLIENT_DIR / "node_modules" / "@msgpack" / "msgpack",
 }
-"""URL prefixes served from the client's npm packages: the ES module builds it imports."""
+"""URL prefixes served from the client's npm packages, each followed by the installed version
+and ``/``: ``/vendor/msgpack@3.1.3/index.mjs`` is that package's ``dist.esm/index.mjs``. A
+name with its version never changes, so the browser keeps it without asking again
+(``VENDOR_CACHE``); another version is not served (``js/protocol.js`` names the one locked)."""
+VENDOR_BUILD: Final = "dist.esm"
+"""The folder of each vendored package that is served: its ES module build."""
 _PAGES: Final = {"": "/index.html", "/": "/index.html", "/visualizer": "/visualizer.html"}
 MAX_PATH: Final = 1024
 """Longest path answered (the query, a GameString for /positions.json, may be longer, up to
@@ -185,7 +195,7 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
     answer = await review.route(hub.archive, hub.positions, path, query)
     if answer is not None:
         return response(*answer)
-    return _static(path)
+    return _static(path, request)
 
 
 @contextlib.asynccontextmanager
@@ -246,24 +256,84 @@ def _gzipped(body: bytes, content_type: str, request: Request) -> Response:
     return response(HTTPStatus.OK, gzip.decompress(body), content_type)
 
 
-def _static(path: str) -> Response:
+STATIC_CACHE: Final = "no-cache"
+"""How a browser keeps the client's files: stored, and asked again with their validators on
+each use (the files have no hashed names: a new deployment shows at once)."""
+VENDOR_CACHE: Final = "public, max-age=31536000, immutable"
+"""How a browser keeps a vendored package's file, whose name carries the package's version."""
+_COMPRESSIBLE: Final = ("text/", "application/json", "image/svg+xml")
+
+
+@dataclass(frozen=True)
+class _File:
+    """A client file as served: its bytes, gzipped (None when that saves nothing), its ETag
+    (from the content, so every process behind a proxy gives the same) and Last-Modified."""
+
+    body: bytes
+    gzipped: bytes | None
+    etag: str
+    modified: str
+
+
+@functools.lru_cache(maxsize=256)
+def _load(target: Path, mtime_ns: int, size: int) -> _File:
+    """The file at ``target`` as it is at (``mtime_ns``, ``size``): read and gzipped once."""
+    body = target.read_bytes()
+    kind = mimetypes.guess_type(target.name)[0] or ""
+    packed = None
+    if kind.startswith(_COMPRESSIBLE) or target.suffix in (".js", ".mjs"):
+        packed = gzip.compress(body, compresslevel=9, mtime=0)
+        if len(packed) >= len(body):
+            packed = None
+    etag = hashlib.sha256(body).hexdigest()[:20]
+    modified = email.utils.formatdate(mtime_ns / 1e9, usegmt=True)
+    return _File(body, packed, etag, modified)
+
+
+@functools.cache
+def _version(package: Path) -> str | None:
+    """The version of the npm package installed at ``package`` (None when it is not)."""
+    try:
+        found = json.loads((package / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return found if isinstance(found, str) else None
+
+
+def _not_modified(request: Request, etag: str, modified: str) -> bool:
+    """Whether the browser's copy is current: ``If-None-Match`` names ``etag`` (it wins when
+    given), else ``If-Modified-Since`` is ``modified``."""
+    match = request.headers.get("If-None-Match")
+    if match is not None:
+        return any(tag.strip().removeprefix("W/") in (etag, "*") for tag in match.split(","))
+    return request.headers.get("If-Modified-Since") == modified
+
+
+def _static(path: str, request: Request) -> Response:
     """A file of the web client (``client/``): ``/`` is its ``index.html`` and ``/visualizer``
-    its ``visualizer.html``; ``/vendor/msgpack/...`` is the ES module build of
-    ``@msgpack/msgpack`` (``client/node_modules``, installed by ``npm ci``). The rest of
-    ``client/node_modules`` is not served."""
+    its ``visualizer.html``; ``/vendor/msgpack@VERSION/...`` is the ES module build of
+    ``@msgpack/msgpack`` (``client/node_modules``, installed by ``npm ci``) when VERSION is the
+    one installed. The rest of
+    ``client/node_modules`` is not served. Gzipped when the browser takes it; answered 304 with
+    no body (and only the validators) when the browser's copy is current."""
     path = _PAGES.get(path, path)
     root = CLIENT_DIR
-    for prefix, folder in VENDOR.items():
+    cache = STATIC_CACHE
+    for prefix, package in VENDOR.items():
         if path.startswith(prefix):
-            root, path = folder, path[len(prefix) :]
+            version, _, rest = path[len(prefix) :].partition("/")
+            if version != _version(package):
+                return text(HTTPStatus.NOT_FOUND, "not found\n")
+            root, path, cache = package / VENDOR_BUILD, "/" + rest, VENDOR_CACHE
             break
     try:
         target = (root / path.lstrip("/")).resolve()
         hidden = root == CLIENT_DIR and CLIENT_DIR / "node_modules" in target.parents
         found = root in target.parents and not hidden and target.is_file()
+        stat = target.stat() if found else None
     except (OSError, ValueError):  # a name too long for the file system
-        found = False
-    if not found:
+        found, stat = False, None
+    if not found or stat is None:
         if path == "/index.html":
             return text(HTTPStatus.OK, "Hive Arena server: the websocket is at /ws\n")
         return text(HTTPStatus.NOT_FOUND, "not found\n")
@@ -272,4 +342,28 @@ def _static(path: str) -> Response:
         kind = "text/javascript"  # what browsers require of an ES module
     if kind.startswith("text/") or kind in ("application/json", "image/svg+xml"):
         kind += "; charset=utf-8"
-    return response(HTTPStatus.OK, target.read_bytes(), kind)
+    file = _load(target, stat.st_mtime_ns, stat.st_size)
+    packed = file.gzipped is not None and "gzip" in request.headers.get("Accept-Encoding", "")
+    etag = f'"{file.etag}-gz"' if packed else f'"{file.etag}"'
+    validators = (("ETag", etag), ("Cache-Control", cache))
+    if _not_modified(request, etag, file.modified):
+        # the browser keeps the headers of its copy (its security headers too); a 304 carries
+        # the validators only, so that a repeat visit costs a few bytes a file
+        headers = Headers([*validators, ("Content-Length", "0")])
+        return Response(HTTPStatus.NOT_MODIFIED.value, HTTPStatus.NOT_MODIFIED.phrase, headers, b"")
+    body = file.body
+    encoding: tuple[tuple[str, str], ...] = ()
+    if packed and file.gzipped is not None:
+        body, encoding = file.gzipped, (("Content-Encoding", "gzip"),)
+    headers = Headers(
+        [
+            ("Content-Type", kind),
+            ("Content-Length", str(len(body))),
+            *validators,
+            ("Last-Modified", file.modified),
+            ("Vary", "Accept-Encoding"),
+            *encoding,
+            *SECURITY_HEADERS,
+        ]
+    )
+    return Response(HTTPStatus.OK.value, HTTPStatus.OK.phrase, headers, body)

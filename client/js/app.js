@@ -10,10 +10,13 @@ import { LobbyScreen, TIME_BY_KIND, formChoice } from "./lobby.js";
 import { spellMove } from "./notation.js";
 import * as P from "./protocol.js";
 import { ReviewScreen } from "./review.js";
+import { RulesScreen } from "./rules.js";
+import { Sounds } from "./sound.js";
 import * as S from "./state.js";
 
 const NICKNAME_KEY = "hive.nickname";
 const RECENT_KEY = "hive.recent";
+const NOTATION_KEY = "hive.notation";
 const GAME_ID = /^[0-9a-z]{8}$/;
 
 /** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY]. */
@@ -23,6 +26,7 @@ export function parseRoute(hash) {
   if (page === "review" && GAME_ID.test(id ?? "")) {
     return { page: "review", id, ply: ply !== undefined && /^\d+$/.test(ply) ? Number(ply) : null };
   }
+  if (page === "rules") return { page: "rules" };
   return { page: "lobby" };
 }
 
@@ -40,7 +44,9 @@ class App {
       nickname = guestName();
       localStorage.setItem(NICKNAME_KEY, nickname);
     }
-    this.state = S.initial(parseRoute(location.hash), nickname);
+    this.state = S.initial(parseRoute(location.hash), nickname, {
+      notation: localStorage.getItem(NOTATION_KEY) === "icons" ? "icons" : "uhp",
+    });
     this.watching = new Set(); // games this connection watches
     this.lobbySubscribed = false;
     this.syncedOn = 0; // the connection on which the game on show was last brought up to date
@@ -48,6 +54,10 @@ class App {
     this.screen = null;
     this.screenKey = "";
     this.renderQueued = false;
+    this.sounds = new Sounds();
+    this.warned = ""; // the game and turn whose low time has sounded
+    this.nudged = false; // it became this player's turn while the tab was hidden
+    this.soundButton = root.querySelector("[data-testid=sound]");
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     this.conn = new Connection({
       url: `${scheme}//${location.host}/ws`,
@@ -59,7 +69,16 @@ class App {
     bindActions(document.body, this.actions());
     addEventListener("hashchange", () => this.navigate(parseRoute(location.hash)));
     addEventListener("keydown", (event) => this.key(event));
-    setInterval(() => this.screen?.tick?.(this.state, Date.now()), 100);
+    setInterval(() => {
+      this.screen?.tick?.(this.state, Date.now());
+      this.lowTime(Date.now());
+    }, 100);
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && this.nudged) {
+        this.nudged = false;
+        this.renderHeader();
+      }
+    });
     this.enter();
     this.render();
     this.conn.start();
@@ -89,6 +108,7 @@ class App {
       this.main.append(host);
       if (route.page === "game") this.screen = new GameScreen(host, this.boardHandlers());
       else if (route.page === "review") this.screen = new ReviewScreen(host);
+      else if (route.page === "rules") this.screen = new RulesScreen(host);
       else this.screen = new LobbyScreen(host);
       this.screenKey = key;
     }
@@ -120,9 +140,20 @@ class App {
     }
     const gs = this.state.game?.state;
     let title = "Hive Arena";
-    if (gs && S.isMyTurn(this.state.me, gs)) title = `Your turn · ${title}`;
+    if (gs && S.isMyTurn(this.state.me, gs)) title = `${this.nudged ? "● " : ""}Your turn · ${title}`;
     else if (this.state.route.page === "review") title = `Review · ${title}`;
+    else if (this.state.route.page === "rules") title = `Rules · ${title}`;
     document.title = title;
+    this.soundButton.setAttribute("aria-pressed", String(this.sounds.muted));
+  }
+
+  /** Sound low time once a turn, when this player's clock runs under LOW_TIME. */
+  lowTime(now) {
+    const turn = S.lowTimeTurn(this.state, now);
+    if (turn !== null && this.warned !== turn) {
+      this.warned = turn;
+      this.sounds.play("low");
+    }
   }
 
   // -- the socket ---------------------------------------------------------------------------------
@@ -139,7 +170,7 @@ class App {
     switch (message.type) {
       case P.ServerType.WELCOME:
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
-        this.dispatch(S.welcomed, message);
+        this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
         break;
       case P.ServerType.LOBBY:
@@ -167,6 +198,7 @@ class App {
   }
 
   updated(update) {
+    const created = Boolean(this.awaiting); // a game this page created or joined: its start sounds
     if (this.awaiting && this.state.game?.id !== update.game) {
       this.awaiting = null;
       this.watching.add(update.game); // creating and joining watch the game on the server
@@ -178,12 +210,51 @@ class App {
     this.syncedOn = this.conn.number;
     this.remember(update.state);
     this.flush();
+    const due = S.premoveDue(this.state); // a premove waits, and it is this player's turn now
+    if (due) {
+      this.dispatch(S.premoveDone, due.legal !== null);
+      if (due.legal) this.makeMove(due.legal);
+    }
     const gs = update.state;
+    if (before) this.sound(before, gs);
+    else if (created && gs.status === "live") this.sounds.play("start");
     const rematch = update.events.find((e) => e.kind === "rematch");
     if (rematch && S.isPlayer(this.state.me, gs) && before) {
       this.watching.add(rematch.text); // the server moved the players' watch to the new game
       this.go({ page: "game", id: rematch.text });
     }
+  }
+
+  /** The sounds of what changed from game state `before` to `gs` (none for the first state a
+   * page sees), and the tab's nudge when it became this player's turn while hidden. */
+  sound(before, gs) {
+    // played after the move is drawn (a task after this one), which they must not delay
+    const play = (name) => setTimeout(() => this.sounds.play(name));
+    if (before.status === "open" && gs.status === "live") play("start");
+    else if (gs.moves.length > before.moves.length) play("move");
+    if (before.status !== "over" && gs.status === "over") play("end");
+    const mine = S.isMyTurn(this.state.me, gs);
+    if (document.hidden && mine && !S.isMyTurn(this.state.me, before)) {
+      this.nudged = true;
+      this.notify(gs);
+    }
+    if (!mine) this.nudged = false;
+  }
+
+  /** A browser notification that it is this player's turn (the tab is hidden), when the
+   * player allowed them (the game's "notify me" link asks). */
+  notify(gs) {
+    if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
+    const last = gs.moves[gs.moves.length - 1];
+    const opponent = gs[gs.turn === "white" ? "black" : "white"]?.name ?? "Your opponent";
+    const note = new Notification("Your turn · Hive Arena", {
+      body: last ? `${opponent} played ${last}` : "",
+      tag: `hive-${gs.id}`, // one at a time for a game
+    });
+    note.onclick = () => {
+      window.focus();
+      note.close();
+    };
   }
 
   /** Watch what the route shows (after a welcome, or a navigation). */
@@ -223,7 +294,8 @@ class App {
 
   go(route) {
     const hash = route.page === "game" ? `#/game/${route.id}`
-      : route.page === "review" ? `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}` : "#/";
+      : route.page === "review" ? `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}`
+        : route.page === "rules" ? "#/rules" : "#/";
     if (location.hash !== hash) history.pushState(null, "", hash);
     this.navigate(route);
   }
@@ -303,6 +375,11 @@ class App {
     const gs = view?.state;
     if (!gs) return;
     if (from && from.q === q && from.r === r) return; // put back where it was
+    if (view.selected && !view.pending && gs.status === "live" && S.isPlayer(this.state.me, gs)
+      && !S.isMyTurn(this.state.me, gs)) {
+      this.dispatch(S.premoved, q, r); // the opponent's turn: played when it is this player's
+      return;
+    }
     if (!S.isMyTurn(this.state.me, gs) || view.pending) {
       this.dispatch(S.selected, piece, from); // says why not (not your turn, over...)
       this.dispatch(S.deselected);
@@ -411,6 +488,18 @@ class App {
         if (text && this.send(P.Chat(gameId(), text))) form.reset();
       },
       reconnect: () => this.conn.reconnect(),
+      notation: () => {
+        const notation = this.state.notation === "icons" ? "uhp" : "icons";
+        localStorage.setItem(NOTATION_KEY, notation);
+        this.dispatch(S.notationChosen, notation);
+      },
+      notify: () => {
+        Notification.requestPermission().then(() => this.render(), () => {});
+      },
+      toggleSound: () => {
+        this.sounds.setMuted(!this.sounds.muted);
+        this.renderHeader();
+      },
       logout: () => this.send(P.Logout(false)),
       logoutEverywhere: () => this.send(P.Logout(true)),
       spectatorChat: (el) => this.send(P.SpectatorChat(gameId(), el.dataset.open === "true")),

@@ -6,7 +6,7 @@
 import { BUGS, parsePiece, pieceIcon, pieceSvg, pieceTitle } from "./bugs.js";
 import { html, render } from "./dom.js";
 import { DIRECTIONS, SIZE, bounds, fromPixel, hexPath, key, toPixel } from "./hex.js";
-import { stacksOf } from "./notation.js";
+import { moveWords, stacksOf } from "./notation.js";
 import * as views from "./view.js";
 
 const CELL = hexPath(SIZE * 0.97, 0.12);
@@ -17,13 +17,15 @@ const LIFT = 8; // board units each level of a stack is drawn higher (and a litt
 export class Board {
   /**
    * @param {HTMLElement} container the element the board fills.
-   * @param {{controls?: boolean, label?: string}} options
+   * @param {{controls?: boolean, label?: string, interactive?: boolean}} options
+   *   `interactive`: destinations are buttons (a game); otherwise named images (the rules).
    */
-  constructor(container, { controls = true, label = "Hive board" } = {}) {
+  constructor(container, { controls = true, label = "Hive board", interactive = true } = {}) {
     this.container = container;
+    this.interactive = interactive;
     container.classList.add("board");
     render(container, html`
-      <svg class="board-svg" data-testid="board" role="img" aria-label="${label}">
+      <svg class="board-svg" data-testid="board" role="group" aria-label="${label}" tabindex="-1">
         <g class="viewport">
           <g class="layer-cells"></g><g class="layer-marks"></g><g class="layer-pieces"></g>
           <g class="layer-targets"></g><g class="layer-ghosts"></g>
@@ -33,6 +35,7 @@ export class Board {
         <button type="button" data-board="zoom-in" title="Zoom in" aria-label="Zoom in">+</button>
         <button type="button" data-board="zoom-out" title="Zoom out" aria-label="Zoom out">−</button>
         <button type="button" data-board="fit" title="Fit the hive in view" aria-label="Fit">⤢</button>
+        <button type="button" data-board="flip" title="Flip the board" aria-label="Flip the board" aria-pressed="false" data-testid="flip">⇅</button>
       </div>`}
       <div class="stack-tip" hidden></div>`);
     this.svg = container.querySelector("svg");
@@ -49,6 +52,9 @@ export class Board {
     this.auto = true; // fit the hive after each change until the player pans or zooms
     this.model = null;
     this.positionKey = "";
+    this.wantTargets = false; // a piece picked up from the keyboard: focus its first destination
+    this.flipped = false; // turned half a turn: each hex (q, r) drawn where (-q, -r) would be
+    this.onFlip = null; // called after a flip (the screens swap the players' bars)
     this.resizeObserver = new ResizeObserver(() => this.refit());
     this.resizeObserver.observe(this.svg);
   }
@@ -68,6 +74,11 @@ export class Board {
     const selected = model.selected;
     const last = model.lastMove;
     const pending = model.pending;
+    const premove = model.premove;
+    // what has the keyboard's focus, to give it back once the layers are drawn again
+    const active = this.svg.contains(document.activeElement) ? document.activeElement : null;
+    const focused = active?.dataset?.target ? `[data-target="${CSS.escape(active.dataset.target)}"]`
+      : active?.dataset?.piece ? `.piece[data-piece="${CSS.escape(active.dataset.piece)}"]:not(.under)` : null;
 
     // faint empty cells round the hive, for a sense of the grid
     const cells = new Map();
@@ -77,13 +88,13 @@ export class Board {
     }
     if (cells.size === 0) cells.set("0,0", [0, 0]);
     render(this.layers.cells, html`${[...cells.values()].map(([q, r]) => {
-      const { x, y } = toPixel(q, r);
-      return html`<path class="cell" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
+      const { x, y } = this.at(q, r);
+      return html`<path class="cell" aria-hidden="true" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
     })}`);
 
     let mark = null;
     if (last?.from) {
-      const { x, y } = toPixel(last.from.q, last.from.r);
+      const { x, y } = this.at(last.from.q, last.from.r);
       mark = html`<path class="last-from" data-testid="last-from" d="${TARGET}" transform="translate(${x} ${y})"/>`;
     }
     render(this.layers.marks, html`${mark}`);
@@ -91,7 +102,7 @@ export class Board {
     const pieces = [];
     for (const [k, stack] of stacks) {
       const [q, r] = k.split(",").map(Number);
-      const { x, y } = toPixel(q, r);
+      const { x, y } = this.at(q, r);
       stack.forEach((name, level) => {
         const top = level === stack.length - 1;
         const classes = ["piece", parsePiece(name).color];
@@ -103,26 +114,42 @@ export class Board {
         const lift = level * LIFT;
         const ring = top && (selected?.piece === name || last?.piece === name);
         const badge = top && stack.length > 1 && html`<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})"><circle r="11"/><text dy="4.5">${stack.length}</text></g>`;
+        // a piece has a name for screen readers; one that may move is a button in the tab order
+        const words = `${pieceTitle(name)}${stack.length > 1 ? `, on a stack of ${stack.length}` : ""}`
+          + `${last?.piece === name ? ", moved last" : ""}`;
+        const role = !top ? html`aria-hidden="true"` : movable.has(name)
+          ? html`role="button" tabindex="0" aria-label="${words}, may move" aria-pressed="${selected?.piece === name ? "true" : "false"}"`
+          : html`role="img" aria-label="${words}"`;
         pieces.push(html`<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}"
-          data-height="${level}" transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`);
+          data-height="${level}" ${role} transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`);
       });
     }
     render(this.layers.pieces, html`${pieces}`);
 
     render(this.layers.targets, html`${targets.map((t) => {
-      const { x, y } = toPixel(t.to_q, t.to_r);
+      const { x, y } = this.at(t.to_q, t.to_r);
       const occupied = stacks.has(key(t.to_q, t.to_r));
       return html`<g class="target${occupied ? " onto" : ""}" data-target="${t.move}" data-q="${t.to_q}"
+        ${this.interactive ? html`role="button" tabindex="0" aria-label="${`Play ${t.move}: ${moveWords(t.move, pieceTitle)}`}"`
+          : html`role="img" aria-label="${`${t.move}: ${moveWords(t.move, pieceTitle)}`}"`}
         data-r="${t.to_r}" transform="translate(${x} ${y})"><path d="${TARGET}"/><circle r="${occupied ? 9 : 7}"/></g>`;
     })}`);
 
     let ghost = null;
     if (pending?.to && pending.piece) {
-      const { x, y } = toPixel(pending.to.q, pending.to.r);
+      const { x, y } = this.at(pending.to.q, pending.to.r);
       const level = (stacks.get(key(pending.to.q, pending.to.r)) ?? []).length;
       ghost = html`<g class="ghost pending" data-testid="pending" transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(pending.piece)}</g>`;
     }
+    if (premove) {
+      const { x, y } = this.at(premove.q, premove.r);
+      const level = (stacks.get(key(premove.q, premove.r)) ?? []).length;
+      ghost = html`${ghost}<g class="ghost premove" data-testid="premove" data-piece="${premove.piece}" data-q="${premove.q}" data-r="${premove.r}"
+        transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(premove.piece)}<path class="ring" d="${RING}"/></g>`;
+    }
     render(this.layers.ghosts, html`${ghost}<g class="ghost drag" hidden></g>`);
+
+    this.refocus(focused, active !== null, targets.length > 0);
 
     const position = model.pieces.map((p) => `${p.piece}${p.q},${p.r},${p.height}`).join(";");
     const changed = position !== this.positionKey;
@@ -134,13 +161,46 @@ export class Board {
     }
   }
 
+  /** Where hex (q, r) is drawn (board units), flipped or not. */
+  at(q, r) {
+    return this.flipped ? toPixel(-q, -r) : toPixel(q, r);
+  }
+
+  /** Turn the board half a turn (or back), keeping it in view. */
+  flip() {
+    this.flipped = !this.flipped;
+    this.container.querySelector("[data-board=flip]")?.setAttribute("aria-pressed", String(this.flipped));
+    if (this.model) {
+      this.set(this.model);
+      this.fit(this.auto);
+    }
+    this.onFlip?.(this.flipped);
+  }
+
+  /** Give the keyboard's focus back after a drawing: to the first destination of a piece just
+   * picked up from the keyboard, else to what had it (`focused`, a selector), else to the
+   * board itself when it was inside. */
+  refocus(focused, inside, hasTargets) {
+    const first = this.layers.targets.querySelector("[data-target]");
+    const want = this.wantTargets;
+    this.wantTargets = false;
+    if (want && hasTargets && first) {
+      first.focus();
+      return;
+    }
+    const again = focused && this.svg.querySelector(focused);
+    if (again) again.focus();
+    else if (inside) this.svg.focus();
+  }
+
   /** The box to keep in view: the pieces and the ring of hexes round them (where every legal
    * destination lies, so picking a piece up does not move the view), or the pieces alone. */
   extent(ring = true) {
     const hexes = [];
+    const sign = this.flipped ? -1 : 1;
     for (const p of this.model?.pieces ?? []) {
-      hexes.push({ q: p.q, r: p.r });
-      if (ring) for (const [dq, dr] of DIRECTIONS) hexes.push({ q: p.q + dq, r: p.r + dr });
+      hexes.push({ q: sign * p.q, r: sign * p.r });
+      if (ring) for (const [dq, dr] of DIRECTIONS) hexes.push({ q: sign * (p.q + dq), r: sign * (p.r + dr) });
     }
     if (hexes.length === 0) hexes.push({ q: 0, r: 0 });
     const b = bounds(hexes);
@@ -185,7 +245,8 @@ export class Board {
   /** The hex {q, r} under a client point. */
   hexAt(clientX, clientY) {
     const { x, y } = this.boardPoint(clientX, clientY);
-    return fromPixel(x, y);
+    const hex = fromPixel(x, y);
+    return this.flipped ? { q: -hex.q || 0, r: -hex.r || 0 } : hex;
   }
 
   /** Show `piece` following the pointer while it is dragged. */
@@ -240,7 +301,7 @@ export class Board {
  * with a legal placement; `pickable`: pieces that may be picked up all the same (to be told
  * why they cannot go where they are dropped); `selected`: the piece picked up. Returns markup
  * (made by `html`). */
-export function reserveMarkup(hand, color, { movable = new Set(), pickable = false, selected = null } = {}) {
+export function reserveMarkup(hand, color, { movable = new Set(), pickable = false, selected = null, why = () => null } = {}) {
   const groups = new Map();
   for (const name of hand) {
     const bug = name[1];
@@ -252,11 +313,14 @@ export function reserveMarkup(hand, color, { movable = new Set(), pickable = fal
     // pieces of a bug enter in order: the first in hand is the one to play
     const next = names.find((n) => movable.has(n)) ?? names[0];
     const classes = ["reserve-piece", color];
+    const barred = !movable.has(next) && pickable ? why(next) : null;
     if (movable.has(next)) classes.push("movable");
     else if (pickable) classes.push("pickable");
+    if (barred) classes.push("barred");
     if (names.includes(selected)) classes.push("selected");
-    const title = `${Object.hasOwn(BUGS, bug) ? BUGS[bug].name : bug} ×${names.length}`;
+    const name = Object.hasOwn(BUGS, bug) ? BUGS[bug].name : bug;
+    const title = `${color === "white" ? "White" : "Black"} ${name} ×${names.length}${barred ? `: not now, ${barred}` : ""}`;
     return html`<button type="button" class="${classes.join(" ")}" data-hand="${next}" data-bug="${color[0]}${bug}"
-      title="${title}">${pieceIcon(next, 44)}<span class="count">${names.length}</span></button>`;
+      title="${title}" aria-label="${title}">${pieceIcon(next, 44)}<span class="count">${names.length}</span></button>`;
   })}`;
 }

@@ -13,6 +13,9 @@ export function clockReading(clocks, receivedAt, now, lag = 0) {
   return { white: read("white"), black: read("black"), running: clocks.running };
 }
 
+/** Milliseconds left under which a running clock shows (and sounds) low. */
+export const LOW_TIME = 20000;
+
 /** "4:59", "1:02:03", "9.4" under ten seconds; days per move: "2d 3h", "5h 12m". */
 export function formatClock(ms, kind = "clock") {
   if (ms === null || ms === undefined) return "–";

@@ -3,10 +3,12 @@
 // player on turn can pick pieces. Renders from the state; input.js binds the pointer.
 
 import { Board, reserveMarkup } from "./board.js";
-import { clockReading, describeTime, formatClock } from "./clock.js";
+import { LOW_TIME, clockReading, describeTime, formatClock } from "./clock.js";
 import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
-import { boardModel, chatLength, chatLines, resultText, seatColor } from "./state.js";
+import { pieceIcon, pieceTitle } from "./bugs.js";
+import { moveWords } from "./notation.js";
+import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
 
@@ -20,23 +22,25 @@ export class GameScreen {
           <div class="player-bar top" data-slot="top"></div>
           <div class="board-wrap">
             <div class="board-host" data-slot="board"></div>
-            <div class="banner" data-slot="banner"></div>
             <div class="notice" data-slot="notice" data-testid="notice" aria-live="polite"></div>
           </div>
+          <div class="sr-only" data-slot="announce" data-testid="announce" aria-live="polite"></div>
+          <div class="banner" data-slot="banner"></div>
           <div class="player-bar bottom" data-slot="bottom"></div>
         </section>
         <aside class="side">
           <div class="card status-card">
             <div class="status" data-slot="status" data-testid="status"></div>
+            <div class="deadline" data-slot="deadline"></div>
             <div class="actions" data-slot="actions"></div>
           </div>
           <div class="card moves-card">
-            <h3>Moves</h3>
-            <ol class="moves" data-slot="moves" data-testid="moves"></ol>
+            <h3>Moves <span data-slot="notation"></span></h3>
+            <ol class="moves" data-slot="moves" data-testid="moves" tabindex="0" aria-label="Moves"></ol>
           </div>
           <div class="card chat-card">
             <h3>Chat <span class="chat-mode" data-slot="chatMode"></span></h3>
-            <ul class="chat" data-slot="chat" data-testid="chat"></ul>
+            <ul class="chat" data-slot="chat" data-testid="chat" tabindex="0" aria-label="Chat messages"></ul>
             <form class="chat-form" data-form="chat">
               <input name="text" autocomplete="off" placeholder="Say something…" aria-label="Chat message" data-testid="chat-input">
               <button type="submit">Send</button>
@@ -50,6 +54,7 @@ export class GameScreen {
     render(this.slots.bottom, barSkeleton());
     this.board = new Board(this.slots.board);
     bindBoard(this.board, handlers);
+    this.board.onFlip = () => this.render(this.state); // the players' bars change places
     bindReserve(this.slots.top, this.board, handlers);
     bindReserve(this.slots.bottom, this.board, handlers);
     this.state = null;
@@ -72,7 +77,7 @@ export class GameScreen {
     }
     const me = state.me;
     const mine = seatColor(gs, me?.player);
-    const bottom = mine ?? "white";
+    const bottom = this.board.flipped ? other(mine ?? "white") : mine ?? "white";
     const model = boardModel(state);
     this.board.set(model);
     this.renderBar(this.slots.top, gs, other(bottom), model);
@@ -92,10 +97,12 @@ export class GameScreen {
     render(this.slots.actions, this.actions(state, gs, mine));
     render(this.slots.banner, this.bannerClosed === gs.id ? html`` : banner(gs, mine, view.id));
     render(this.slots.notice, noticeMarkup(state.notice));
+    render(this.slots.announce, html`${announcement(state, pieceTitle)}`);
     const notice = state.notice;
     this.slots.notice.dataset.kind = notice?.kind ?? "";
 
-    this.renderMoves(gs, view);
+    render(this.slots.notation, notationSwitch(state.notation));
+    this.renderMoves(gs, view, state.notation);
     const lines = chatLines(gs, me);
     const list = this.slots.chat;
     const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
@@ -127,11 +134,17 @@ export class GameScreen {
     render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span>
       <span class="name" data-testid="name-${color}">${seat ? seat.name : "waiting…"}</span>${bot}${presence}`);
     const hand = color === "white" ? gs.hand_white : gs.hand_black;
-    render(el.querySelector(".reserve"), reserveMarkup(hand, color, {
+    const reserve = el.querySelector(".reserve");
+    const focused = reserve.contains(document.activeElement) ? document.activeElement.dataset.bug : null;
+    render(reserve, reserveMarkup(hand, color, {
       movable: model.movable,
       pickable: model.interactive && gs.turn === color,
       selected: model.selected && !model.selected.from ? model.selected.piece : null,
+      why: (piece) => whyBarred(gs, piece, true),
     }));
+    if (focused && !reserve.contains(document.activeElement)) {
+      reserve.querySelector(`[data-bug="${CSS.escape(focused)}"]`)?.focus(); // kept on the keyboard
+    }
     el.querySelector(".reserve").dataset.testid = `reserve-${color}`;
     const clock = el.querySelector(".clock");
     clock.dataset.testid = `clock-${color}`;
@@ -151,8 +164,18 @@ export class GameScreen {
       const text = formatClock(ms, gs.time.kind);
       if (clock.textContent !== text) clock.textContent = text;
       clock.classList.toggle("running", reading.running === color);
-      clock.classList.toggle("low", ms !== null && gs.time.kind === "clock" && ms < 20000);
+      clock.classList.toggle("low", ms !== null && gs.time.kind === "clock" && ms < LOW_TIME);
     }
+    // a first move not made yet: the server aborts the game at its deadline
+    const deadline = firstMoveDeadline(state);
+    let words = html``;
+    if (deadline) {
+      const left = formatClock(Math.max(0, deadline.at - now), "clock");
+      const mine = seatColor(gs, state.me?.player) === deadline.color;
+      const whose = mine ? "Your first move" : `${name(gs, deadline.color)}'s first move`;
+      words = html`<span data-testid="first-move">${whose}: ${left} left, or the game is aborted</span>`;
+    }
+    render(this.slots.deadline, words);
   }
 
   actions(state, gs, mine) {
@@ -207,10 +230,14 @@ export class GameScreen {
       buttons.push(html`<a class="button" href="#/review/${id}" data-testid="review">Review</a>`);
     }
     buttons.push(html`<a class="button" href="#/">Lobby</a>`);
+    if (gs.status !== "over" && mine && typeof Notification !== "undefined" && Notification.permission === "default") {
+      buttons.push(html`<button type="button" class="link" data-action="notify" data-testid="notify"
+        title="A browser notification when it is your turn and this tab is in the background">notify me of my turn</button>`);
+    }
     return html`${buttons}`;
   }
 
-  renderMoves(gs, view) {
+  renderMoves(gs, view, notation) {
     const rows = [];
     const traces = (ply) => {
       const color = ply % 2 === 1 ? "white" : "black";
@@ -223,7 +250,7 @@ export class GameScreen {
         if (j >= moves.length) return html`<span></span>`;
         if (moves[j] === null) return html`<span class="pending">${view.pending.move}…</span>`;
         const last = j === gs.moves.length - 1 ? " last" : "";
-        return html`<span class="mv${last}" data-ply="${j + 1}">${moves[j]}${traces(j + 1)}</span>`;
+        return html`<span class="mv${last}" data-ply="${j + 1}">${moveMarkup(moves[j], notation)}${traces(j + 1)}</span>`;
       };
       rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }
@@ -235,6 +262,41 @@ export class GameScreen {
   destroy() {
     this.board.destroy();
   }
+}
+
+const PIECE = /^[wb][QSBGAMLP][1-3]?$/;
+/** Where a MoveString's reference names the destination, as an arrow on the reference's side
+ * where UHP writes its mark ("-wS1": "←" before the Spider, west of it). */
+const ARROWS = [[/^(\S+)-$/, "→"], [/^(\S+)\/$/, "↗"], [/^\\(\S+)$/, "↖"], [/^-(\S+)$/, "←"], [/^\/(\S+)$/, "↙"], [/^(\S+)\\$/, "↘"]];
+
+function iconOf(piece) {
+  return PIECE.test(piece)
+    ? html`<span class="mv-piece">${pieceIcon(piece, 20)}${piece.slice(2)}</span>`
+    : html`${piece}`;
+}
+
+/** A move as the player chose to read them: its MoveString ("uhp"), or "icons": the piece's
+ * icon, an arrow, and the reference piece's icon (the move in words as its title). */
+export function moveMarkup(move, notation) {
+  if (notation !== "icons" || move === "pass") return html`${move}`;
+  const [piece, reference] = move.split(" ");
+  const words = moveWords(move, pieceTitle);
+  if (!reference) return html`<span class="mv-icons" role="img" title="${words}" aria-label="${words}">${iconOf(piece)}</span>`;
+  const found = ARROWS.map(([re, arrow]) => [re.exec(reference), arrow]).find(([m]) => m);
+  const arrow = (mark) => html`<span class="arrow">${mark}</span>`;
+  let where = html`${arrow("on")}${iconOf(reference)}`; // on top of it
+  if (found) {
+    const [[, to], mark] = found;
+    where = reference.startsWith(to) ? html`${iconOf(to)}${arrow(mark)}` : html`${arrow(mark)}${iconOf(to)}`;
+  }
+  return html`<span class="mv-icons" role="img" title="${words}" aria-label="${words}">${iconOf(piece)}<span class="gap"></span>${where}</span>`;
+}
+
+/** The move list's switch between MoveStrings and piece icons. */
+export function notationSwitch(notation) {
+  const icons = notation === "icons";
+  return html`<button type="button" class="link" data-action="notation" data-testid="notation"
+    title="${icons ? "Write moves as UHP MoveStrings" : "Write moves with piece icons"}">${icons ? "as text" : "as icons"}</button>`;
 }
 
 function barSkeleton() {
@@ -264,8 +326,8 @@ function banner(gs, mine, id) {
   const mood = !gs.result ? "neutral" : gs.result === "Draw" ? "draw" : mine ? (winner === mine ? "won" : "lost") : "neutral";
   const headline = mine && winner ? (winner === mine ? "You won!" : "You lost") : title;
   return html`<div class="result ${mood}" data-testid="result" data-result="${gs.result ?? ""}" data-reason="${gs.reason ?? ""}">
-    <div class="result-title">${headline}</div>
-    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div>
+    <div class="result-words"><div class="result-title">${headline}</div>
+    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div></div>
     <a class="button" href="#/review/${id}">Review the game</a>
     <button type="button" class="close" data-action="closeBanner" aria-label="Close">×</button></div>`;
 }

@@ -143,12 +143,35 @@ export function bindBoard(board, handlers) {
     board.zoom(Math.exp(-event.deltaY * unit * 0.0015), event.clientX - rect.left, event.clientY - rect.top);
   }, { passive: false });
 
+  // the keyboard: Enter or Space on a piece picks it up (its first destination then has the
+  // focus), on a destination plays there; arrow keys go to the next or previous one
+  svg.addEventListener("keydown", (event) => {
+    const el = event.target.closest?.("[data-target], .piece[role=button]");
+    if (!el) return;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (el.dataset.target) {
+        handlers.target(el.dataset.target);
+      } else {
+        board.wantTargets = true;
+        handlers.pick(el.dataset.piece, { q: Number(el.dataset.q), r: Number(el.dataset.r) });
+      }
+      return;
+    }
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const all = [...svg.querySelectorAll(el.dataset.target ? "[data-target]" : ".piece[role=button]")];
+    all[(all.indexOf(el) + step + all.length) % all.length]?.focus();
+  });
+
   board.container.addEventListener("click", (event) => {
     const button = event.target.closest("[data-board]");
     if (!button) return;
     const action = button.dataset.board;
     if (action === "zoom-in") board.zoom(1.25);
     else if (action === "zoom-out") board.zoom(0.8);
+    else if (action === "flip") board.flip();
     else board.fit(true);
   });
 }
@@ -202,6 +225,14 @@ export function bindReserve(container, board, handlers) {
   };
   container.addEventListener("pointerup", (event) => release(event, false));
   container.addEventListener("pointercancel", (event) => release(event, true));
+  // a reserve piece chosen from the keyboard (Enter or Space on its button: a click with no
+  // pointer, detail 0); the pointer's own clicks were handled on release
+  container.addEventListener("click", (event) => {
+    const el = event.target.closest("[data-hand]");
+    if (!el || event.detail !== 0) return;
+    board.wantTargets = true;
+    handlers.pick(el.dataset.hand, null);
+  });
 }
 
 /** Delegated clicks and submits: elements with data-action="name" call actions[name](element,

@@ -29,11 +29,30 @@ export const TIME_BY_KIND = Object.freeze({
   none: timeChoice("none"), clock: timeChoice("5+5"), days: timeChoice("1d"),
 });
 
-/** The create form's game type, time control and colour, from its FormData. */
+/** The custom clock's bounds (the server's: base 1 s to 3 h, increment up to 10 min). */
+export const CUSTOM = Object.freeze({ maxMinutes: 180, maxIncrement: 600 });
+
+/** A custom clock of `minutes` (decimals allowed) and `increment` seconds, kept within the
+ * server's bounds; null when either is not a number. */
+export function customTime(minutes, increment) {
+  const base = Math.round(Number(minutes) * 60);
+  const plus = Math.round(Number(increment));
+  if (!Number.isFinite(base) || !Number.isFinite(plus) || String(minutes).trim() === "") return null;
+  return {
+    kind: "clock",
+    base: Math.min(Math.max(base, 1), CUSTOM.maxMinutes * 60),
+    increment: Math.min(Math.max(plus, 0), CUSTOM.maxIncrement),
+    days: 0,
+  };
+}
+
+/** The create form's game type, time control (a preset, or "custom": base and increment) and
+ * colour, from its FormData. */
 export function formChoice(data) {
+  const custom = data.get("time") === "custom" ? customTime(data.get("minutes"), data.get("increment") ?? 0) : null;
   return {
     game_type: String(data.get("game_type")),
-    time: { ...(timeChoice(data.get("time")) ?? TIME_BY_KIND.none) },
+    time: { ...(custom ?? timeChoice(data.get("time")) ?? TIME_BY_KIND.none) },
     color: String(data.get("color") ?? "random"),
   };
 }
@@ -63,7 +82,7 @@ export class LobbyScreen {
           <div class="hero-text">
             <h1>Play Hive</h1>
             <p>The bug game with no board: surround the opponent's Queen Bee. Play people or bots,
-            watch games live, and see how a bot thinks.</p>
+            watch games live, and see how a bot thinks. New to Hive? <a href="#/rules" data-testid="rules-link">How to play</a>.</p>
             <div class="who" data-slot="who"></div>
           </div>
           <div class="hero-hive" aria-hidden="true">${heroHive()}</div>
@@ -84,8 +103,15 @@ export class LobbyScreen {
               <select name="game_type" data-slot="gameTypes" disabled></select>
             </label>
             <label>Time control
-              <select name="time">${TIME_CHOICES.map(([v, label]) => html`<option value="${v}" ${v === "5+5" && "selected"}>${label}</option>`)}</select>
+              <select name="time" data-testid="time">${TIME_CHOICES.map(([v, label]) => html`<option value="${v}" ${v === "5+5" && "selected"}>${label}</option>`)}
+                <option value="custom">Custom: minutes + seconds a move</option></select>
             </label>
+            <div class="custom-time">
+              <label>Minutes each
+                <input name="minutes" type="number" min="0.5" max="${CUSTOM.maxMinutes}" step="0.5" value="7" data-testid="minutes"></label>
+              <label>+ seconds a move
+                <input name="increment" type="number" min="0" max="${CUSTOM.maxIncrement}" step="1" value="3" data-testid="increment"></label>
+            </div>
             <fieldset class="colors"><legend>Your colour</legend>
               <label><input type="radio" name="color" value="random" checked> Random</label>
               <label><input type="radio" name="color" value="white"> White</label>
@@ -100,7 +126,7 @@ export class LobbyScreen {
             <h2>Open games <span class="count" data-slot="open-count"></span></h2>
             <div data-slot="open" data-testid="open-games"></div>
           </section>
-          <section class="card">
+          <section class="card" data-slot="botsCard" hidden>
             <h2>Bots online <span class="count" data-slot="bots-count"></span></h2>
             <div data-slot="bots" data-testid="bots"></div>
           </section>
@@ -154,9 +180,12 @@ export class LobbyScreen {
     const count = (shown, total) => (total > shown ? `${shown} of ${total}` : String(shown));
     render(this.slots["open-count"], html`${received && count(open.length, openTotal)}`);
     render(this.slots["bots-count"], html`${received && String(bots.length)}`);
+    // bot accounts (bots from outside) are listed when some are online: the server's own bots
+    // are in the forms, and a player has no use for how to bring one
+    this.slots.botsCard.hidden = bots.length === 0;
     const loading = html`<p class="muted">Loading…</p>`;
     render(this.slots.bots, !received ? loading
-      : bots.length === 0 ? html`<p class="muted">No bot account is online. Bots from outside play here with <code>hive-bot</code>.</p>`
+      : bots.length === 0 ? html`<p class="muted">No bot account is online.</p>`
         : html`<ul class="games">${bots.map(botRow)}</ul>`);
     render(this.slots["live-count"], html`${received && count(live.length, liveTotal)}`);
     render(this.slots.open, !received ? loading

@@ -39,3 +39,23 @@ export function spellMove(pieces, piece, q, r) {
   }
   return null;
 }
+
+// Where a MoveString's destination lies from its reference piece, in words (the order of SPELL).
+const WHERE = [
+  [/^(\S+)-$/, "east of"], [/^(\S+)\/$/, "north-east of"], [/^\\(\S+)$/, "north-west of"],
+  [/^-(\S+)$/, "west of"], [/^\/(\S+)$/, "south-west of"], [/^(\S+)\\$/, "south-east of"],
+];
+
+/** A MoveString in words, for screen readers: "wQ -wS1" is "White Queen Bee west of White
+ * Spider 1", "wB1 wS1" "White Beetle 1 on top of White Spider 1", "wS1" alone "White Spider 1,
+ * the first piece"; `title` names a piece ("wS1" -> "White Spider 1"). */
+export function moveWords(move, title) {
+  if (move === "pass") return "pass";
+  const [piece, reference] = move.split(" ");
+  if (!reference) return `${title(piece)}, the first piece`;
+  for (const [pattern, words] of WHERE) {
+    const found = pattern.exec(reference);
+    if (found) return `${title(piece)} ${words} ${title(found[1])}`;
+  }
+  return `${title(piece)} on top of ${title(reference)}`;
+}

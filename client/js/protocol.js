@@ -3,9 +3,10 @@
 // after the server's classes (Hello, Play, ...); `decode` checks a frame's type and gives back
 // a plain object. docs/protocol.md documents every message.
 
-// @msgpack/msgpack's ES module build, served by the server (no import map: the page runs no
-// inline script, as its Content-Security-Policy requires).
-import { decode as unpack, encode as pack } from "/vendor/msgpack/index.mjs";
+// @msgpack/msgpack's ES module build, served by the server under the version installed (it
+// must be the one in package-lock.json; the browser then keeps it for good); no import map:
+// the page runs no inline script, as its Content-Security-Policy requires.
+import { decode as unpack, encode as pack } from "/vendor/msgpack@3.1.3/index.mjs";
 
 /** Why a request was refused (ErrorCode): a closed set the client may switch on. */
 export const ErrorCode = Object.freeze({

@@ -4,6 +4,7 @@
 
 import { Board, reserveMarkup } from "./board.js";
 import { ICONS, html, render } from "./dom.js";
+import { moveMarkup, notationSwitch } from "./game.js";
 import { READ_ONLY, bindBoard } from "./input.js";
 
 export class ReviewScreen {
@@ -29,7 +30,7 @@ export class ReviewScreen {
             <input type="range" min="0" value="0" data-slot="slider" aria-label="Move">
           </div>
           <div class="card moves-card">
-            <h3>Moves</h3>
+            <h3>Moves <span data-slot="notation"></span></h3>
             <ol class="moves" data-slot="moves" data-testid="moves"></ol>
           </div>
           <div class="card info" data-slot="info"></div>
@@ -38,9 +39,11 @@ export class ReviewScreen {
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.board = new Board(this.slots.board, { label: "Position under review" });
     bindBoard(this.board, READ_ONLY); // pan, zoom and stack tooltips; no moves
+    this.board.onFlip = () => this.render(this.state);
   }
 
   render(state) {
+    this.state = state;
     const review = state.review;
     const doc = review.doc;
     if (review.error) {
@@ -57,7 +60,8 @@ export class ReviewScreen {
       pieces: frame.pieces,
       lastMove: frame.piece ? { piece: frame.piece, from: frame.from && { q: frame.from[0], r: frame.from[1] } } : null,
     });
-    for (const [slot, color] of [["top", "black"], ["bottom", "white"]]) {
+    const bars = this.board.flipped ? [["top", "white"], ["bottom", "black"]] : [["top", "black"], ["bottom", "white"]];
+    for (const [slot, color] of bars) {
       const el = this.slots[slot];
       render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span><span class="name">${doc[color] ?? color}</span>`);
       render(el.querySelector(".reserve"), reserveMarkup(color === "white" ? frame.hand_white : frame.hand_black, color));
@@ -72,10 +76,11 @@ export class ReviewScreen {
     const rows = [];
     for (let i = 0; i < doc.moves.length; i += 2) {
       const cell = (j) => (j < doc.moves.length
-        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${doc.moves[j]}</button>`
+        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${moveMarkup(doc.moves[j], state.notation)}</button>`
         : html`<span></span>`);
       rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }
+    render(this.slots.notation, notationSwitch(state.notation));
     render(this.slots.moves, rows.length ? html`${rows}` : html`<li class="muted none">No moves.</li>`);
     const current = this.slots.moves.querySelector(".current");
     if (current) current.scrollIntoView({ block: "nearest" });

@@ -3,14 +3,16 @@
 // at the end derive what the screens show.
 
 import { ErrorCode, MAX_NICKNAME, Opponent, PASS } from "./protocol.js";
-import { stacksOf } from "./notation.js";
+import { LOW_TIME, clockReading } from "./clock.js";
+import { moveWords, stacksOf } from "./notation.js";
 
 /** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
  * {page: "review", id, ply}). */
-export function initial(route, nickname = "") {
+export function initial(route, nickname = "", { notation = "uhp" } = {}) {
   return {
     route,
     nickname,
+    notation, // how move lists are written: "uhp" (MoveStrings) or "icons"
     connection: { status: "connecting", lag: null, attempt: 0, reason: null },
     me: null, // {player, nickname}
     myGames: [], // ids of my games in progress (welcome)
@@ -28,9 +30,11 @@ function gameView(id) {
     state: null, // the last GameState
     receivedAt: 0, // when it arrived (ms, the client's clock)
     lastMove: null, // {piece, from: {q, r} | null | undefined, to: {q, r}} or {pass: true}
+    turnSince: 0, // when the turn on show began (ms, the client's clock)
     selected: null, // {piece, from: {q, r} | null}
     pending: null, // a move made and not yet seen played: {move, version, ply, piece, to, sentOn}
     probe: null, // a drop sent only to learn why it is illegal
+    premove: null, // a move chosen during the opponent's turn: {piece, from, q, r}
   };
 }
 
@@ -56,6 +60,9 @@ export function navigated(state, route) {
 
 export const nicknameChosen = (state, nickname) => ({ ...state, nickname });
 
+/** Move lists written as MoveStrings ("uhp") or with piece icons ("icons"). */
+export const notationChosen = (state, notation) => ({ ...state, notation: notation === "icons" ? "icons" : "uhp" });
+
 /** The socket's status (see connection.js), its retry count, and `reason`: why the server
  * closed it (status "closed"; null otherwise). */
 export function connectionChanged(state, status, attempt = 0, reason = null) {
@@ -67,13 +74,19 @@ export const lagMeasured = (state, lag) => ({ ...state, connection: { ...state.c
 /** A welcome: who I am, my games, and what the server allows (`limits`: Limits) and plays
  * (its game types and its bots' levels), which the screens take from here, each welcome
  * replacing the last (a server restarted with other settings says so). */
-export function welcomed(state, welcome) {
+export function welcomed(state, welcome, now = null) {
   return {
     ...state,
     me: { player: welcome.player, nickname: welcome.nickname },
     nickname: welcome.nickname,
     myGames: welcome.games,
-    server: { limits: welcome.limits, gameTypes: welcome.game_types, levels: welcome.levels },
+    server: {
+      limits: welcome.limits,
+      gameTypes: welcome.game_types,
+      levels: welcome.levels,
+      // server time minus this client's, to read the events' `at` on the client's clock
+      offset: now === null ? 0 : welcome.server_time - now,
+    },
   };
 }
 
@@ -140,9 +153,16 @@ export function updateReceived(state, update, now) {
   const moved = !old || next.moves.length !== old.moves.length;
   const pending = view.pending
     && (next.moves.length !== view.pending.ply || next.status !== "live") ? null : view.pending;
+  const premove = next.status === "live" ? view.premove ?? null : null;
   const movable = legalByPiece(next);
   const selected = view.selected && isMyTurn(state.me, next) && !pending
     && movable.has(view.selected.piece) ? view.selected : null;
+  let turnSince = view.turnSince;
+  if (moved || next.status !== old?.status) {
+    // the move (or the join) that began this turn says when, on the server's clock
+    const began = update.events.findLast((e) => e.kind === "move" || e.kind === "joined");
+    turnSince = began ? began.at - (state.server?.offset ?? 0) : now;
+  }
   let notice = state.notice;
   for (const event of update.events) {
     const text = eventNotice(event, next, state.me);
@@ -156,7 +176,9 @@ export function updateReceived(state, update, now) {
       state: next,
       receivedAt: now,
       lastMove: moved ? lastMoveOf(next, old) : view.lastMove,
-      selected,
+      turnSince,
+      selected: selected ?? (view.selected && !isMyTurn(state.me, next) && next.status === "live" ? view.selected : null),
+      premove,
       pending,
     },
   };
@@ -248,18 +270,55 @@ export function selected(state, piece, from = null) {
   const gs = view?.state;
   if (!gs || !isPlayer(state.me, gs)) return state;
   if (gs.status !== "live") return noticed(state, "The game is not in progress.");
-  if (!isMyTurn(state.me, gs)) return noticed(state, `It is ${gs.turn}'s turn.`);
-  if (view.pending) return noticed(state, "Your move is on its way.");
   const owner = piece[0] === "w" ? "white" : "black";
+  if (!isMyTurn(state.me, gs)) {
+    if (owner === gs.turn || view.pending) return noticed(state, `It is ${gs.turn}'s turn.`);
+    // one's own piece during the opponent's turn: picked up for a premove (see premoved)
+    const text = `Premove: click the hex for ${piece}; it is played at once if still legal.`;
+    return { ...state, notice: { text, kind: "info" }, game: { ...view, selected: { piece, from }, premove: null } };
+  }
+  if (view.pending) return noticed(state, "Your move is on its way.");
   if (owner !== gs.turn) return noticed(state, `${piece} is ${capital(owner)}'s piece: you play ${capital(gs.turn)}.`);
   const moves = legalByPiece(gs).get(piece) ?? [];
+  const reason = moves.length === 0 && !gs.must_pass ? whyBarred(gs, piece, from === null) : null;
   const notice = moves.length === 0
-    ? { text: gs.must_pass ? "You have no move: pass." : `${piece} has no legal move now.`, kind: "info" }
+    ? { text: gs.must_pass ? "You have no move: pass." : reason ? `${piece} cannot move now: ${reason}.` : `${piece} has no legal move now.`, kind: "info" }
     : null;
   return { ...state, notice, game: { ...view, selected: { piece, from } } };
 }
 
-export const deselected = (state) => (state.game ? { ...state, game: { ...state.game, selected: null } } : state);
+export const deselected = (state) => (state.game ? { ...state, game: { ...state.game, selected: null, premove: null } } : state);
+
+/** The piece picked up during the opponent's turn goes to hex (q, r) as a premove. */
+export function premoved(state, q, r) {
+  const view = state.game;
+  if (!view?.selected) return state;
+  const { piece, from } = view.selected;
+  return {
+    ...state,
+    notice: { text: `Premove ${piece}: played at once if still legal (Escape cancels it).`, kind: "info" },
+    game: { ...view, selected: null, premove: { piece, from, q, r } },
+  };
+}
+
+/** A premove now due (this player's turn): {legal} with its legal move, or {legal: null} when
+ * it is no longer legal; null when no premove waits or it is not this player's turn. */
+export function premoveDue(state) {
+  const view = state.game;
+  const gs = view?.state;
+  const premove = view?.premove;
+  if (!premove || !gs || !isMyTurn(state.me, gs) || view.pending) return null;
+  const legal = gs.legal.find((m) => m.piece === premove.piece && m.to_q === premove.q && m.to_r === premove.r);
+  return { legal: legal ?? null };
+}
+
+/** The premove played, or dropped with why. */
+export function premoveDone(state, played) {
+  const view = state.game;
+  const piece = view.premove?.piece;
+  const notice = played ? state.notice : { text: `Premove cancelled: ${piece} cannot go there now.`, kind: "info" };
+  return { ...state, notice, game: { ...view, premove: null } };
+}
 
 /** A legal move chosen (or PASS): it is pending until an update shows it played. */
 export function moveMade(state, move, connection) {
@@ -372,6 +431,50 @@ export const nicknameLength = (state) => state.server?.limits.nickname_length ??
 /** Whether `bot` (a BotInfo) plays as many games as it takes at once. */
 export const isBusy = (bot) => bot.playing >= bot.max_games;
 
+/** The opening rules that keep `piece` (of the side to move; `inHand`: in its reserve) from
+ * moving in game state `gs`, in words, or null: they need no rules engine, only the turn and
+ * the hands (the server's engine says the same when asked). */
+export function whyBarred(gs, piece, inHand) {
+  const color = piece[0] === "w" ? "white" : "black";
+  const hand = color === "white" ? gs.hand_white : gs.hand_black;
+  const turn = Math.floor(gs.moves.length / 2) + 1; // this side's turn number
+  const queenInHand = hand.includes(`${piece[0]}Q`);
+  if (inHand && piece[1] === "Q" && turn === 1) {
+    return "the Queen may not be placed on a player's first move (the tournament opening rule)";
+  }
+  if (inHand && piece[1] !== "Q" && turn === 4 && queenInHand) {
+    return "the Queen must be placed by a player's fourth move";
+  }
+  if (!inHand && queenInHand) return "no piece may move before its side's Queen is placed";
+  return null;
+}
+
+/** The seconds each side has for its first move when the welcome does not say (the server's
+ * `--first-move-timeout` default; see docs/protocol.md). */
+export const FIRST_MOVE_TIMEOUT = 60;
+
+/** The deadline of a first move not yet made in the game on show: {color, at} (at: ms on the
+ * client's clock), or null. Whatever the time control, each side's first move must come within
+ * the server's first-move timeout from the start of its turn, or the game is aborted; with
+ * days per move the first moves have their days instead. */
+export function firstMoveDeadline(state) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs || gs.status !== "live" || gs.moves.length >= 2 || gs.time.kind === "days") return null;
+  const seconds = state.server?.limits.first_move_timeout ?? FIRST_MOVE_TIMEOUT;
+  return { color: gs.turn, at: view.turnSince + seconds * 1000 };
+}
+
+/** "GAME:PLY" when this player's clock runs under LOW_TIME at `now` (ms, the client's clock),
+ * the turn whose low time sounds once; null otherwise. */
+export function lowTimeTurn(state, now) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs || gs.status !== "live" || gs.time.kind !== "clock" || !isMyTurn(state.me, gs)) return null;
+  const left = clockReading(gs.clocks, view.receivedAt, now, state.connection.lag)[gs.turn];
+  return left !== null && left < LOW_TIME ? `${gs.id}:${gs.moves.length}` : null;
+}
+
 /** What the board draws for the game on show. */
 export function boardModel(state) {
   const view = state.game;
@@ -387,6 +490,7 @@ export function boardModel(state) {
     targets,
     lastMove: view.lastMove,
     pending: view.pending,
+    premove: view.premove ?? null,
     interactive,
   };
 }
@@ -412,4 +516,28 @@ export function resultText(gs) {
   if (gs.result === "Draw") return { title: "Draw", detail };
   if (winner) return { title: `${name(winner)} wins`, detail, winner };
   return { title: gs.reason === "aborted" ? "Game aborted" : "No result", detail };
+}
+
+/** What a screen reader hears of the game on show (an aria-live region says it when it
+ * changes): the piece picked up and how to play it, else the last move in words and whose turn
+ * it is, else the result. `title` names a piece ("wS1" -> "White Spider 1"). */
+export function announcement(state, title) {
+  const view = state.game;
+  const gs = view?.state;
+  if (!gs) return "";
+  if (gs.status === "over") {
+    const { title: result, detail } = resultText(gs);
+    return `Game over: ${result}${detail ? `, ${detail}` : ""}.`;
+  }
+  if (view.selected) {
+    const count = legalByPiece(gs).get(view.selected.piece)?.length ?? 0;
+    return count === 0 ? ""
+      : `${title(view.selected.piece)} picked up: ${count} destination${count === 1 ? "" : "s"}. `
+        + "Arrow keys or Tab to choose, Enter to play, Escape to put it back.";
+  }
+  const turn = isMyTurn(state.me, gs) ? "Your turn." : `${gs[gs.turn]?.name ?? capital(gs.turn)} to move.`;
+  if (gs.moves.length === 0) return gs.status === "live" ? turn : "";
+  const last = gs.moves[gs.moves.length - 1];
+  const mover = gs.moves.length % 2 === 1 ? "White" : "Black";
+  return `${mover} played ${last}: ${moveWords(last, title)}. ${turn}`;
 }

@@ -4,14 +4,18 @@
 // server/protocol.py sends them.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { register } from "node:module";
 import { describe, test } from "node:test";
 
-// protocol.js imports msgpack by the path the server serves it at (/vendor/msgpack/); here
-// that path is the npm package's ES module build in client/node_modules (`make test` installs
-// it). A hook registered inline, so that the runner finds no helper file to run as a test.
-const VENDOR = "/vendor/msgpack/";
-const BUILD = new URL("../node_modules/@msgpack/msgpack/dist.esm/", import.meta.url).href;
+// protocol.js imports msgpack by the path the server serves it at (/vendor/msgpack@VERSION/,
+// the version installed: a protocol.js naming another fails here); here that path is the npm
+// package's ES module build in client/node_modules (`make test` installs it). A hook
+// registered inline, so that the runner finds no helper file to run as a test.
+const PACKAGE = new URL("../node_modules/@msgpack/msgpack/", import.meta.url);
+const { version } = JSON.parse(readFileSync(new URL("package.json", PACKAGE), "utf8"));
+const VENDOR = `/vendor/msgpack@${version}/`;
+const BUILD = new URL("dist.esm/", PACKAGE).href;
 const HOOKS = `export function resolve(specifier, context, next) {
   const vendored = specifier.startsWith(${JSON.stringify(VENDOR)});
   return next(vendored ? ${JSON.stringify(BUILD)} + specifier.slice(${VENDOR.length}) : specifier, context);
@@ -184,13 +188,14 @@ describe("initial and navigated", () => {
       limits: welcome(ADA, "ada").limits,
       gameTypes: ["Base", "Base+M", "Base+MLP"],
       levels: ["beginner", "easy", "expert"],
+      offset: 0, // no clock given: the server's time read as the client's
     });
     assert.equal(S.chatLength(first), 120);
     assert.equal(S.nicknameLength(first), 24);
     // a reconnect to a server restarted with other settings
     const limits = { ...first.server.limits, chat_length: 500, nickname_length: 16 };
     const again = S.welcomed(first, welcome(ADA, "ada", { limits, game_types: ["Base"], levels: ["hard"] }));
-    assert.deepEqual(again.server, { limits, gameTypes: ["Base"], levels: ["hard"] });
+    assert.deepEqual(again.server, { limits, gameTypes: ["Base"], levels: ["hard"], offset: 0 });
     assert.equal(S.chatLength(again), 500);
     assert.equal(S.nicknameLength(again), 16);
     // what happens on the connection keeps what the last welcome said
@@ -389,7 +394,10 @@ describe("selected", () => {
     assert.equal(state.notice, null);
     const fromBoard = S.selected(adaWatching(), "wS1", { q: 0, r: 0 });
     assert.deepEqual(fromBoard.game.selected, { piece: "wS1", from: { q: 0, r: 0 } });
-    assert.equal(fromBoard.notice.text, "wS1 has no legal move now."); // picked up all the same
+    // picked up all the same, with the opening rule that holds it (its Queen is in hand)
+    assert.equal(fromBoard.notice.text, "wS1 cannot move now: no piece may move before its side's Queen is placed.");
+    const free = S.selected(adaWatching(gameState({ hand_white: ["wG1"] })), "wS1", { q: 0, r: 0 });
+    assert.equal(free.notice.text, "wS1 has no legal move now.");
     const stuck = S.selected(adaWatching(gameState({ legal: [], must_pass: true })), "wQ");
     assert.equal(stuck.notice.text, "You have no move: pass.");
   });
@@ -397,7 +405,7 @@ describe("selected", () => {
   test("otherwise it says why, and picks nothing up", () => {
     const cases = [
       [adaWatching(gameState({ status: "over", result: "Draw" })), "wQ", "The game is not in progress."],
-      [adaWatching(gameState({ turn: "black" })), "wQ", "It is black's turn."],
+      [adaWatching(gameState({ turn: "black" })), "bS1", "It is black's turn."],
       [S.moveMade(adaWatching(), gameState().legal[0], 1), "wG1", "Your move is on its way."],
       [adaWatching(), "bS1", "bS1 is Black's piece: you play White."],
     ];
@@ -538,5 +546,123 @@ describe("selectors", () => {
     assert.equal(over("BlackWins", "something new").detail, "something new"); // a reason not known here
     const unseated = S.resultText(gameState({ status: "over", result: "WhiteWins", reason: "queen", black: null }));
     assert.equal(unseated.detail, "Black's Queen is surrounded");
+  });
+});
+
+describe("the opening rules a player is told (issue 22)", () => {
+  const opening = (changes = {}) => gameState({
+    version: 2, moves: [], game_string: "Base;NotStarted;White[1]", pieces: [],
+    legal: [legal("wS1", "wS1", null, [0, 0])], hand_white: ["wQ", "wS1"], hand_black: ["bQ", "bS1"], ...changes,
+  });
+
+  test("the Queen on a first move, other bugs on a fourth without her, a move before her", () => {
+    assert.match(S.whyBarred(opening(), "wQ", true), /first move \(the tournament opening rule\)/);
+    assert.equal(S.whyBarred(opening(), "wS1", true), null);
+    const fourth = opening({ moves: ["wS1", "bS1 wS1-", "wG1 -wS1", "bG1 bS1-", "wA1 /wS1", "bA1 bS1/"] });
+    assert.match(S.whyBarred(fourth, "wS1", true), /Queen must be placed by a player's fourth move/);
+    assert.equal(S.whyBarred(fourth, "wQ", true), null);
+    assert.match(S.whyBarred(gameState(), "wS1", false), /before its side's Queen is placed/);
+    assert.equal(S.whyBarred(gameState({ hand_white: ["wG1"] }), "wS1", false), null);
+  });
+
+  test("picking the Queen up on move 1 says the rule", () => {
+    const state = adaWatching(deepFreeze(opening()));
+    const picked = S.selected(state, "wQ", null);
+    assert.equal(picked.notice.kind, "info");
+    assert.match(picked.notice.text, /^wQ cannot move now: .*tournament opening rule/);
+  });
+
+  test("each first move has its deadline from the start of its turn, on the client's clock", () => {
+    let state = S.initial({ page: "game", id: GAME }, "ada");
+    state = S.welcomed(state, welcome(ADA, "ada", { server_time: 50_000 }), 10_000); // offset 40 s
+    const joined = event(2, "joined", { at: 52_000 });
+    state = deepFreeze(S.updateReceived(state, update(opening(), [joined]), 12_500));
+    assert.deepEqual(S.firstMoveDeadline(state), { color: "white", at: 12_000 + 60_000 });
+    const seconds = deepFreeze({ ...state, server: { ...state.server, limits: { ...state.server.limits, first_move_timeout: 30 } } });
+    assert.equal(S.firstMoveDeadline(seconds).at, 12_000 + 30_000);
+    const black = opening({ version: 3, moves: ["wS1"], turn: "black" });
+    const after = S.updateReceived(state, update(black, [event(3, "move", { at: 61_000 })]), 21_200);
+    assert.deepEqual(S.firstMoveDeadline(after), { color: "black", at: 21_000 + 60_000 });
+    // an update without the event (a snapshot): the turn began when it came
+    const snap = S.updateReceived(state, update(black), 21_300);
+    assert.equal(S.firstMoveDeadline(snap).at, 21_300 + 60_000);
+    // after both first moves, with days per move, or over: none
+    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(gameState({ version: 9 })), 30_000)), null);
+    const days = opening({ version: 3, time: { kind: "days", base: 0, increment: 0, days: 1 } });
+    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(days), 30_000)), null);
+    const over = opening({ version: 3, status: "over", reason: "aborted" });
+    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(over), 30_000)), null);
+  });
+});
+
+describe("what a screen reader hears (issue 22)", () => {
+  const title = (p) => `<${p}>`;
+
+  test("moves in words: directions, climbing, the first piece, a pass", async () => {
+    const { moveWords } = await import("../js/notation.js");
+    assert.equal(moveWords("wQ -wS1", title), "<wQ> west of <wS1>");
+    assert.equal(moveWords("bS1 wS1-", title), "<bS1> east of <wS1>");
+    assert.equal(moveWords("wA1 wS1/", title), "<wA1> north-east of <wS1>");
+    assert.equal(moveWords("wA1 \\wS1", title), "<wA1> north-west of <wS1>");
+    assert.equal(moveWords("wA1 /wS1", title), "<wA1> south-west of <wS1>");
+    assert.equal(moveWords("wA1 wS1\\", title), "<wA1> south-east of <wS1>");
+    assert.equal(moveWords("wB1 bQ", title), "<wB1> on top of <bQ>");
+    assert.equal(moveWords("wS1", title), "<wS1>, the first piece");
+    assert.equal(moveWords("pass", title), "pass");
+  });
+
+  test("the last move and whose turn; the piece picked up; the result", () => {
+    const mine = adaWatching();
+    assert.equal(S.announcement(mine, title), "Black played bS1 wS1-: <bS1> east of <wS1>. Your turn.");
+    const picked = S.selected(mine, "wQ");
+    assert.match(S.announcement(picked, title), /^<wQ> picked up: 2 destinations\. Arrow keys/);
+    const theirs = adaWatching(gameState({ moves: ["wS1"], turn: "black" }));
+    assert.equal(S.announcement(theirs, title), "White played wS1: <wS1>, the first piece. bob to move.");
+    const over = adaWatching(gameState({ status: "over", result: "WhiteWins", reason: "resign" }));
+    assert.equal(S.announcement(over, title), "Game over: ada wins, bob resigned.");
+    assert.equal(S.announcement(S.initial({ page: "lobby" }), title), "");
+  });
+});
+
+describe("low time (issue 22)", () => {
+  test("sounds once a turn when this player's running clock falls under 20 s", () => {
+    const clock = { kind: "clock", base: 180, increment: 2, days: 0 };
+    const running = gameState({ time: clock, clocks: { white: 25_000, black: 90_000, running: "white" } });
+    const state = adaWatching(running); // received at 1000
+    assert.equal(S.lowTimeTurn(state, 1000 + 4_000), null); // 21 s left
+    assert.equal(S.lowTimeTurn(state, 1000 + 6_000), `${GAME}:2`); // 19 s left
+    const theirs = adaWatching(gameState({ time: clock, turn: "black", clocks: { white: 5_000, black: 5_000, running: "black" } }));
+    assert.equal(S.lowTimeTurn(theirs, 1000), null); // not this player's clock
+    assert.equal(S.lowTimeTurn(adaWatching(gameState({ clocks: { white: 5_000, black: 5_000, running: null } })), 1000), null);
+  });
+});
+
+describe("premove (issue 22)", () => {
+  const theirTurn = () => adaWatching(gameState({ turn: "black", version: 3, moves: ["wS1"], legal: [] }));
+
+  test("one's own piece picked up in the opponent's turn goes to a hex as a premove", () => {
+    const picked = deepFreeze(S.selected(theirTurn(), "wQ"));
+    assert.deepEqual(picked.game.selected, { piece: "wQ", from: null });
+    assert.match(picked.notice.text, /^Premove: click the hex for wQ/);
+    const chosen = deepFreeze(S.premoved(picked, -1, 0));
+    assert.deepEqual(chosen.game.premove, { piece: "wQ", from: null, q: -1, r: 0 });
+    assert.equal(chosen.game.selected, null);
+    assert.deepEqual(S.boardModel(chosen).premove, chosen.game.premove);
+    assert.equal(S.premoveDue(chosen), null); // not this player's turn yet
+    assert.equal(S.deselected(chosen).game.premove, null); // Escape cancels it
+  });
+
+  test("played when the turn comes if still legal, else dropped with why", () => {
+    const chosen = deepFreeze(S.premoved(S.selected(theirTurn(), "wQ"), -1, 1));
+    const mine = deepFreeze(S.updateReceived(chosen, update(gameState({ version: 4 })), 2000));
+    assert.deepEqual(mine.game.premove, chosen.game.premove); // kept through the update
+    assert.deepEqual(S.premoveDue(mine), { legal: gameState().legal[1] }); // wQ /wS1
+    assert.equal(S.premoveDone(mine, true).game.premove, null);
+    const gone = deepFreeze(S.premoved(S.selected(theirTurn(), "wQ"), 5, 5));
+    const now = deepFreeze(S.updateReceived(gone, update(gameState({ version: 4 })), 2000));
+    assert.deepEqual(S.premoveDue(now), { legal: null });
+    assert.equal(S.premoveDone(now, false).notice.text, "Premove cancelled: wQ cannot go there now.");
+    const over = S.updateReceived(gone, update(gameState({ version: 4, status: "over", result: "Draw" })), 2000);
+    assert.equal(over.game.premove, null);
   });
 });
