@@ -486,6 +486,8 @@ class Limits:
     connection may send on average, ``message_burst`` at once (a bot account's are higher).
     ``max_frame_bytes``: the largest frame it may send (a larger one closes it with 1009).
     ``max_watching``: games it may watch at once. ``nickname_length``: the longest nickname.
+    ``first_move_timeout``: seconds each side has for its first move, whatever the clock,
+    before the game is aborted.
     """
 
     chat_length: int
@@ -496,6 +498,7 @@ class Limits:
     max_frame_bytes: int
     max_watching: int
     nickname_length: int
+    first_move_timeout: float = 60.0
 
 
 @server("welcome")

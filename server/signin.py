@@ -121,6 +121,7 @@ class SignIn:
             max_frame_bytes=MAX_FRAME_BYTES,
             max_watching=MAX_WATCHING,
             nickname_length=MAX_NICKNAME,
+            first_move_timeout=settings.first_move_timeout,
         )
         await session.send(
             Welcome(

@@ -164,7 +164,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             1_795_446_241_400,
             [GAME],
             bot=True,
-            limits=Limits(120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24),
+            limits=Limits(120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24, 45.0),
             game_types=["Base", "Base+MLP"],
             levels=["easy", "expert"],
         ),
@@ -783,14 +783,19 @@ async def test_the_welcome_says_what_this_server_allows_and_plays(
     """The limits are the server's settings, not their defaults (a bot account's connection
     gets its own budget), and the server keeps to them; the game types are every one it plays,
     as it spells them; the levels are its bots'."""
-    settings = {"chat_length": 120, "chat_interval": 2.5, "chat_burst": 3}
+    settings = {
+        "chat_length": 120,
+        "chat_interval": 2.5,
+        "chat_burst": 3,
+        "first_move_timeout": 45.0,
+    }
     budgets = {"message_rate": 50.0, "message_burst": 90}
     bot_budgets = {"bot_message_rate": 70.0, "bot_message_burst": 700}
     async with start_server(**settings, **budgets, **bot_budgets) as srv, raw(srv) as ws:
         welcome = await ask(ws, encode(Hello(nickname="ada")))
         assert isinstance(welcome, Welcome)
         assert welcome.limits == Limits(
-            120, 2.5, 3, 50.0, 90, MAX_FRAME_BYTES, MAX_WATCHING, MAX_NICKNAME
+            120, 2.5, 3, 50.0, 90, MAX_FRAME_BYTES, MAX_WATCHING, MAX_NICKNAME, 45.0
         )
         assert welcome.levels == list(LEVELS)
         every = {"Base"} | {
