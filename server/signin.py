@@ -75,9 +75,9 @@ class SignIn:
             player, name, bot = found
             token = message.token
             if nickname is not None and nickname != name:  # a guest takes a new name
-                if bot:
+                if bot or await store.is_account(player):
                     raise ProtocolError(
-                        ErrorCode.NOT_ALLOWED, "a bot account's name is set by the operator"
+                        ErrorCode.NOT_ALLOWED, "an account's name stays as it was made"
                     )
                 nickname = names.nickname(nickname, await self._reserved())
                 await store.rename(player, nickname)
@@ -98,7 +98,14 @@ class SignIn:
                 "new guests",
             )
             player, token = await store.new_player(name, now_ms(), int(settings.session_ttl))
-            hashed = token_hash(token)
+        await self.enter(session, player, name, bot, token)
+
+    async def enter(self, session: Session, player: str, name: str, bot: bool, token: str) -> None:
+        """Sign ``session`` in as ``player`` with its session ``token`` (``hello``, ``login``),
+        and welcome it."""
+        hub = self.hub
+        store, settings = hub.store, hub.settings
+        hashed = token_hash(token)
         by_player = hub.presence.by_player
         if player not in by_player:
             await store.set_online(player, now_ms(), ONLINE_TTL)
