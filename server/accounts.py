@@ -123,6 +123,29 @@ class AccountBook:
         except IntegrityError:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
 
+    async def add_bot(self, player: str, name: str, now: int) -> None:
+        """The bot account ``name`` (made by ``hive-server create-bot``), if not there yet.
+
+        Raises:
+            ValueError: A person's account has that name (ignoring case).
+        """
+        found = await self.named(name)
+        if found is not None and found.player != player:
+            raise ValueError(f"an account is named {found.name!r}")
+        if found is not None:
+            return
+        row = {
+            "player": player,
+            "name": name,
+            "name_key": name.lower(),
+            "password": None,
+            "bot": True,
+            "created": now,
+            "password_changed": now,
+        }
+        async with self.database.engine.begin() as connection:
+            await connection.execute(tables.accounts.insert().values(row))
+
     async def named(self, name: str) -> Any:
         """The account ``name`` (any case), or None."""
         query = select(tables.accounts).where(tables.accounts.c.name_key == name.lower())

@@ -92,8 +92,8 @@ accounts: Final = Table(
     "accounts",
     metadata,
     Column("player", String(40), primary_key=True),  # a guest who signs up keeps their id
-    Column("name", String(20), nullable=False),
-    Column("name_key", String(20), nullable=False, unique=True),  # the name in lower case
+    Column("name", String(24), nullable=False),
+    Column("name_key", String(24), nullable=False, unique=True),  # the name in lower case
     Column("password", String(200)),  # argon2id's encoded hash; None: a bot account
     Column("bot", Boolean, nullable=False),
     Column("created", BigInteger, nullable=False),

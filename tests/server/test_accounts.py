@@ -32,7 +32,7 @@ from server.protocol import (
     encode,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import start_game
+from tests.server.support import create_bot, start_game
 
 PASSWORD = "correct horse battery"
 
@@ -260,3 +260,34 @@ async def test_a_password_is_never_logged_nor_stored_plain(
         assert password not in logged
         assert password not in repr(row)
         assert not any(password.encode() in (value or b"") for value in stored)
+
+
+async def test_create_bot_makes_an_account_flagged_as_a_bot_whose_token_works(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url) as srv:
+        status, token, err = await create_bot(
+            srv.redis_url, "Robo.2", "--database-url", database_url
+        )
+        assert status == 0, err
+        async with Client.connect(srv.ws_url, token=token.strip()) as robo:
+            assert robo.welcome.bot is True
+        status, new_token, err = await create_bot(
+            srv.redis_url, "Robo.2", "--new-token", "--database-url", database_url
+        )
+        assert status == 0, err
+        async with Client.connect(srv.ws_url, token=new_token.strip()) as robo_again:
+            assert robo_again.player == robo.player
+        # A person's account name is not a bot's, and a bot's not a person's.
+        async with Client.connect(srv.ws_url, nickname="jo") as jo:
+            await sign_up(jo, "jo")
+            refused = await refusal(jo, SignUp("ROBO.2", PASSWORD))
+            assert refused.code == ErrorCode.BAD_NAME
+        status, _, err = await create_bot(srv.redis_url, "JO", "--database-url", database_url)
+        assert status == 1 and "an account is named 'jo'" in err
+        assert await srv.hub.store.bot_named("JO") is None  # nothing made in Redis either
+        assert (await login_refused(srv, "Robo.2", "")).code == ErrorCode.BAD_LOGIN
+    rows = {r["name"]: r for r in await accounts(database_url)}
+    assert set(rows) == {"Robo.2", "jo"}
+    assert rows["Robo.2"]["bot"] is True and rows["Robo.2"]["password"] is None
+    assert rows["Robo.2"]["player"] == robo.player

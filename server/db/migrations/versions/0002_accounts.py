@@ -19,8 +19,8 @@ def upgrade() -> None:
     op.create_table(
         "accounts",
         sa.Column("player", sa.String(40), nullable=False),
-        sa.Column("name", sa.String(20), nullable=False),
-        sa.Column("name_key", sa.String(20), nullable=False),
+        sa.Column("name", sa.String(24), nullable=False),
+        sa.Column("name_key", sa.String(24), nullable=False),
         sa.Column("password", sa.String(200), nullable=True),
         sa.Column("bot", sa.Boolean(), nullable=False),
         sa.Column("created", sa.BigInteger(), nullable=False),
