@@ -204,7 +204,7 @@ class Accounts:
             raise ProtocolError(ErrorCode.BAD_LOGIN, "wrong name or password")
         ttl = int(self.hub.settings.session_ttl)
         token = await self.hub.store.new_session(found.player, found.name, now_ms(), ttl)
-        await self.hub.signin.enter(session, found.player, found.name, False, token)
+        await self.hub.signin.enter(session, found.player, found.name, False, token, account=True)
 
     async def change_password(self, session: Session, message: ChangePassword) -> None:
         player = session.player

@@ -543,7 +543,8 @@ class Limits:
 class Welcome(Message):
     """The answer to ``hello``: who you are, and the token to resume this session later (keep it
     secret). ``games``: your games in progress, to watch again after a reconnect. ``bot``: this
-    is a bot account (created by the server's operator). ``limits``: what this server allows
+    is a bot account (created by the server's operator); ``account``: a person's account
+    (``signup``, ``login``), not a guest. ``limits``: what this server allows
     this connection; ``game_types``: every game type it plays (GameTypeStrings, spelled as it
     lists them); ``levels``: the levels of its own bots (``CreateGame.level``), weakest first.
     A client takes these from here rather than knowing them itself."""
@@ -554,6 +555,7 @@ class Welcome(Message):
     server_time: int
     games: list[str] = field(default_factory=list)
     bot: bool = False
+    account: bool = False
     limits: Limits = field(kw_only=True)
     game_types: list[str] = field(kw_only=True)
     levels: list[str] = field(kw_only=True)

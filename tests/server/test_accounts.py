@@ -73,16 +73,18 @@ async def test_a_guest_signs_up_keeps_its_id_and_games_and_logs_in(
             Client.connect(srv.ws_url, nickname="bob") as bob,
         ):
             game, _, _ = await start_game(ann, bob, time=TimeControl("clock", 300, 5))
+            assert ann.welcome.account is False
             account = await sign_up(ann, "Ann_1")
             assert account == Account(ann.player, "Ann_1")
         async with Client.connect(srv.ws_url, nickname="ANN_1", password=PASSWORD) as again:
             assert again.player == ann.player
-            assert again.welcome.nickname == "Ann_1"
+            assert again.welcome.nickname == "Ann_1" and again.welcome.account is True
             assert game in again.welcome.games
             assert again.welcome.token != ann.welcome.token
         # The guest's session goes on as the account's.
         async with Client.connect(srv.ws_url, token=ann.welcome.token) as resumed:
             assert (resumed.player, resumed.welcome.nickname) == (ann.player, "Ann_1")
+            assert resumed.welcome.account is True
     rows = await accounts(database_url)
     assert [(r["player"], r["name"], r["name_key"], r["bot"]) for r in rows] == [
         (ann.player, "Ann_1", "ann_1", False)
@@ -271,7 +273,7 @@ async def test_create_bot_makes_an_account_flagged_as_a_bot_whose_token_works(
         )
         assert status == 0, err
         async with Client.connect(srv.ws_url, token=token.strip()) as robo:
-            assert robo.welcome.bot is True
+            assert robo.welcome.bot is True and robo.welcome.account is False
         status, new_token, err = await create_bot(
             srv.redis_url, "Robo.2", "--new-token", "--database-url", database_url
         )

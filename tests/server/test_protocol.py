@@ -171,6 +171,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             1_795_446_241_400,
             [GAME],
             bot=True,
+            account=True,  # (no player is both: every field set, for the tests)
             limits=Limits(120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24),
             game_types=["Base", "Base+MLP"],
             levels=["easy", "expert"],
