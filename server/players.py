@@ -73,7 +73,8 @@ class Players:
         token = secrets.token_urlsafe(24)
         hashed = _token_hash(token)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(_player_key(player), mapping={"name": name, "created": now, "account": 1})
+            pipe.hset(_player_key(player), mapping={"name": name, "account": 1})
+            pipe.hsetnx(_player_key(player), "created", now)  # kept while it lasts
             pipe.expire(_player_key(player), ttl)
             pipe.set(_hashed_token_key(hashed), player, ex=ttl)
             pipe.sadd(_tokens_key(player), hashed)
