@@ -1,7 +1,8 @@
 """``python -m server`` / ``hive-server``: run the server until SIGTERM or Ctrl-C.
 
-``hive-server create-bot NAME``: create a bot account on the server's Redis and print its
-secret token (for ``hive-bot --token``).
+``hive-server create-bot NAME``: create a bot account (its token in the server's Redis, the
+account, flagged as a bot, in its database) and print its secret token (for ``hive-bot
+--token``).
 
 ``hive-server migrate``: bring the database's schema up to date, and stop (the server does it
 on start too).
@@ -24,6 +25,7 @@ import uvloop
 
 from ai.bots import LEVELS
 from server import names
+from server.accounts import AccountBook
 from server.archive import DATABASE_ERRORS
 from server.clock import now_ms
 from server.db.database import Database, default_url, shown
@@ -113,6 +115,7 @@ def create_bot(argv: Sequence[str]) -> int:
         "name", help=f"the bot's name: 1 to {MAX_NICKNAME} letters (of one script), digits, ' .-_'"
     )
     add_storage_arguments(p)  # the server's own: the running server's Redis
+    add_database_arguments(p, data=False)  # and its database (the account, as a bot's)
     p.add_argument(
         "--new-token",
         action="store_true",
@@ -135,12 +138,24 @@ def create_bot(argv: Sequence[str]) -> int:
             embedded = folder
             embedded.start()
 
+    database = Database(args.database_url or default_url(args.data))
+
     async def create() -> tuple[str, str]:
         client = aioredis.Redis.from_url(url)
         try:
-            return await Store(client).new_bot(args.name, now_ms(), new_token=args.new_token)
+            await database.migrate()
+            book = AccountBook(database)
+            found = await book.named(args.name)
+            if found is not None and not found.bot:
+                raise ValueError(f"an account is named {found.name!r}")
+            player, token = await Store(client).new_bot(
+                args.name, now_ms(), new_token=args.new_token
+            )
+            await book.add_bot(player, args.name, now_ms())
+            return player, token
         finally:
             await client.aclose()
+            await database.close()
 
     try:
         player, token = asyncio.run(create())
@@ -149,6 +164,9 @@ def create_bot(argv: Sequence[str]) -> int:
         return 1
     except redis.exceptions.ConnectionError as error:
         print(f"hive-server create-bot: cannot reach Redis at {url}: {error}", file=sys.stderr)
+        return 2
+    except DATABASE_ERRORS as error:
+        print(f"hive-server create-bot: {shown(database.url)}: {error}", file=sys.stderr)
         return 2
     finally:
         if embedded is not None:

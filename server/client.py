@@ -25,6 +25,7 @@ from server.protocol import (
     Hello,
     Lobby,
     LobbyChange,
+    LogIn,
     Message,
     Welcome,
     decode_server,
@@ -62,11 +63,20 @@ class Client:
         *,
         nickname: str | None = None,
         token: str | None = None,
+        password: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> AsyncIterator[Client]:
-        """A connection that has said hello (``headers``: extra ones for the handshake)."""
+        """A connection that has said hello, or with a ``password`` logged in to the account
+        ``nickname`` (``headers``: extra ones for the handshake).
+
+        Raises:
+            ServerError: The server refused the hello or the login.
+        """
+        first_message: Message = Hello(nickname=nickname, token=token)
+        if password is not None:
+            first_message = LogIn(nickname or "", password)
         async with connect(url, max_size=None, compression=None, additional_headers=headers) as ws:
-            await ws.send(encode(Hello(nickname=nickname, token=token)))
+            await ws.send(encode(first_message))
             first = decode_server(_binary(await ws.recv()))
             if isinstance(first, Error):
                 raise ServerError(first)

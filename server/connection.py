@@ -35,6 +35,7 @@ from server.http import client_address, text
 from server.protocol import (
     BotReady,
     CancelGame,
+    ChangePassword,
     Chat,
     ClaimWin,
     CreateGame,
@@ -43,6 +44,7 @@ from server.protocol import (
     ErrorCode,
     Hello,
     JoinGame,
+    LogIn,
     Logout,
     Message,
     Mute,
@@ -51,6 +53,7 @@ from server.protocol import (
     ProtocolError,
     Rematch,
     Resign,
+    SignUp,
     SpectatorChat,
     Unwatch,
     Watch,
@@ -91,6 +94,9 @@ class Connections:
             Hello: signin.hello,
             Logout: signin.logout,
             BotReady: signin.bot_ready,
+            SignUp: hub.accounts.signup,
+            LogIn: hub.accounts.login,
+            ChangePassword: hub.accounts.change_password,
             Ping: commands.ping,
             WatchLobby: commands.watch_lobby,
             CreateGame: seating.create,
@@ -196,8 +202,8 @@ class Connections:
             game = getattr(message, "game", None)
             if not allowed:
                 raise _too_many()
-            if session.player is None and not isinstance(message, Hello):
-                raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "say hello first")
+            if session.player is None and not isinstance(message, (Hello, LogIn)):
+                raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "say hello (or login) first")
             await self.handlers[type(message)](session, message)
         except ProtocolError as error:
             hub.metrics.refused.labels(error.code.value).inc()

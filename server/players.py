@@ -67,6 +67,35 @@ class Players:
             await pipe.execute()
         return player, token
 
+    async def new_session(self, player: str, name: str, now: int, ttl: int) -> str:
+        """A new session of the account ``player`` (a login): its secret token, lasting ``ttl``
+        seconds unless used, as a guest's."""
+        token = secrets.token_urlsafe(24)
+        hashed = _token_hash(token)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(_player_key(player), mapping={"name": name, "account": 1})
+            pipe.hsetnx(_player_key(player), "created", now)  # kept while it lasts
+            pipe.expire(_player_key(player), ttl)
+            pipe.set(_hashed_token_key(hashed), player, ex=ttl)
+            pipe.sadd(_tokens_key(player), hashed)
+            pipe.expire(_tokens_key(player), ttl)
+            await pipe.execute()
+        return token
+
+    async def make_account(self, player: str, name: str) -> None:
+        """The guest ``player`` is now the account ``name`` (its sessions go on)."""
+        await self.redis.hset(_player_key(player), mapping={"name": name, "account": 1})
+
+    async def is_account(self, player: str) -> bool:
+        return bool(await self.redis.hexists(_player_key(player), "account"))
+
+    async def end_other_sessions(self, player: str, keep: str | None) -> None:
+        """End every session of ``player`` but the one of the token ``keep`` (hashed)."""
+        found = await self.redis.smembers(_tokens_key(player))
+        for hashed in sorted(h.decode() for h in found):
+            if hashed != keep:
+                await self.end_sessions(player, hashed)
+
     async def rename(self, player: str, name: str) -> None:
         """Give a guest a new name (its games keep the seats' names they were played under)."""
         await self.redis.hset(_player_key(player), "name", name)

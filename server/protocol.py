@@ -80,6 +80,14 @@ class ErrorCode(enum.StrEnum):
     UNAVAILABLE = "unavailable"
     """The server cannot reach its storage; try again shortly. Nothing was changed."""
     INTERNAL = "internal"
+    BAD_NAME = "bad_name"
+    """Not an account's name (2-20 letters, digits, ``_``, ``-``), or a bot's."""
+    NAME_TAKEN = "name_taken"
+    """An account has that name, ignoring case."""
+    BAD_PASSWORD = "bad_password"
+    """A new password too short or too long, or the old one wrong (``change_password``)."""
+    BAD_LOGIN = "bad_login"
+    """Wrong name or password: the same answer for both."""
 
 
 class ProtocolError(Exception):
@@ -327,6 +335,38 @@ class Logout(Message):
     everywhere: bool = False
 
 
+@client("signup")
+@dataclass(frozen=True)
+class SignUp(Message):
+    """Make this guest an account (after ``hello``): ``name`` (2-20 letters, digits, ``_``,
+    ``-``; unique ignoring case; no bot's) and ``password`` (8 to 128 characters). The
+    account keeps the guest's player id, so its games, and this session. Answered with
+    ``account``."""
+
+    name: str
+    password: str
+
+
+@client("login")
+@dataclass(frozen=True)
+class LogIn(Message):
+    """Sign in to an account, instead of ``hello``: answered with ``welcome`` and a new
+    session token. Attempts are limited per address and per account."""
+
+    name: str
+    password: str
+
+
+@client("change_password")
+@dataclass(frozen=True)
+class ChangePassword(Message):
+    """Change this account's password: every other session of it ends (this one goes on).
+    Answered with ``account``."""
+
+    old: str
+    new: str
+
+
 @client("ping")
 @dataclass(frozen=True)
 class Ping(Message):
@@ -506,7 +546,8 @@ class Limits:
 class Welcome(Message):
     """The answer to ``hello``: who you are, and the token to resume this session later (keep it
     secret). ``games``: your games in progress, to watch again after a reconnect. ``bot``: this
-    is a bot account (created by the server's operator). ``limits``: what this server allows
+    is a bot account (created by the server's operator); ``account``: a person's account
+    (``signup``, ``login``), not a guest. ``limits``: what this server allows
     this connection; ``game_types``: every game type it plays (GameTypeStrings, spelled as it
     lists them); ``levels``: the levels of its own bots (``CreateGame.level``), weakest first.
     A client takes these from here rather than knowing them itself."""
@@ -517,9 +558,20 @@ class Welcome(Message):
     server_time: int
     games: list[str] = field(default_factory=list)
     bot: bool = False
+    account: bool = False
     limits: Limits = field(kw_only=True)
     game_types: list[str] = field(kw_only=True)
     levels: list[str] = field(kw_only=True)
+
+
+@server("account")
+@dataclass(frozen=True)
+class Account(Message):
+    """This connection's player is the account ``name`` (after ``signup`` or
+    ``change_password``)."""
+
+    player: str
+    name: str
 
 
 @server("pong")
@@ -795,9 +847,11 @@ __all__ = [
     "MAX_WATCHING",
     "SERVER_MESSAGES",
     "SIGNED_OUT",
+    "Account",
     "BotInfo",
     "BotReady",
     "CancelGame",
+    "ChangePassword",
     "Chat",
     "ClaimWin",
     "Clocks",
@@ -814,6 +868,7 @@ __all__ = [
     "Limits",
     "Lobby",
     "LobbyChange",
+    "LogIn",
     "Logout",
     "Message",
     "Mute",
@@ -825,6 +880,7 @@ __all__ = [
     "Rematch",
     "Resign",
     "Seat",
+    "SignUp",
     "SpectatorChat",
     "TimeControl",
     "Unwatch",

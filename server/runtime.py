@@ -1,10 +1,10 @@
 """One server process: its parts wired together, and ``running``, which starts and stops
 them and owns every background task.
 
-Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin``,
-``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes`` (decide,
-commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here); ``listener``: every
-other process hears of the commit, and passes it on to its own watchers.
+Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin`` and
+``accounts``, ``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes``
+(decide, commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here);
+``listener``: every other process hears of the commit, and passes it on to its own watchers.
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
 here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``, ``metrics``. Outside the
 server process: ``hivebot`` (``hive-bot``'s command line: ``botsession``, ``botgame``,
@@ -35,6 +35,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from websockets.asyncio.server import Server, serve
 
+from server.accounts import Accounts
 from server.archive import DATABASE_ERRORS, Archive
 from server.bots import BotPool
 from server.botturns import BotTurns
@@ -92,6 +93,7 @@ class Hub:
         self.changes = Changes(self)
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
+        self.accounts = Accounts(self)
         self.seating = Seating(self)
         self.commands = Commands(self)
         self.connections = Connections(self)

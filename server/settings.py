@@ -259,11 +259,12 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     _add(p, "data")
 
 
-def add_database_arguments(p: argparse.ArgumentParser) -> None:
-    """``--database-url`` and ``--data``: where the server's database is (``hive-server
-    migrate``)."""
+def add_database_arguments(p: argparse.ArgumentParser, *, data: bool = True) -> None:
+    """``--database-url`` and (unless ``data`` is off: ``add_storage_arguments`` added it)
+    ``--data``: where the server's database is (``hive-server migrate`` and ``create-bot``)."""
     _add(p, "database_url")
-    _add(p, "data")
+    if data:
+        _add(p, "data")
 
 
 def from_args(argv: Sequence[str] | None = None) -> Settings:

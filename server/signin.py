@@ -66,7 +66,7 @@ class SignIn:
         store, settings = hub.store, hub.settings
         if session.player is not None:
             raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "hello was already said")
-        bot = False
+        bot = account = False
         nickname = None if message.nickname is None else names.readable(message.nickname)
         if message.token is not None:
             found = await store.player_of(message.token)
@@ -74,10 +74,11 @@ class SignIn:
                 raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
             player, name, bot = found
             token = message.token
+            account = not bot and await store.is_account(player)
             if nickname is not None and nickname != name:  # a guest takes a new name
-                if bot:
+                if bot or account:
                     raise ProtocolError(
-                        ErrorCode.NOT_ALLOWED, "a bot account's name is set by the operator"
+                        ErrorCode.NOT_ALLOWED, "an account's name stays as it was made"
                     )
                 nickname = names.nickname(nickname, await self._reserved())
                 await store.rename(player, nickname)
@@ -98,7 +99,16 @@ class SignIn:
                 "new guests",
             )
             player, token = await store.new_player(name, now_ms(), int(settings.session_ttl))
-            hashed = token_hash(token)
+        await self.enter(session, player, name, bot, token, account=account)
+
+    async def enter(
+        self, session: Session, player: str, name: str, bot: bool, token: str, *, account: bool
+    ) -> None:
+        """Sign ``session`` in as ``player`` with its session ``token`` (``hello``, ``login``),
+        and welcome it (``account``: a person's account, not a guest)."""
+        hub = self.hub
+        store, settings = hub.store, hub.settings
+        hashed = token_hash(token)
         by_player = hub.presence.by_player
         if player not in by_player:
             await store.set_online(player, now_ms(), ONLINE_TTL)
@@ -131,6 +141,7 @@ class SignIn:
                 now_ms(),
                 games,
                 bot,
+                account,
                 limits=limits,
                 game_types=list(GAME_TYPES),
                 levels=hub.pool.levels(),

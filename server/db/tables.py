@@ -8,6 +8,9 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
   ratings exist).
 - ``traces``: the search traces of bots' moves still kept when their game was archived
   (gzipped JSON, as in Redis), until ``expires``.
+- ``accounts``: a name and a password that last (``server.accounts``), keyed by player id;
+  ``name_key`` (the name in lower case) keeps names unique ignoring case. ``password`` is
+  argon2id's encoded hash, never the password.
 """
 
 from __future__ import annotations
@@ -83,4 +86,16 @@ traces: Final = Table(
     Column("ply", Integer, primary_key=True),
     Column("body", LargeBinary, nullable=False),
     Column("expires", BigInteger, nullable=False),
+)
+
+accounts: Final = Table(
+    "accounts",
+    metadata,
+    Column("player", String(40), primary_key=True),  # a guest who signs up keeps their id
+    Column("name", String(24), nullable=False),
+    Column("name_key", String(24), nullable=False, unique=True),  # the name in lower case
+    Column("password", String(200)),  # argon2id's encoded hash; None: a bot account
+    Column("bot", Boolean, nullable=False),
+    Column("created", BigInteger, nullable=False),
+    Column("password_changed", BigInteger, nullable=False),
 )

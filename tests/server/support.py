@@ -11,6 +11,7 @@ import resource
 import signal
 import socket
 import sys
+import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -302,10 +303,19 @@ async def run_command(*args: str) -> tuple[int, str, str]:
 
 
 async def create_bot(redis_url: str, name: str, *more: str) -> tuple[int, str, str]:
-    """``hive-server create-bot`` as an operator runs it."""
-    return await run_command(
-        sys.executable, "-m", "server", "create-bot", name, "--redis-url", redis_url, *more
-    )
+    """``hive-server create-bot`` as an operator runs it (with a database of its own in a
+    temporary folder, unless ``more`` names one with ``--database-url``)."""
+    with tempfile.TemporaryDirectory(prefix="hive-bot-") as folder:
+        data = [] if "--database-url" in more else ["--database-url", _sqlite(folder)]
+        return await run_command(
+            *(sys.executable, "-m", "server", "create-bot", name, "--redis-url", redis_url),
+            *data,
+            *more,
+        )
+
+
+def _sqlite(folder: str) -> str:
+    return f"sqlite+aiosqlite:///{folder}/hive.sqlite3"
 
 
 @contextlib.asynccontextmanager

@@ -25,12 +25,14 @@ from server.protocol import (
     SIGNED_OUT,
     BotReady,
     CancelGame,
+    ChangePassword,
     Chat,
     ClaimWin,
     CreateGame,
     Draw,
     Hello,
     JoinGame,
+    LogIn,
     Logout,
     Message,
     Mute,
@@ -39,6 +41,7 @@ from server.protocol import (
     ProtocolError,
     Rematch,
     Resign,
+    SignUp,
     SpectatorChat,
     TimeControl,
     Unwatch,
@@ -302,6 +305,15 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await ada.update(versus["game"], lambda b: len(b["state"]["moves"]) == 1)
         await ada.send(Resign(versus["game"]))
         await ada.update(versus["game"], lambda b: b["state"]["status"] == "over")
+
+        # Ada keeps her name with a password, changes it, and signs in with it on eve's
+        # connection.
+        await ada.send(SignUp("ada_acct", "a long password"))
+        await ada.receive("account")
+        await ada.send(ChangePassword("a long password", "another password"))
+        await ada.receive("account")
+        await eve.send(LogIn("ADA_acct", "another password"))
+        assert (await eve.receive("welcome"))["player"] == ada.welcome["player"]
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")

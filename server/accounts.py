@@ -1,0 +1,253 @@
+"""Accounts: ``signup`` (a guest takes a name and a password that last), ``login`` and
+``change_password``; ``logout`` is ``signin``'s, as for guests.
+
+An account is a row of the database's ``accounts`` table, keyed by player id: a guest who signs
+up keeps their id, so their games stay theirs. Its sessions are tokens in Redis, as a guest's
+(hashed, expiring after ``Settings.session_ttl`` without use). A password is hashed with
+argon2id (``argon2-cffi``'s default parameters, RFC 9106's low-memory choice), off the event
+loop; it is never logged nor stored. Changing it ends every other session of the account (a
+stolen session does not outlive the change); the one that changed it goes on.
+
+Login attempts are counted per address and per account name (``LOGINS_PER_ADDRESS``,
+``LOGINS_PER_ACCOUNT`` in ``LOGIN_WINDOW``), and a wrong password and an unknown name get the
+same answer, after the same work (an unknown name is checked against a hash of nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import re
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Final
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from ai.bots import LEVELS
+from server import names
+from server.archive import DATABASE_ERRORS
+from server.clock import now_ms
+from server.db import tables
+from server.limits import per_origin
+from server.protocol import (
+    Account,
+    ChangePassword,
+    ErrorCode,
+    LogIn,
+    ProtocolError,
+    SignUp,
+)
+from server.session import Session
+
+if TYPE_CHECKING:
+    from server.db.database import Database
+    from server.runtime import Hub
+
+NAME_RE: Final = re.compile(r"[A-Za-z0-9_-]{2,20}")
+MAX_NAME_KEY: Final = 24
+"""What of a name sent to ``login`` keys its count (no account has a longer one)."""
+MIN_PASSWORD: Final = 8
+MAX_PASSWORD: Final = 128
+LOGIN_WINDOW: Final = 600.0
+"""The window of the login limits, in seconds."""
+LOGINS_PER_ADDRESS: Final = 30
+LOGINS_PER_ACCOUNT: Final = 10
+"""Login attempts (and ``change_password``'s) on one account name in ``LOGIN_WINDOW``."""
+
+HASHER: Final = PasswordHasher()  # argon2id
+
+
+@functools.cache
+def _nothing() -> str:
+    """A hash to check an unknown name's password against (as long as a real check)."""
+    return HASHER.hash("not anyone's password")
+
+
+def _verify(hashed: str | None, password: str) -> bool:
+    try:
+        return HASHER.verify(hashed or _nothing(), password) and hashed is not None
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def account_name(text: str, reserved: frozenset[str]) -> str:
+    """``text`` as an account's name: 2-20 letters, digits, ``_`` or ``-``, and no bot's
+    (``reserved``: see ``names.reserved``).
+
+    Raises:
+        ProtocolError: BAD_NAME saying why not.
+    """
+    if not NAME_RE.fullmatch(text):
+        raise ProtocolError(
+            ErrorCode.BAD_NAME, "an account's name has 2 to 20 letters, digits, '_' or '-'"
+        )
+    words = re.split(r"[_-]+", text.strip("_-"))
+    if names.skeleton(text) in reserved or names.skeleton(words[-1]) == "bot":
+        raise ProtocolError(ErrorCode.BAD_NAME, f"{text!r} is a bot's name: choose another")
+    return text
+
+
+def check_password(password: str) -> None:
+    """Raises: ProtocolError: BAD_PASSWORD when ``password`` is too short or too long."""
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise ProtocolError(
+            ErrorCode.BAD_PASSWORD,
+            f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
+        )
+
+
+class AccountBook:
+    """The ``accounts`` table."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    async def add(self, player: str, name: str, hashed: str, now: int) -> None:
+        """Raises: ProtocolError: NAME_TAKEN."""
+        row = {
+            "player": player,
+            "name": name,
+            "name_key": name.lower(),
+            "password": hashed,
+            "bot": False,
+            "created": now,
+            "password_changed": now,
+        }
+        try:
+            async with self.database.engine.begin() as connection:
+                await connection.execute(tables.accounts.insert().values(row))
+        except IntegrityError:
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
+
+    async def add_bot(self, player: str, name: str, now: int) -> None:
+        """The bot account ``name`` (made by ``hive-server create-bot``), if not there yet.
+
+        Raises:
+            ValueError: A person's account has that name (ignoring case).
+        """
+        found = await self.named(name)
+        if found is not None and found.player != player:
+            raise ValueError(f"an account is named {found.name!r}")
+        if found is not None:
+            return
+        row = {
+            "player": player,
+            "name": name,
+            "name_key": name.lower(),
+            "password": None,
+            "bot": True,
+            "created": now,
+            "password_changed": now,
+        }
+        async with self.database.engine.begin() as connection:
+            await connection.execute(tables.accounts.insert().values(row))
+
+    async def named(self, name: str) -> Any:
+        """The account ``name`` (any case), or None."""
+        query = select(tables.accounts).where(tables.accounts.c.name_key == name.lower())
+        async with self.database.engine.connect() as connection:
+            return (await connection.execute(query)).first()
+
+    async def of(self, player: str) -> Any:
+        query = select(tables.accounts).where(tables.accounts.c.player == player)
+        async with self.database.engine.connect() as connection:
+            return (await connection.execute(query)).first()
+
+    async def set_password(self, player: str, hashed: str, now: int) -> None:
+        change = (
+            update(tables.accounts)
+            .where(tables.accounts.c.player == player)
+            .values(password=hashed, password_changed=now)
+        )
+        async with self.database.engine.begin() as connection:
+            await connection.execute(change)
+
+
+class Accounts:
+    """The account messages' handlers."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.book = AccountBook(hub.database)
+
+    async def signup(self, session: Session, message: SignUp) -> None:
+        player = session.player
+        assert player is not None
+        if session.bot:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "a bot account has no password")
+        reserved = names.reserved(LEVELS, await self.hub.store.bot_names())
+        name = account_name(message.name, reserved)
+        check_password(message.password)
+        async with _database():
+            if await self.book.of(player) is not None:
+                raise ProtocolError(ErrorCode.NOT_ALLOWED, "this player has an account")
+            if await self.book.named(name) is not None:
+                raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
+            hashed = await asyncio.to_thread(HASHER.hash, message.password)
+            await self.book.add(player, name, hashed, now_ms())
+        await self.hub.store.make_account(player, name)
+        session.name = name
+        await session.send(Account(player, name))
+
+    async def login(self, session: Session, message: LogIn) -> None:
+        if session.player is not None:
+            raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "already signed in")
+        await self._count(session, message.name)
+        async with _database():
+            found = await self.book.named(message.name)
+        hashed = None if found is None or found.bot else found.password
+        if not await asyncio.to_thread(_verify, hashed, message.password):
+            raise ProtocolError(ErrorCode.BAD_LOGIN, "wrong name or password")
+        ttl = int(self.hub.settings.session_ttl)
+        token = await self.hub.store.new_session(found.player, found.name, now_ms(), ttl)
+        await self.hub.signin.enter(session, found.player, found.name, False, token, account=True)
+
+    async def change_password(self, session: Session, message: ChangePassword) -> None:
+        player = session.player
+        assert player is not None
+        async with _database():
+            found = await self.book.of(player)
+        if found is None or found.bot:
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "only an account has a password")
+        await self._count(session, found.name)
+        if not await asyncio.to_thread(_verify, found.password, message.old):
+            raise ProtocolError(ErrorCode.BAD_PASSWORD, "the old password is wrong")
+        check_password(message.new)
+        hashed = await asyncio.to_thread(HASHER.hash, message.new)
+        async with _database():
+            await self.book.set_password(player, hashed, now_ms())
+        await self.hub.store.end_other_sessions(player, session.token)
+        await session.send(Account(player, found.name))
+
+    async def _count(self, session: Session, name: str) -> None:
+        """One more attempt at ``name``'s password from this address.
+
+        Raises:
+            ProtocolError: RATE_LIMITED.
+        """
+        store = self.hub.store
+        await per_origin(
+            store, session.origin, "login", LOGINS_PER_ADDRESS, LOGIN_WINDOW, "login attempts"
+        )
+        key = "account:" + name.lower()[:MAX_NAME_KEY]
+        if await store.count_in_window(key, "login", LOGIN_WINDOW, now_ms()) > LOGINS_PER_ACCOUNT:
+            raise ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                f"at most {LOGINS_PER_ACCOUNT} login attempts on one account in "
+                f"{LOGIN_WINDOW / 60:.0f} min; wait a little",
+            )
+
+
+@contextlib.asynccontextmanager
+async def _database() -> AsyncIterator[None]:
+    """Turns a database that does not answer into UNAVAILABLE (nothing was changed)."""
+    try:
+        yield
+    except IntegrityError:
+        raise
+    except DATABASE_ERRORS as error:
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error

@@ -1,0 +1,295 @@
+"""Accounts, on SQLite and on a real PostgreSQL server (``database_url`` is each in turn):
+signup (a guest keeps its player id and its games), names unique ignoring case and never a
+bot's, login (one answer for a wrong password and an unknown name; limited per account and
+per address), change_password (every other session ends), and a password that is never
+logged nor stored."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from sqlalchemy import select
+from websockets.exceptions import ConnectionClosed
+
+from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS
+from server.client import Client, ServerError
+from server.db import tables
+from server.db.database import Database
+from server.protocol import (
+    SIGNED_OUT,
+    Account,
+    ChangePassword,
+    Error,
+    ErrorCode,
+    LogIn,
+    Ping,
+    Pong,
+    SignUp,
+    TimeControl,
+    encode,
+)
+from tests.server.conftest import Running, StartServer
+from tests.server.support import create_bot, start_game
+
+PASSWORD = "correct horse battery"
+
+
+async def accounts(url: str) -> list[dict[str, Any]]:
+    database = Database(url)
+    try:
+        async with database.engine.connect() as connection:
+            found = await connection.execute(select(tables.accounts))
+            return [dict(row) for row in found.mappings()]
+    finally:
+        await database.close()
+
+
+async def refusal(client: Client, message: Any) -> Error:
+    await client.send(message)
+    return await client.expect(Error)
+
+
+async def sign_up(client: Client, name: str, password: str = PASSWORD) -> Account:
+    await client.send(SignUp(name, password))
+    return await client.expect(Account)
+
+
+async def login_refused(srv: Running, name: str, password: str) -> Error:
+    with pytest.raises(ServerError) as refused:
+        async with Client.connect(srv.ws_url, nickname=name, password=password):
+            pass
+    return refused.value.error
+
+
+async def test_a_guest_signs_up_keeps_its_id_and_games_and_logs_in(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url) as srv:
+        async with (
+            Client.connect(srv.ws_url, nickname="ann") as ann,
+            Client.connect(srv.ws_url, nickname="bob") as bob,
+        ):
+            game, _, _ = await start_game(ann, bob, time=TimeControl("clock", 300, 5))
+            assert ann.welcome.account is False
+            account = await sign_up(ann, "Ann_1")
+            assert account == Account(ann.player, "Ann_1")
+        async with Client.connect(srv.ws_url, nickname="ANN_1", password=PASSWORD) as again:
+            assert again.player == ann.player
+            assert again.welcome.nickname == "Ann_1" and again.welcome.account is True
+            assert game in again.welcome.games
+            assert again.welcome.token != ann.welcome.token
+        # The guest's session goes on as the account's.
+        async with Client.connect(srv.ws_url, token=ann.welcome.token) as resumed:
+            assert (resumed.player, resumed.welcome.nickname) == (ann.player, "Ann_1")
+            assert resumed.welcome.account is True
+    rows = await accounts(database_url)
+    assert [(r["player"], r["name"], r["name_key"], r["bot"]) for r in rows] == [
+        (ann.player, "Ann_1", "ann_1", False)
+    ]
+
+
+async def test_an_account_name_is_not_renamed_by_hello(srv: Running) -> None:
+    async with Client.connect(srv.ws_url, nickname="cat") as cat:
+        await sign_up(cat, "cat")
+    with pytest.raises(ServerError) as refused:
+        async with Client.connect(srv.ws_url, nickname="kitty", token=cat.welcome.token):
+            pass
+    assert refused.value.error.code == ErrorCode.NOT_ALLOWED
+
+
+async def test_names_are_unique_ignoring_case(start_server: StartServer, database_url: str) -> None:
+    async with (
+        start_server(database_url=database_url) as srv,
+        Client.connect(srv.ws_url, nickname="ann") as ann,
+        Client.connect(srv.ws_url, nickname="bob") as bob,
+    ):
+        await sign_up(ann, "Queen")
+        for name in ["queen", "QUEEN", "Queen"]:
+            refused = await refusal(bob, SignUp(name, PASSWORD))
+            assert refused.code == ErrorCode.NAME_TAKEN, name
+        # One account a player.
+        assert (await refusal(ann, SignUp("Queen2", PASSWORD))).code == ErrorCode.NOT_ALLOWED
+        await sign_up(bob, "Queen-2")
+    assert sorted(r["name"] for r in await accounts(database_url)) == ["Queen", "Queen-2"]
+
+
+async def test_bad_and_reserved_names_and_bad_passwords_are_refused_clearly(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url) as srv:
+        _, bot_token = await srv.hub.store.new_bot("Robo", 0)
+        async with Client.connect(srv.ws_url, nickname="ann") as ann:
+            for name, why in [
+                ("a", "2 to 20"),
+                ("x" * 21, "2 to 20"),
+                ("has space", "2 to 20"),
+                ("ädå", "2 to 20"),
+                ("bob!", "2 to 20"),
+                ("beginner", "bot's name"),
+                ("EXPERT", "bot's name"),
+                ("hard_bot", "bot's name"),
+                ("robo", "bot's name"),
+                ("ROBO", "bot's name"),
+            ]:
+                refused = await refusal(ann, SignUp(name, PASSWORD))
+                assert refused.code == ErrorCode.BAD_NAME, name
+                assert why in refused.message, (name, refused.message)
+            for password in ["short", "x" * 7, "x" * 129]:
+                refused = await refusal(ann, SignUp("ann", password))
+                assert refused.code == ErrorCode.BAD_PASSWORD
+                assert "8 to 128 characters" in refused.message
+            # A name at each end of its length, and passwords at each end of theirs.
+            await sign_up(ann, "A" * 20, "x" * 128)
+        async with Client.connect(srv.ws_url, nickname="bo") as bo:
+            await sign_up(bo, "bo", "y" * 8)
+        async with Client.connect(srv.ws_url, token=bot_token) as robo:
+            refused = await refusal(robo, SignUp("robo2", PASSWORD))
+            assert refused.code == ErrorCode.NOT_ALLOWED
+        # A bot account has no password to log in with.
+        assert (await login_refused(srv, "Robo", "")).code == ErrorCode.BAD_LOGIN
+    assert sorted(r["name"] for r in await accounts(database_url)) == ["A" * 20, "bo"]
+
+
+async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url) as srv:
+        async with Client.connect(srv.ws_url, nickname="dee") as dee:
+            await sign_up(dee, "dee")
+        wrong = await login_refused(srv, "dee", PASSWORD + "!")
+        unknown = await login_refused(srv, "nobody", PASSWORD)
+        assert wrong.code == unknown.code == ErrorCode.BAD_LOGIN
+        assert wrong.message == unknown.message
+        async with Client.connect(srv.ws_url, nickname="DEE", password=PASSWORD) as again:
+            assert again.player == dee.player
+            # Once signed in, a login is refused.
+            refused = await refusal(again, LogIn("dee", PASSWORD))
+            assert refused.code == ErrorCode.ALREADY_AUTHENTICATED
+
+
+async def test_login_attempts_are_limited_per_account_then_per_address(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url) as srv:
+        for name in ["eve", "fay"]:
+            async with Client.connect(srv.ws_url, nickname=name) as guest:
+                await sign_up(guest, name)
+        for _ in range(LOGINS_PER_ACCOUNT):
+            assert (await login_refused(srv, "EVE", "wrong password")).code == ErrorCode.BAD_LOGIN
+        # The right password, too late: the account waits.
+        refused = await login_refused(srv, "eve", PASSWORD)
+        assert refused.code == ErrorCode.RATE_LIMITED and "one account" in refused.message
+        # Another account from the same address still logs in...
+        async with Client.connect(srv.ws_url, nickname="fay", password=PASSWORD):
+            pass
+        # ... until the address has tried too often, on any names.
+        tried = LOGINS_PER_ACCOUNT + 2
+        for number in range(LOGINS_PER_ADDRESS - tried):
+            refused = await login_refused(srv, f"name{number}", PASSWORD)
+            assert refused.code == ErrorCode.BAD_LOGIN
+        refused = await login_refused(srv, "fay", PASSWORD)
+        assert refused.code == ErrorCode.RATE_LIMITED and "one address" in refused.message
+
+
+async def test_changing_the_password_ends_every_other_session(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with (
+        start_server(database_url=database_url) as srv,
+        Client.connect(srv.ws_url, nickname="gus") as gus,
+    ):
+        await sign_up(gus, "gus")
+        async with Client.connect(srv.ws_url, nickname="gus", password=PASSWORD) as other:
+            wrong = await refusal(gus, ChangePassword("not it", "a new password"))
+            assert wrong.code == ErrorCode.BAD_PASSWORD and "old password" in wrong.message
+            short = await refusal(gus, ChangePassword(PASSWORD, "short"))
+            assert short.code == ErrorCode.BAD_PASSWORD and "8 to 128" in short.message
+            await gus.send(ChangePassword(PASSWORD, "a new password"))
+            assert await gus.expect(Account) == Account(gus.player, "gus")
+            with pytest.raises(ConnectionClosed) as closed:
+                await other.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == SIGNED_OUT
+        with pytest.raises(ServerError) as ended:
+            async with Client.connect(srv.ws_url, token=other.welcome.token):
+                pass
+        assert ended.value.error.code == ErrorCode.BAD_TOKEN
+        # This session goes on, and its token still signs in.
+        await gus.send(Ping(1.0))
+        await gus.expect(Pong)
+        async with Client.connect(srv.ws_url, token=gus.welcome.token) as same:
+            assert same.player == gus.player
+        assert (await login_refused(srv, "gus", PASSWORD)).code == ErrorCode.BAD_LOGIN
+        async with Client.connect(srv.ws_url, nickname="gus", password="a new password") as new:
+            assert new.player == gus.player
+        # A guest has no password to change.
+        async with Client.connect(srv.ws_url, nickname="hal") as hal:
+            refused = await refusal(hal, ChangePassword(PASSWORD, "a new password"))
+            assert refused.code == ErrorCode.NOT_ALLOWED
+
+
+async def test_a_password_is_never_logged_nor_stored_plain(
+    start_server: StartServer, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    first, second = "Sekrit-Passw0rd-first", "Sekrit-Passw0rd-second"
+    with caplog.at_level(logging.DEBUG):
+        async with start_server(database_url=database_url) as srv:
+            async with Client.connect(srv.ws_url, nickname="ivy") as ivy:
+                await sign_up(ivy, "ivy", first)
+                await ivy.send(ChangePassword(first, second))
+                await ivy.expect(Account)
+                await ivy.send(ChangePassword(first, second))  # wrong old one
+                await ivy.expect(Error)
+                await ivy.ws.send(encode(SignUp("ivy", second))[:-3])  # damaged
+                await ivy.expect(Error)
+            await login_refused(srv, "ivy", first)
+            await login_refused(srv, "nobody", second)
+            async with Client.connect(srv.ws_url, nickname="ivy", password=second):
+                pass
+            redis = aioredis.Redis.from_url(srv.redis_url)
+            try:
+                stored = [await redis.dump(key) async for key in redis.scan_iter()]
+            finally:
+                await redis.aclose()
+    # What any log would hold, at every level (websockets' DEBUG lines show a frame's first
+    # bytes in hex: a password shows in no line, though a record's args hold the frame).
+    logged = "\n".join(f"{r.getMessage()} {r.exc_text}" for r in caplog.records)
+    (row,) = await accounts(database_url)
+    assert row["password"].startswith("$argon2id$")
+    for password in (first, second):
+        assert password not in logged
+        assert password not in repr(row)
+        assert not any(password.encode() in (value or b"") for value in stored)
+
+
+async def test_create_bot_makes_an_account_flagged_as_a_bot_whose_token_works(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with start_server(database_url=database_url) as srv:
+        status, token, err = await create_bot(
+            srv.redis_url, "Robo.2", "--database-url", database_url
+        )
+        assert status == 0, err
+        async with Client.connect(srv.ws_url, token=token.strip()) as robo:
+            assert robo.welcome.bot is True and robo.welcome.account is False
+        status, new_token, err = await create_bot(
+            srv.redis_url, "Robo.2", "--new-token", "--database-url", database_url
+        )
+        assert status == 0, err
+        async with Client.connect(srv.ws_url, token=new_token.strip()) as robo_again:
+            assert robo_again.player == robo.player
+        # A person's account name is not a bot's, and a bot's not a person's.
+        async with Client.connect(srv.ws_url, nickname="jo") as jo:
+            await sign_up(jo, "jo")
+            refused = await refusal(jo, SignUp("ROBO.2", PASSWORD))
+            assert refused.code == ErrorCode.BAD_NAME
+        status, _, err = await create_bot(srv.redis_url, "JO", "--database-url", database_url)
+        assert status == 1 and "an account is named 'jo'" in err
+        assert await srv.hub.store.bot_named("JO") is None  # nothing made in Redis either
+        assert (await login_refused(srv, "Robo.2", "")).code == ErrorCode.BAD_LOGIN
+    rows = {r["name"]: r for r in await accounts(database_url)}
+    assert set(rows) == {"Robo.2", "jo"}
+    assert rows["Robo.2"]["bot"] is True and rows["Robo.2"]["password"] is None
+    assert rows["Robo.2"]["player"] == robo.player
