@@ -10,6 +10,7 @@ process's listener leaves a change to its request while the request waits for th
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from server.cache import GAME_ID, CachedGame, unknown
 from server.clock import now_ms
 from server.protocol import ErrorCode, Event, ProtocolError
 from server.record import Record
+from server.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -65,7 +67,8 @@ class Changes:
             return await self.hub.store.commit(record, event, change=change, **indexes)
         except BaseException:
             if self.committing[change]:  # committed: the listener heard of it
-                await self.hub.listener.reload(record.id)
+                with contextlib.suppress(*STORAGE_ERRORS):
+                    await self.hub.listener.reload(record.id)
             raise
         finally:
             del self.committing[change]

@@ -9,7 +9,6 @@ changes meanwhile).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -89,23 +88,20 @@ class Listener:
 
     async def reload(self, game_id: str) -> None:
         """Bring the game and its watchers here up to date from Redis (a change of it went
-        unheard)."""
-        hub = self.hub
-        with contextlib.suppress(*STORAGE_ERRORS):
-            record = await hub.store.get(game_id)
-            if record is not None:
-                hub.cache.put(record)
-                hub.lobby_feed.update(record)
-                await hub.fanout.deliver(game_id)
+        unheard).
 
-    async def resync(self) -> None:
-        """Reload every watched game from Redis (after the listener missed messages)."""
+        Raises:
+            STORAGE_ERRORS: Redis did not answer.
+        """
         hub = self.hub
-        self.resyncs += 1
-        for game_id in list(hub.cache.watchers):
-            record = await hub.store.get(game_id)
-            if record is None:
-                continue
+        record = await hub.store.get(game_id)
+        if record is not None:
             hub.cache.put(record)
             hub.lobby_feed.update(record)
             await hub.fanout.deliver(game_id)
+
+    async def resync(self) -> None:
+        """Reload every watched game from Redis (after the listener missed messages)."""
+        self.resyncs += 1
+        for game_id in list(self.hub.cache.watchers):
+            await self.reload(game_id)
