@@ -27,7 +27,7 @@ from server.protocol import CreateGame, Update
 from server.settings import Settings, available_cores
 from tests.server.conftest import free_port
 from tests.server.support import http_get, updated
-from tests.server.test_topology import COMPOSE_FILE, ROOT, system_tool
+from tests.server.test_topology import ROOT, compose_text, system_tool
 
 DOCKERFILE = ROOT / "Dockerfile"
 TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"
@@ -36,23 +36,11 @@ TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdo
 def compose_config(*profiles: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """The compose file as ``docker-compose config`` resolves it, read with the PyYAML that
     docker-compose itself runs on (the interpreter its first line names)."""
+    resolved = compose_text(*profiles, env=env)
     compose = system_tool("docker-compose")
-    extra = [arg for profile in profiles for arg in ("--profile", profile)]
-    resolved = subprocess.run(
-        [compose, "-f", str(COMPOSE_FILE), *extra, "config"],
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
     interpreter = Path(compose).read_text(errors="replace").split("\n", 1)[0].removeprefix("#!")
     as_json = subprocess.run(
-        [
-            *interpreter.split(),
-            "-c",
-            "import json,sys,yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)",
-        ],
+        [*interpreter.split(), "-c", TO_JSON],
         input=resolved,
         capture_output=True,
         text=True,

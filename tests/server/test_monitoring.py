@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -23,7 +22,7 @@ import pytest
 from server.embedded import RedisProcess
 from tests.server.conftest import free_port
 from tests.server.support import ServerProcess
-from tests.server.test_topology import COMPOSE_FILE, ROOT, system_tool
+from tests.server.test_topology import ROOT, compose_text, system_tool
 
 DEPLOY = ROOT / "deploy"
 ALERTS = {
@@ -140,14 +139,7 @@ async def test_prometheus_scrapes_every_server_process(
 def test_the_compose_files_prometheus_scrapes_every_server_on_its_metrics_port() -> None:
     """deploy/hive-targets.yml lists each server of docker-compose.yml at its --metrics-port,
     and the profile "monitoring" runs Prometheus on deploy/."""
-    resolved = subprocess.run(
-        [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), "config"],
-        env={**os.environ, "HIVE_BOT_TOKEN": "a-token"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
+    resolved = compose_text(env={"HIVE_BOT_TOKEN": "a-token"})
     servers = {
         name: int(port)
         for name, port in re.findall(

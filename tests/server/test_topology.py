@@ -544,6 +544,19 @@ async def test_the_deployed_topology_behind_haproxy(
         await a_hive_bot_plays_through_the_proxy(topology)
 
 
+def compose_text(*profiles: str, env: dict[str, str] | None = None) -> str:
+    """The compose file as ``docker-compose config`` resolves it (with ``profiles``)."""
+    extra = [arg for profile in profiles for arg in ("--profile", profile)]
+    return subprocess.run(
+        [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), *extra, "config"],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+
+
 def test_the_compose_file_is_valid() -> None:
     env = {**os.environ, "HIVE_BOT_TOKEN": "a-token"}
     for extra in ([], ["--profile", "bot"], ["--profile", "monitoring"]):
@@ -579,14 +592,7 @@ def test_the_compose_file_gives_haproxy_every_address_its_configuration_reads() 
     config = re.sub(r"#.*", "", HAPROXY_CFG.read_text())
     wanted = set(re.findall(r'"\$\{(\w+)\}"', config))
     assert wanted == {"HIVE_PROXY_BIND", "HIVE_SERVER1", "HIVE_SERVER2"}
-    resolved = subprocess.run(
-        [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), "config"],
-        env={**os.environ, "HIVE_BOT_TOKEN": "a-token"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
+    resolved = compose_text(env={"HIVE_BOT_TOKEN": "a-token"})
     haproxy = resolved.split("\n  haproxy:\n", 1)[1].split("\n  redis:\n", 1)[0]
     given = set(re.findall(r"^      (HIVE_\w+): ", haproxy, re.MULTILINE))
     assert given == wanted
