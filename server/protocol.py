@@ -45,6 +45,10 @@ MAX_WATCHING: Final = 32
 """Games one connection may watch at once."""
 MAX_BOT_GAMES: Final = 100
 """Most games a bot account may play at once."""
+PROFILE_PAGE: Final = 20
+"""Archived games in a page of a profile."""
+LEADERBOARD_SHOWN: Final = 100
+"""Players listed on a leaderboard."""
 
 
 class ErrorCode(enum.StrEnum):
@@ -88,6 +92,12 @@ class ErrorCode(enum.StrEnum):
     """A new password too short or too long, or the old one wrong (``change_password``)."""
     BAD_LOGIN = "bad_login"
     """Wrong name or password: the same answer for both."""
+    ACCOUNT_REQUIRED = "account_required"
+    """Only an account may do this (a rated game: create or join one)."""
+    OUT_OF_RANGE = "out_of_range"
+    """The joiner's rating lies outside the open game's rating range."""
+    UNKNOWN_PLAYER = "unknown_player"
+    """No account of that name (``profile``)."""
 
 
 class ProtocolError(Exception):
@@ -103,6 +113,9 @@ Color = Literal["white", "black"]
 ColorChoice = Literal["white", "black", "random"]
 Opponent = Literal["anyone", "bot", "bots"]
 TimeKind = Literal["none", "clock", "days"]
+Speed = Literal["bullet", "blitz", "rapid", "classical", "correspondence"]
+"""A rating's pool, from the time control (see ``server.ratings.speed``)."""
+AccountKind = Literal["guest", "account", "bot"]
 DrawAction = Literal["offer", "accept", "decline"]
 GameStatus = Literal["open", "live", "over"]
 Result = Literal["WhiteWins", "BlackWins", "Draw"]
@@ -173,13 +186,18 @@ class TimeControl:
 class Seat:
     """Who sits on one side: ``player`` id, shown ``name``, the ``bot`` level for one of the
     server's own bots; ``account`` ``"bot"`` for any bot (the server's, or a bot account
-    playing from outside), ``"guest"`` for a person."""
+    playing from outside), ``"account"`` for a person with an account, ``"guest"`` for a
+    person without one. ``rating``: the player's rating in the game's speed when they took
+    the seat, rounded (None: a guest, one of the server's bots, or a game without a clock);
+    ``provisional``: that rating is still provisional (shown with a "?")."""
 
     player: str
     name: str
     bot: str | None = None
     connected: bool = False
-    account: Literal["guest", "bot"] = "guest"
+    account: AccountKind = "guest"
+    rating: int | None = None
+    provisional: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,7 +245,9 @@ class Event:
     game: the state then has the result), ``draw_offer``, ``draw_decline``, ``rematch_offer``,
     ``rematch`` (``text``: the new game's id), ``chat``, ``mute`` and ``unmute`` (``text``: the
     name of the player muted or unmuted), ``spectator_chat`` (``text``: ``open`` or ``closed``),
-    ``over`` (ended otherwise than by a move: ``by`` the result, ``text`` the reason).
+    ``over`` (ended otherwise than by a move: ``by`` the result, ``text`` the reason),
+    ``rated`` (a finished rated game changed its players' ratings: the state's
+    ``rating_changes`` say how).
     ``by``: the colour or player name acting; ``text``: the MoveString, or the chat line;
     ``player``: the id of the chatter (``chat``) or of the player muted (``mute``,
     ``unmute``), None otherwise (and in events stored before it was added); ``at``: server
@@ -240,6 +260,17 @@ class Event:
     by: str | None = None
     text: str | None = None
     player: str | None = None
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What a rated game did to one side's rating: ``before`` and ``after`` (rounded),
+    ``provisional`` the rating after is still provisional."""
+
+    color: Color
+    before: int
+    after: int
+    provisional: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,6 +311,9 @@ class GameState:
     chat: list[Event] = field(default_factory=list)
     muted: list[str] = field(default_factory=list)
     spectator_chat: bool = True
+    rated: bool = False
+    speed: Speed | None = None
+    rating_changes: list[RatingChange] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -298,6 +332,9 @@ class GameSummary:
     creator_color: ColorChoice | None = None
     wants: Opponent = "anyone"
     challenge: Seat | None = None
+    rated: bool = False
+    rating_min: int | None = None
+    rating_max: int | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +347,72 @@ class BotInfo:
     times: list[TimeKind]
     max_games: int
     playing: int = 0
+
+
+@dataclass(frozen=True)
+class SpeedRating:
+    """A player's rating in one ``speed``: ``rating`` and its deviation ``rd`` (rounded),
+    ``provisional`` while ``rd`` is high, and how many rated ``games`` made it."""
+
+    speed: Speed
+    rating: int
+    rd: int
+    provisional: bool
+    games: int
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A point of a rating's history: ``rating`` in ``speed`` after the game ended ``at``."""
+
+    speed: Speed
+    at: int
+    rating: int
+
+
+@dataclass(frozen=True)
+class LevelRecord:
+    """A player's record against one of the server's bot levels."""
+
+    level: str
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True)
+class ArchivedGame:
+    """A finished game in a player's profile, from that player's side: their ``color``, the
+    ``opponent``'s name (and ``opponent_level`` for one of the server's bots), the
+    opponent's rating then (None: none), the ``outcome`` (``win``, ``draw``, ``loss``),
+    the game's ``reason``, the player's ``rating_change`` (None: not rated), ``plies``
+    played and when it ``ended`` (server ms). ``/games/<id>.txt`` and review open it."""
+
+    id: str
+    game_type: str
+    time: TimeControl
+    rated: bool
+    color: Color
+    opponent: str
+    opponent_level: str | None
+    opponent_rating: int | None
+    outcome: Literal["win", "draw", "loss"]
+    reason: str
+    rating_change: int | None
+    plies: int
+    ended: int
+
+
+@dataclass(frozen=True)
+class LeaderboardEntry:
+    """A line of a leaderboard: the player's ``name`` and rating in its speed, how many
+    rated ``games`` made it, and whether the player is a bot account."""
+
+    name: str
+    rating: int
+    rd: int
+    games: int
+    bot: bool = False
 
 
 # -- client -> server --------------------------------------------------------------------------
@@ -388,7 +491,10 @@ class WatchLobby(Message):
 class CreateGame(Message):
     """Open a game. ``opponent``: ``anyone`` may join (people and bot accounts); ``bot`` seats
     one of the server's bots of ``level`` at once; ``bots``: only a bot account may join, and
-    with ``challenge`` (a bot account's name) only that one."""
+    with ``challenge`` (a bot account's name) only that one. ``rated``: the game changes its
+    players' ratings (only between accounts, with a clock or days per move; never against the
+    server's bots). ``rating_min``/``rating_max``: only a player whose rating in the game's
+    speed lies in this range may join an open game (a guest has none: it cannot)."""
 
     game_type: str = "Base+MLP"
     time: TimeControl = TimeControl()
@@ -396,6 +502,9 @@ class CreateGame(Message):
     opponent: Opponent = "anyone"
     level: str | None = None
     challenge: str | None = None
+    rated: bool = False
+    rating_min: int | None = None
+    rating_max: int | None = None
 
 
 @client("bot_ready")
@@ -512,6 +621,24 @@ class SpectatorChat(Message):
 
     game: str
     open: bool
+
+
+@client("profile")
+@dataclass(frozen=True)
+class GetProfile(Message):
+    """Ask for the profile of the account ``name`` (any case): answered with ``profile``, its
+    ``page`` of archived games (``PROFILE_PAGE`` a page, newest first; 0 the first)."""
+
+    name: str
+    page: int = 0
+
+
+@client("leaderboard")
+@dataclass(frozen=True)
+class GetLeaderboard(Message):
+    """Ask for the leaderboard of ``speed``: answered with ``leaderboard``."""
+
+    speed: Speed
 
 
 # -- server -> client --------------------------------------------------------------------------
@@ -636,6 +763,43 @@ class Update(Message):
     events: list[Event]
     state: GameState
     snapshot: bool = False
+
+
+@server("profile")
+@dataclass(frozen=True)
+class Profile(Message):
+    """A player's profile (the answer to ``profile``): ``name`` as the account spells it,
+    ``player`` id, a ``bot`` account or a person, when the account was ``created``; a
+    rating per speed it played rated games in; its ``wins``, ``draws`` and ``losses`` over
+    every archived game; its record against each of the server's bot ``levels``; the
+    ``history`` of its ratings (oldest first); ``page`` of its ``games`` (newest first),
+    ``total_games`` in all."""
+
+    name: str
+    player: str
+    bot: bool
+    created: int
+    ratings: list[SpeedRating]
+    wins: int
+    draws: int
+    losses: int
+    levels: list[LevelRecord]
+    history: list[RatingPoint]
+    games: list[ArchivedGame]
+    page: int
+    total_games: int
+
+
+@server("leaderboard")
+@dataclass(frozen=True)
+class Leaderboard(Message):
+    """The leaderboard of ``speed``: at most ``LEADERBOARD_SHOWN`` players, highest rating
+    first, whose rating is not provisional and who played a rated game of that speed within
+    the last ``weeks`` weeks."""
+
+    speed: Speed
+    weeks: int
+    players: list[LeaderboardEntry]
 
 
 @server("presence")
@@ -842,12 +1006,15 @@ def _check(hint: Any, value: Any, where: str, bounded: bool) -> Any:
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "LEADERBOARD_SHOWN",
     "LOBBY_SHOWN",
     "MAX_FRAME_BYTES",
     "MAX_WATCHING",
+    "PROFILE_PAGE",
     "SERVER_MESSAGES",
     "SIGNED_OUT",
     "Account",
+    "ArchivedGame",
     "BotInfo",
     "BotReady",
     "CancelGame",
@@ -862,9 +1029,14 @@ __all__ = [
     "Event",
     "GameState",
     "GameSummary",
+    "GetLeaderboard",
+    "GetProfile",
     "Hello",
     "JoinGame",
+    "Leaderboard",
+    "LeaderboardEntry",
     "LegalMove",
+    "LevelRecord",
     "Limits",
     "Lobby",
     "LobbyChange",
@@ -876,12 +1048,16 @@ __all__ = [
     "Ping",
     "Play",
     "Pong",
+    "Profile",
     "ProtocolError",
+    "RatingChange",
+    "RatingPoint",
     "Rematch",
     "Resign",
     "Seat",
     "SignUp",
     "SpectatorChat",
+    "SpeedRating",
     "TimeControl",
     "Unwatch",
     "Update",

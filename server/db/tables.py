@@ -1,16 +1,20 @@
 """The archive's schema, in SQLAlchemy Core (migrations/versions creates it; a change here
 needs a new migration). Times are server wall-clock milliseconds, as in Redis.
 
-- ``players``: everyone who sat in an archived game: a guest, a bot account, or one of the
-  server's bot levels (id ``bot:LEVEL``); ``kind`` says which (accounts come later).
+- ``players``: everyone who sat in an archived game: a guest, a person's account, a bot
+  account, or one of the server's bot levels (id ``bot:LEVEL``); ``kind`` says which.
 - ``games``: a finished game that had both its players: who played it (with the names they
-  had then), its type, time control, moves, result, reason and times; ``rated`` (False until
-  ratings exist).
+  had then), its type, time control, moves, result, reason and times; ``rated``, its
+  ``speed`` (None: no clock), and for a rated game each side's rating and deviation before it
+  and the change it made (``white_rating``, ``white_rd``, ``white_change``, and black's).
 - ``traces``: the search traces of bots' moves still kept when their game was archived
   (gzipped JSON, as in Redis), until ``expires``.
 - ``accounts``: a name and a password that last (``server.accounts``), keyed by player id;
   ``name_key`` (the name in lower case) keeps names unique ignoring case. ``password`` is
   argon2id's encoded hash, never the password.
+- ``ratings``: an account's Glicko-2 rating in one speed (``server.ratings``): ``rating``,
+  ``rd``, ``volatility`` on Glicko's scale, rated ``games`` played, the last one ``updated``.
+- ``rating_history``: each rated game's rating after it, per player (the profile's chart).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -46,7 +51,7 @@ players: Final = Table(
     metadata,
     Column("id", String(40), primary_key=True),
     Column("name", String(64), nullable=False),
-    Column("kind", String(8), nullable=False),  # "guest", "bot" (an account), "level"
+    Column("kind", String(8), nullable=False),  # "guest", "account", "bot" (an account), "level"
     Column("created", BigInteger, nullable=False),  # when first archived here
 )
 
@@ -74,6 +79,13 @@ games: Final = Table(
     Column("rated", Boolean, nullable=False),
     Column("rematch_of", String(16)),
     Column("archived", BigInteger, nullable=False),
+    Column("speed", String(16)),  # bullet ... correspondence; None: no clock
+    Column("white_rating", Float),  # a rated game's ratings before it, and their changes
+    Column("white_rd", Float),
+    Column("white_change", Float),
+    Column("black_rating", Float),
+    Column("black_rd", Float),
+    Column("black_change", Float),
     Index(None, "white", "ended"),
     Index(None, "black", "ended"),
     Index(None, "ended"),
@@ -98,4 +110,29 @@ accounts: Final = Table(
     Column("bot", Boolean, nullable=False),
     Column("created", BigInteger, nullable=False),
     Column("password_changed", BigInteger, nullable=False),
+)
+
+ratings: Final = Table(
+    "ratings",
+    metadata,
+    Column("player", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("speed", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", BigInteger, nullable=False),  # when its last rated game ended
+    Index(None, "speed", "rating"),
+)
+
+rating_history: Final = Table(
+    "rating_history",
+    metadata,
+    Column("player", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("game", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("speed", String(16), nullable=False),
+    Column("at", BigInteger, nullable=False),  # when the game ended
+    Column("rating", Float, nullable=False),  # after the game
+    Column("rd", Float, nullable=False),
+    Index(None, "player", "at"),
 )

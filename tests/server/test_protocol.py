@@ -33,6 +33,7 @@ from server.protocol import (
     MAX_WATCHING,
     SERVER_MESSAGES,
     Account,
+    ArchivedGame,
     BotInfo,
     BotReady,
     CancelGame,
@@ -47,9 +48,14 @@ from server.protocol import (
     Event,
     GameState,
     GameSummary,
+    GetLeaderboard,
+    GetProfile,
     Hello,
     JoinGame,
+    Leaderboard,
+    LeaderboardEntry,
     LegalMove,
+    LevelRecord,
     Limits,
     Lobby,
     LobbyChange,
@@ -62,12 +68,16 @@ from server.protocol import (
     Play,
     Pong,
     Presence,
+    Profile,
     ProtocolError,
+    RatingChange,
+    RatingPoint,
     Rematch,
     Resign,
     Seat,
     SignUp,
     SpectatorChat,
+    SpeedRating,
     TimeControl,
     Unwatch,
     Update,
@@ -101,7 +111,7 @@ UNKNOWN = ErrorCode.UNKNOWN_TYPE
 GAME = "5e11ba55"
 CLOCK = TimeControl("clock", 300, 5)
 DAYS = TimeControl("days", days=3)
-ADA = Seat("2653b1f017098c8a", "ada", None, True)
+ADA = Seat("2653b1f017098c8a", "ada", None, True, "account", 1612, True)
 BOT = Seat("bot:hard", "hard bot", "hard", account="bot")
 ROBO = Seat("77d1c0ffee0ddba1", "robo", account="bot")
 CHAT = Event(5, "chat", 1_795_446_241_432, "bob", "good luck!", "e99f18bb998292cb")
@@ -134,8 +144,13 @@ STATE = GameState(
     chat=[CHAT],
     muted=["e99f18bb998292cb"],
     spectator_chat=False,
+    rated=True,
+    speed="rapid",
+    rating_changes=[RatingChange("white", 1612, 1598, True), RatingChange("black", 1500, 1514)],
 )
-OPEN = GameSummary(GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO)
+OPEN = GameSummary(
+    GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO, True, 1400, 1800
+)
 LIVE = GameSummary("0f1e2d3c", "Base+M", CLOCK, ADA, BOT, 1_795_446_200_000, 12, 2)
 ROBO_READY = BotInfo(ROBO.player, "robo", ["Base"], ["none"], 4, playing=1)
 
@@ -144,7 +159,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "hello": Hello(nickname="ada", token="lYN-6JeauAJRoAZAteE8Jv7yvNqaj2ws"),
         "ping": Ping(1234.5),
         "lobby": WatchLobby(subscribe=False),
-        "create": CreateGame("Base", CLOCK, "black", "bot", "hard", "robo"),
+        "create": CreateGame("Base", CLOCK, "black", "bot", "hard", "robo", True, 1400, 1800),
         "bot_ready": BotReady(["Base", "Base+MLP"], ["none", "clock"], max_games=4),
         "join": JoinGame(GAME),
         "cancel": CancelGame(GAME),
@@ -162,6 +177,8 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "signup": SignUp("ada_l", "correct horse"),
         "login": LogIn("Ada_L", "correct horse"),
         "change_password": ChangePassword("correct horse", "battery staple"),
+        "profile": GetProfile("Ada_L", page=2),
+        "leaderboard": GetLeaderboard("blitz"),
     },
     "server": {
         "welcome": Welcome(
@@ -184,6 +201,60 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         # snapshot True with events makes no sense on the wire, but sets every field here
         "update": Update(GAME, 9, [CHAT], STATE, snapshot=True),
         "presence": Presence(GAME, 2, 1_700_000_000_000, 1_700_000_001_000, 60_000),
+        "profile": Profile(
+            "ada_l",
+            ADA.player,
+            False,
+            1_795_000_000_000,
+            [SpeedRating("blitz", 1612, 112, True, 7)],
+            4,
+            1,
+            2,
+            [LevelRecord("hard", 1, 0, 2)],
+            [RatingPoint("blitz", 1_795_446_241_400, 1612)],
+            [
+                ArchivedGame(
+                    GAME,
+                    "Base+MLP",
+                    CLOCK,
+                    True,
+                    "white",
+                    "bob",
+                    None,
+                    1540,
+                    "loss",
+                    "queen",
+                    -14,
+                    31,
+                    1_795_446_241_400,
+                ),
+                ArchivedGame(
+                    "0f1e2d3c",
+                    "Base",
+                    DAYS,
+                    False,
+                    "black",
+                    "hard bot",
+                    "hard",
+                    None,
+                    "draw",
+                    "repetition",
+                    None,
+                    40,
+                    1_795_446_200_000,
+                ),
+            ],
+            page=2,
+            total_games=45,
+        ),
+        "leaderboard": Leaderboard(
+            "blitz",
+            4,
+            [
+                LeaderboardEntry("ada_l", 1612, 61, 40),
+                LeaderboardEntry("robo", 1550, 45, 300, bot=True),
+            ],
+        ),
     },
 }
 """One message per registered class: a new class without an example fails the tests below."""
