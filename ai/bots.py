@@ -46,7 +46,9 @@ class Level:
         branching: K, the children searched per node below the root (None: all). It
             matters from 3 plies on: the root's children are all searched, and a frontier
             node's children are all scored.
-        min_depth: With ``seconds``, the plies always searched, however long they take.
+        min_depth: With ``seconds``, the plies always started, whatever the time the last
+            depth took predicts; the budget still ends them (the move then comes from the
+            last depth completed).
         quotient: Q, the randomness quotient (None: always the best move).
         table: Whether the bot keeps a transposition table between moves.
         aggressive: Among equally scored moves, prefer the one leaving the opponent the fewest
@@ -204,7 +206,12 @@ class Bot:
         return f"Bot({self.level.name!r})"
 
     def choose(
-        self, game: Game, *, level: Level | None = None, trace: TraceRecorder | None = None
+        self,
+        game: Game,
+        *,
+        level: Level | None = None,
+        trace: TraceRecorder | None = None,
+        asked: float | None = None,
     ) -> Choice:
         """The bot's move in ``game`` (searched in place with push/pop, left unchanged).
 
@@ -212,13 +219,16 @@ class Bot:
             game: The position.
             level: Search this move as ``level`` rather than the bot's own (the UHP engine's
                 ``bestmove depth N`` and ``bestmove time T``); the random stream and the table
-                are the bot's all the same. A time budget counts from this call.
+                are the bot's all the same.
             trace: A recorder to fill with the search tree.
+            asked: When the move was asked for (a reading of the bot's ``clock``): a time
+                budget counts from there, so that a wait in a queue is spent from it (None:
+                from this call).
 
         Raises:
             ValueError: The game is over.
         """
-        started = self.clock()
+        started = self.clock() if asked is None else asked
         moves = game.legal_moves()
         if not moves:
             raise ValueError(f"the game is over ({game.state}): there is no move to choose")

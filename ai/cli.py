@@ -109,8 +109,9 @@ def format_summary(a: str, b: str, s: Summary) -> str:
             f"{a} vs {b}: {s.games} games",
             f"  A: +{s.wins} ={s.draws} -{s.losses}  score {s.score:.1%}",
             f"  Elo difference {s.elo:+.0f} (95% interval {s.elo_low:+.0f} .. {s.elo_high:+.0f})",
-            f"  seconds per move: {a} median {s.a_seconds[0]:.3f} p95 {s.a_seconds[1]:.3f}; "
-            f"{b} median {s.b_seconds[0]:.3f} p95 {s.b_seconds[1]:.3f}",
+            f"  seconds per move: {a} median {s.a_seconds[0]:.3f} p95 {s.a_seconds[1]:.3f}"
+            f" max {s.a_seconds[2]:.3f}; {b} median {s.b_seconds[0]:.3f}"
+            f" p95 {s.b_seconds[1]:.3f} max {s.b_seconds[2]:.3f}",
             f"  distinct openings {s.distinct_openings} (shapes: {shapes}); "
             f"distinct games {s.distinct_games}; distinct positions at ply {VARIETY_PLY} "
             f"{s.distinct_positions} of {s.games_reaching} games (up to symmetry)",

@@ -41,7 +41,8 @@ from hive.hexes import NEIGHBORS
 from hive.pieces import QUEENS
 
 INFINITY: Final = WIN + 1
-_CHECK_EVERY: Final = 1024  # nodes between two looks at the clock
+_CHECK_EVERY: Final = 256
+"""Nodes between two looks at the clock (a few milliseconds: a deadline holds within them)."""
 GROWTH: Final = 4.0
 """An iterative search starts a depth only if the last one's time, times this, still fits."""
 _IN_PROGRESS: Final = GameState.IN_PROGRESS
@@ -561,8 +562,10 @@ def iterative_search(
     Each depth searches the root moves in the previous depth's order, and the table carries
     best moves from one depth to the next.
 
-    Depths up to ``min_depth`` are always completed, whatever the clock says: a level that
-    searches by time never plays shallower than its floor on a slow or busy machine.
+    Depths up to ``min_depth`` are always started, whatever the last one's time predicts (a
+    level does not give up its usual depth on a guess), but the deadline ends every depth
+    past the first: a budget is a wall-clock promise, kept on a slow or busy machine too,
+    where the move then comes from the last depth completed.
 
     Args: as ``search``, with ``max_depth`` (None: no limit but time) instead of ``depth``,
     and ``min_depth``, the floor.
@@ -599,8 +602,9 @@ def _deepening(
     then the aggressive tie-break.
 
     With a ``pace`` (``iterative_search``), a depth is not started once the ranking is proved,
-    nor after ``min_depth`` when the last depth's time says it would not finish; depths up to
-    ``min_depth`` ignore the deadline; and a search cut short still breaks ties. Without one
+    nor after ``min_depth`` when the last depth's time says it would not finish; the deadline
+    ends any depth but the first, and the tie-break; a search cut short still breaks ties
+    (within the deadline). Without one
     (``search``), each of ``depths`` is searched under the deadline, and a search cut short
     keeps its 1-ply ranking as it is.
     """
@@ -614,10 +618,8 @@ def _deepening(
             if not ranked or abs(ranked[0][1]) >= MATE_BOUND:  # no move, or proved
                 break
             begun = searcher.now()
-            floor = depth < pace.min_depth
-            if not floor and begun + last_time * GROWTH > pace.deadline:
+            if depth >= pace.min_depth and begun + last_time * GROWTH > pace.deadline:
                 break
-            searcher.deadline = None if floor else pace.deadline
         deeper = _deepen(searcher, ranked, next_depth)
         if deeper is None:
             completed = False

@@ -34,8 +34,8 @@ class Summary:
     elo: float
     elo_low: float
     elo_high: float
-    a_seconds: tuple[float, float]  # median, 95th percentile
-    b_seconds: tuple[float, float]
+    a_seconds: tuple[float, float, float]  # median, 95th percentile, most
+    b_seconds: tuple[float, float, float]
     distinct_openings: int
     distinct_games: int
     distinct_positions: int  # at VARIETY_PLY, up to symmetry
@@ -103,10 +103,10 @@ def summarize(records: Sequence[GameRecord]) -> Summary:
     )
 
 
-def _spread(seconds: Sequence[float]) -> tuple[float, float]:
-    """Median and 95th percentile."""
+def _spread(seconds: Sequence[float]) -> tuple[float, float, float]:
+    """Median, 95th percentile and most."""
     if not seconds:
-        return (0.0, 0.0)
+        return (0.0, 0.0, 0.0)
     if len(seconds) == 1:
-        return (seconds[0], seconds[0])
-    return statistics.median(seconds), statistics.quantiles(seconds, n=20)[-1]
+        return (seconds[0], seconds[0], seconds[0])
+    return statistics.median(seconds), statistics.quantiles(seconds, n=20)[-1], max(seconds)

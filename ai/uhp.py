@@ -278,8 +278,8 @@ class Engine:
                 raise UhpError(f"bestmove depth {depth} is not in 1..{MAX_SEARCH_DEPTH}")
             search = replace(level, depth=depth, seconds=None)
         elif len(words) == 2 and words[0].lower() == "time":
-            # A limit: one ply at least, then deeper only while the time lasts (not the
-            # level's floor of plies, which may take longer).
+            # A limit: one ply at least, then deeper only while the time lasts (the level's
+            # floor of plies not started past a guess that they would not fit).
             search = replace(level, depth=None, seconds=_parse_duration(words[1]), min_depth=1)
         elif words:
             raise UhpError("usage: bestmove | bestmove depth N | bestmove time hh:mm:ss")

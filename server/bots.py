@@ -77,9 +77,12 @@ def compute(
     seed: int,
     trace_bytes: int = TRACE_BYTES,
     seconds: float | None = None,
+    asked: float | None = None,
 ) -> BotMove:
     """The bot's move (runs in a worker process), with its trace kept to ``trace_bytes``,
-    searched within ``seconds`` if given (``within``)."""
+    searched within ``seconds`` if given (``within``). ``asked``: when the move was asked
+    for (``time.monotonic()``, one clock for every process of the machine): a time budget
+    counts from there, the wait for a worker included."""
     started = time.perf_counter()
     game = Game(game_type, repetition_draw=True)
     for move in moves:
@@ -94,7 +97,7 @@ def compute(
     bot.rng.seed(seed * 1000 + len(moves))
     recorder = TraceRecorder(max_depth=TRACE_DEPTH)
     search = None if seconds is None else within(bot.level, seconds)
-    choice = bot.choose(game, level=search, trace=recorder)
+    choice = bot.choose(game, level=search, trace=recorder, asked=asked)
     return BotMove(
         game.move_string(choice.move),
         gzip.compress(trace_json(recorder, trace_bytes), compresslevel=6),
@@ -179,7 +182,9 @@ class BotPool:
         seconds: float | None = None,
     ) -> BotMove:
         """The bot's move, computed in a worker (retried on a new pool if a worker dies),
-        within ``seconds`` if given (a clock's share)."""
+        within ``seconds`` if given (a clock's share). A level's time budget, and
+        ``seconds``, count from this call: the wait for a worker is spent from them."""
+        asked = time.monotonic()
         self.queued += 1
         lane = self._expensive if expensive(level) else contextlib.nullcontext()
         try:
@@ -197,6 +202,7 @@ class BotPool:
                             seed,
                             self.trace_bytes,
                             seconds,
+                            asked,
                         )
                         return await asyncio.wrap_future(future)
                     except BrokenProcessPool:

@@ -172,6 +172,18 @@ def test_a_time_budget_cut_short_still_restores_the_game() -> None:
     assert choice.result is not None and choice.result.depth >= 1
 
 
+def test_a_time_budget_counts_from_when_the_move_was_asked_for() -> None:
+    """On a clock that stands still, a 1 s budget reaches the level's 2 plies; asked for 5 s
+    before (waiting for a worker), the budget is gone and one ply is all it searches."""
+    game = Game.from_game_string(MID_GAME)
+    level = Level("timed", depth=2, seconds=1.0, branching=5, quotient=None, table=False)
+    still = Bot(level, seed=1, use_book=False, clock=lambda: 0.0)
+    fresh = still.choose(game)
+    assert fresh.result is not None and fresh.result.depth == 2
+    late = still.choose(game, asked=-5.0)
+    assert late.result is not None and late.result.depth == 1
+
+
 def test_randomness_off_plays_the_best_and_finds_the_puzzle_win() -> None:
     text, depth, expected = PUZZLES[8]
     game = Game.from_game_string(text)

@@ -351,14 +351,36 @@ def test_iterative_search_stops_at_max_depth_and_depth_one_always_completes() ->
     assert late.depth == 1 and len(late.ranked) == len(game.legal_moves())
 
 
-def test_iterative_search_completes_its_floor_however_late() -> None:
+def test_the_deadline_ends_an_iterative_search_below_its_floor() -> None:
+    """A budget is a wall-clock promise: past the deadline, the floor of plies gives way (the
+    move comes from the last depth completed)."""
     game = next(mid_games(1))
+    late = iterative_search(
+        game, max_depth=4, min_depth=4, branching=5, deadline=-1.0, clock=fake_clock()
+    )
+    assert late.depth < 4 and not late.completed
+    fixed = search(game, depth=late.depth, branching=5)
+    assert ranked_scores(late) == ranked_scores(fixed)
+
+
+def test_an_iterative_search_starts_its_floor_whatever_the_last_depth_predicts() -> None:
+    """Depth 1 seems to take the whole budget (the clock jumps by a second once), so the
+    prediction alone would stop there; up to ``min_depth`` the depths are still started, and
+    complete while the deadline has not passed."""
+    game = next(mid_games(1))
+    readings = count()
+
+    def jumping() -> float:
+        return 0.0 if next(readings) == 0 else 1.0
+
+    guessed = iterative_search(game, max_depth=3, branching=5, deadline=2.0, clock=jumping)
+    assert guessed.depth == 1
+    readings = count()
     floor = iterative_search(
-        game, max_depth=4, min_depth=3, branching=5, deadline=-1.0, clock=fake_clock()
+        game, max_depth=3, min_depth=3, branching=5, deadline=2.0, clock=jumping
     )
     assert floor.depth == 3 and floor.completed
-    fixed = search(game, depth=3, branching=5)
-    assert ranked_scores(floor) == ranked_scores(fixed)
+    assert ranked_scores(floor) == ranked_scores(search(game, depth=3, branching=5))
 
 
 def test_a_level_floor_lies_within_its_depth() -> None:

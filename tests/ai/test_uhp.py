@@ -362,7 +362,7 @@ def test_bestmove_time_answers_within_the_limit_and_deepens_while_time_allows(le
 
 
 def test_bestmove_time_is_a_limit_even_below_the_levels_floor_of_plies():
-    """Expert always searches 4 plies for a plain bestmove (however long they take); with a
+    """Expert starts 4 plies for a plain bestmove whatever its first depths predict; with a
     time limit it stops when the time is up, after 1 ply if need be."""
     assert LEVELS["expert"].min_depth == 4
     clock = TickingClock(0.3)  # a machine so busy that a second is gone in a few readings

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import signal
+import time
 
 import pytest
 
@@ -124,3 +125,22 @@ async def test_cheap_levels_do_not_wait_behind_expensive_ones() -> None:
     finally:
         pool.close()
     assert finished == ["beginner", "expert", "expert", "expert"]
+
+
+async def test_a_level_s_budget_counts_from_the_ask_the_wait_for_a_worker_included() -> None:
+    """Three expert moves (a 2 s budget each) asked at once share one worker (the expensive
+    levels' lane): each counts its budget from its ask, so the last answer comes about 2 s
+    after the asks, not 6 (the ones that waited search what time is left, one ply at least)."""
+    from tests.server.support import decisive_game
+
+    pool = BotPool(2)
+    moves = list(decisive_game("Base")[:10])
+    budget = LEVELS["expert"].seconds
+    assert budget is not None
+    try:
+        asked = time.monotonic()
+        await asyncio.gather(*(pool.move(f"g{n}", "Base", moves, "expert", 1) for n in range(3)))
+        took = time.monotonic() - asked
+    finally:
+        pool.close()
+    assert took < 1.5 * budget, f"three expert moves took {took:.1f} s, a budget being {budget} s"
