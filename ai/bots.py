@@ -14,10 +14,12 @@ winning moves) and never picks a move that loses by force when another does not.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -163,6 +165,21 @@ def default_book() -> OpeningBook:
     return OpeningBook.load()
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection during a search: a full one walks every object the
+    transposition table keeps (hundreds of thousands after a few moves) and took up to 1.5 s
+    on a busy machine, past any deadline. A search makes next to no cycles; the collector
+    catches up at its next turn after the search, off the move's clock."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 class Bot:
     """A player of one level, for a whole game (or many).
 
@@ -251,7 +268,8 @@ class Bot:
             quotient = min(quotient, OPENING_QUOTIENT)
         # Drawn over every move, then cut to the candidates: the same law as drawing over them.
         walk = choose_index(len(moves), quotient, self.rng)
-        result = self._search(game, level, trace, exact_top=walk + 1, started=started)
+        with _collector_paused():
+            result = self._search(game, level, trace, exact_top=walk + 1, started=started)
         index = min(walk, candidates(result.ranked, result.exact) - 1)
         move, score = result.ranked[index]
         if trace is not None:
