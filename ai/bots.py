@@ -34,6 +34,10 @@ OPENING_QUOTIENT: Final = 2
 
 OPENING_TURNS: Final = 3
 
+MARGIN: Final = 0.05
+"""The share of a time budget left unsearched, for what follows the search's last look at
+the clock (ending the search, the tie-break, handing the move back) on a busy machine."""
+
 
 @dataclass(frozen=True)
 class Level:
@@ -169,13 +173,16 @@ def default_book() -> OpeningBook:
 def _collector_paused() -> Iterator[None]:
     """No cyclic garbage collection during a search: a full one walks every object the
     transposition table keeps (hundreds of thousands after a few moves) and took up to 1.5 s
-    on a busy machine, past any deadline. A search makes next to no cycles; the collector
-    catches up at its next turn after the search, off the move's clock."""
+    on a busy machine, past any deadline. After the search, what it left is frozen (moved
+    out of the collector's sight): it is the table's, long-lived by construction, freed by
+    reference counting when the table lets go of it (a search makes no reference cycles), so
+    the collector's next turn does not walk it either."""
     paused = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if paused:
             gc.enable()
 
@@ -312,7 +319,7 @@ class Bot:
                 max_depth=level.depth,
                 min_depth=level.min_depth,
                 branching=level.branching,
-                deadline=started + level.seconds,
+                deadline=started + level.seconds * (1 - MARGIN),
                 clock=self.clock,
                 table=table,
                 aggressive=level.aggressive,

@@ -4,6 +4,8 @@ and that choosing a move leaves the game as it was."""
 from __future__ import annotations
 
 import dataclasses
+import gc
+import itertools
 import random
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from hive import Bug, Game, GameType, Move
 from hive.game import PASS
 from hive.pieces import BUG_OF
 from tests.ai.chisquare import chi_squared_pvalue
+from tests.ai.test_search import mid_games
 from tests.vectors import tsv_rows
 
 MID_GAME = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")][100]
@@ -182,6 +185,31 @@ def test_a_time_budget_counts_from_when_the_move_was_asked_for() -> None:
     assert fresh.result is not None and fresh.result.depth == 2
     late = still.choose(game, asked=-5.0)
     assert late.result is not None and late.result.depth == 1
+
+
+def test_a_search_runs_without_the_cyclic_collector_and_ends_short_of_its_budget() -> None:
+    """The clock is read through the search: never with the collector on (a full collection
+    took up to 1.5 s, past any deadline), and never at or past the budget's end (the
+    search stops ``MARGIN`` of it before, for what follows it); what the search left is
+    frozen after it."""
+    readings: list[tuple[float, bool]] = []
+    ticks = itertools.count()
+
+    def clock() -> float:
+        readings.append((next(ticks) * 0.01, gc.isenabled()))
+        return readings[-1][0]
+
+    level = Level(
+        "timed", depth=None, seconds=1.0, branching=5, quotient=None, table=True, min_depth=9
+    )
+    game = next(mid_games(1))
+    gc.unfreeze()
+    choice = Bot(level, seed=1, use_book=False, clock=clock).choose(game)
+    assert gc.get_freeze_count() > 0  # what the search left, out of the collector's walks
+    assert choice.result is not None and not choice.result.completed  # the time ended it
+    assert gc.isenabled()
+    assert len(readings) > 50 and not any(on for _, on in readings[1:])  # but the ask's
+    assert readings[-1][0] < 1.0
 
 
 def test_randomness_off_plays_the_best_and_finds_the_puzzle_win() -> None:
