@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from server import ratings
@@ -61,6 +61,19 @@ def _kind(seat: Seat) -> str:
     if seat.bot is not None:
         return "level"
     return seat.account  # "guest", "account" or "bot"
+
+
+def _signed_up(ids: list[str]) -> Any:
+    """The UPDATE that makes the ``players`` rows of ``ids`` that say ``guest`` say
+    ``account`` when the player has one: a guest who signed up during the game (their seat
+    still says guest; ``Accounts.signup`` updates only the rows already there)."""
+    players, accounts = tables.players, tables.accounts
+    people = select(accounts.c.player).where(accounts.c.player.in_(ids), accounts.c.bot.is_(False))
+    return (
+        update(players)
+        .where(players.c.id.in_(people), players.c.kind == "guest")
+        .values(kind="account")
+    )
 
 
 def _rateable(record: Record) -> bool:
@@ -148,6 +161,7 @@ class Archive:
         }
         async with db.engine.begin() as connection:
             await connection.execute(db.insert(tables.players).on_conflict_do_nothing(), people)
+            await connection.execute(_signed_up([white.player, black.player]))
             done = await connection.execute(
                 db.insert(tables.games).values(game).on_conflict_do_nothing()
             )
