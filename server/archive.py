@@ -104,7 +104,7 @@ class Archive:
         self.database = database
         self.announce = announce
         self.woken = asyncio.Event()
-        """Set when a game ended here: the sweep goes round at once."""
+        """Set when a rated game ended here: the sweep goes round at once."""
         self.written = 0
         """Games this process wrote to the database (not counting those written already)."""
         self.rounds = 0
