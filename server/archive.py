@@ -130,8 +130,8 @@ class Archive:
         db = self.database
         people = [
             {"id": seat.player, "name": seat.name, "kind": _kind(seat), "created": now}
-            for seat in (white, black)
-        ]
+            for seat in sorted((white, black), key=lambda seat: seat.player)
+        ]  # in the order of their ids, as any other transaction writing them: no deadlock
         time = record.time
         pool = ratings.speed(time)
         ended = record.ended if record.ended is not None else now
