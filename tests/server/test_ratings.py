@@ -251,7 +251,7 @@ async def test_casual_and_aborted_games_change_no_rating(
 ) -> None:
     async with (
         start_server(
-            database_url=database_url, archive_interval=0.05, first_move_timeout=0.5
+            database_url=database_url, archive_interval=0.05, first_move_timeout=2.0
         ) as srv,
         accounts(srv, "ann", "bob") as (ann, bob),
     ):
