@@ -6,8 +6,11 @@ Every process sweeps, every ``Settings.archive_interval``: the games of ``hive:o
 whose keys then expire after ``Settings.archive_grace``. A game's row is inserted with
 ``ON CONFLICT DO NOTHING`` on its id, so two processes sweeping the same game, or a process
 killed between the write and the mark (the next sweep writes it again), still leave one row.
-Nothing on the path of a move touches the database: while it is down, games go on in Redis,
-``hive:over`` grows, and the sweep catches up once it answers.
+To spare the work twice, a process claims a game before archiving it (for ``CLAIM_SECONDS``,
+in Redis) and the others pass it by meanwhile; the claim only saves work, the row's
+uniqueness is what makes the archive right. Nothing on the path of a move touches the
+database: while it is down, games go on in Redis, ``hive:over`` grows, and the sweep catches
+up once it answers.
 
 Games that never had two players (an open game cancelled or expired) are not archived: their
 keys just expire.
@@ -51,6 +54,9 @@ ARCHIVE_ERRORS: Final = (*STORAGE_ERRORS, *DATABASE_ERRORS)
 """What reading a game may raise when Redis or the database does not answer."""
 SWEEP_BATCH: Final = 100
 """Games archived at most per round of the sweep (the next round goes on at once)."""
+CLAIM_SECONDS: Final = 10
+"""How long a process's claim on archiving a game holds (``Store.claim_archive``): a
+process killed while archiving leaves the game to the others after this."""
 
 
 Announce = Callable[[str, list[RatingChange]], Awaitable[None]]
@@ -187,8 +193,21 @@ class Archive:
         self.written += 1
         return True
 
-    async def archive(self, game_id: str, grace: int) -> None:
-        """Archive one finished game from Redis and let its keys expire in ``grace`` s."""
+    async def archive(self, game_id: str, grace: int) -> bool:
+        """Archive one finished game from Redis and let its keys expire in ``grace`` s.
+        False: another process is archiving it (its claim); nothing done."""
+        store = self.store
+        if not await store.claim_archive(game_id, CLAIM_SECONDS):
+            return False
+        try:
+            await self._archive(game_id, grace)
+        except BaseException:
+            with contextlib.suppress(*STORAGE_ERRORS):  # else the claim lapses
+                await store.release_archive(game_id)
+            raise
+        return True
+
+    async def _archive(self, game_id: str, grace: int) -> None:
         store = self.store
         record = await store.get(game_id)
         if record is None:  # gone already
@@ -210,17 +229,19 @@ class Archive:
         count = 0
         while True:
             waiting = await self.store.finished(SWEEP_BATCH)
-            failed = False
+            failed = elsewhere = False
             for game_id in waiting:
                 try:
-                    await self.archive(game_id, grace)
+                    elsewhere |= not await self.archive(game_id, grace)
                 except ARCHIVE_ERRORS:
                     raise
                 except Exception:  # one game's failure must not stop the others' archive
                     log.exception("game %s: not archived", game_id)
                     failed = True  # it is still first in line: no other batch this round
             count += len(waiting)
-            if failed or len(waiting) < SWEEP_BATCH:
+            # A game claimed by another process stays in line while it works: the same
+            # batch again would find it again.
+            if failed or elsewhere or len(waiting) < SWEEP_BATCH:
                 self.rounds += 1
                 return count
 

@@ -156,6 +156,11 @@ def _trace_key(game_id: str, ply: int) -> str:
     return f"hive:g:{{{game_id}}}:trace:{ply}"
 
 
+def _claim_key(game_id: str) -> str:
+    """A process archiving the game holds it (``Store.claim_archive``)."""
+    return f"hive:g:{{{game_id}}}:archiving"
+
+
 class Store(Players, Liveness):
     """The server's storage. Every method is one or a few Redis round trips.
 
@@ -315,6 +320,17 @@ class Store(Players, Liveness):
         count: int = await self.redis.zcard("hive:over")
         return count
 
+    async def claim_archive(self, game_id: str, seconds: int) -> bool:
+        """Claim the archiving of a finished game for ``seconds``: False while another
+        process holds the claim. The claim spares the work twice, nothing more: the archive's
+        write is right however many processes make it."""
+        claimed = await self.redis.set(_claim_key(game_id), 1, nx=True, ex=seconds)
+        return bool(claimed)
+
+    async def release_archive(self, game_id: str) -> None:
+        """Let go of a claim that did not archive its game (the next sweep may try again)."""
+        await self.redis.delete(_claim_key(game_id))
+
     async def drop_finished(self, game_id: str) -> None:
         """Take a game that is gone out of ``hive:over``."""
         await self.redis.zrem("hive:over", game_id)
@@ -351,6 +367,7 @@ class Store(Players, Liveness):
                 if left > grace * 1000:
                     pipe.pexpire(key, grace * 1000)
             pipe.zrem("hive:over", game_id)
+            pipe.delete(_claim_key(game_id))
             await pipe.execute()
 
     # -- traces and liveness -------------------------------------------------------------------

@@ -13,11 +13,13 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
+from server.archive import ARCHIVE_ERRORS
 from server.client import Client
 from server.db import tables
 from server.db.database import Database
@@ -306,3 +308,41 @@ async def test_a_server_whose_database_cannot_be_reached_does_not_start(
     assert status == 2, err
     assert "the database postgresql+asyncpg://hive:***@127.0.0.1" in err
     assert "secret" not in err
+
+
+async def test_a_game_claimed_by_another_process_is_passed_by_until_the_claim_goes(
+    start_server: StartServer, database_url: str
+) -> None:
+    """Two processes sweep the same ``hive:over``: the one that claimed a game archives it,
+    the other passes it by (not writing it twice); a claim let go (a failed archive, or
+    the end of one) leaves nothing behind."""
+    async with start_server(database_url=database_url, archive_interval=3600) as srv:
+        archive, redis = srv.hub.archive, srv.hub.store.redis
+        game = await finished_game(srv)
+        claim = f"hive:g:{{{game}}}:archiving"
+        await redis.set(claim, "elsewhere", ex=60)
+        await archive.sweep_once(60)
+        assert await rows(database_url) == [] and archive.written == 0
+        assert not await _out_of_over(srv.redis_url, game)
+        await redis.delete(claim)  # the other process died: its claim lapsed
+        await archive.sweep_once(60)
+        assert [row["id"] for row in await rows(database_url)] == [game]
+        assert archive.written == 1 and await _out_of_over(srv.redis_url, game)
+        assert not await redis.exists(claim)
+
+
+async def test_a_failed_archive_lets_go_of_its_claim(
+    start_server: StartServer, postgres_server: PostgresProcess
+) -> None:
+    url = postgres_server.create()
+    async with start_server(database_url=url, archive_interval=3600) as srv:
+        game = await finished_game(srv)
+        postgres_server.stop()
+        try:
+            with pytest.raises(ARCHIVE_ERRORS):
+                await srv.hub.archive.sweep_once(60)
+            assert not await srv.hub.store.redis.exists(f"hive:g:{{{game}}}:archiving")
+        finally:
+            postgres_server.restart()
+        await srv.hub.archive.sweep_once(60)
+        assert [row["id"] for row in await rows(url)] == [game]
