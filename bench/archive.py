@@ -1,12 +1,15 @@
 """The archive's figures: writing a finished game, and Redis staying flat.
 
     python -m bench.archive [--writes 200] [--games 10000] [--pairs 20] [--runs 3]
-                            [--skip-writes] [--skip-flat]
+                            [--skip-writes] [--skip-flat] [--rated]
 
 - **Writing a finished game** (``Archive.write``: its players and its row, one transaction),
   on a SQLite file and on a PostgreSQL server of its own (Debian's, started in a temporary
   folder on a free port, as the tests start it): ``--writes`` games of 60 moves each, one
   after the other; per run the median and p99 of one write, and the median of ``--runs`` runs.
+  With ``--rated``, rated games between 50 accounts: each write also rates its game
+  (``server.ratings.rate``: the two ratings rows locked and updated, their history, the
+  game's figures) in the same transaction.
 - **Redis stays flat**: a server process (``python -m server``, grace period 1 s) on a Redis
   of its own; ``--pairs`` pairs of guests connect and finish a first game each, then Redis's
   ``used_memory`` is read; then they play ``--games`` games to their end (two moves, then a
@@ -53,8 +56,9 @@ from tests.server.postgres import PostgresProcess
 from tests.server.support import ServerProcess
 
 
-def finished(n: int, rng: random.Random) -> Record:
-    """A finished game of 60 random moves between two guests."""
+def finished(n: int, rng: random.Random, *, rated: bool = False) -> Record:
+    """A finished game of 60 random moves between two guests (``rated``: a rated game
+    between two accounts)."""
     game = Game("Base+MLP")
     moves: list[str] = []
     while len(moves) < 60 and not game.is_over():
@@ -71,19 +75,41 @@ def finished(n: int, rng: random.Random) -> Record:
         creator=f"p{n % 50}",
         creator_color="white",
         seed=n,
-        white=Seat(f"p{n % 50}", f"white{n % 50}"),
-        black=Seat(f"q{n % 50}", f"black{n % 50}"),
+        white=Seat(f"p{n % 50}", f"white{n % 50}", account="account" if rated else "guest"),
+        black=Seat(f"q{n % 50}", f"black{n % 50}", account="account" if rated else "guest"),
         moves=moves,
-        result="WhiteWins",
+        result=rng.choice(["WhiteWins", "BlackWins", "Draw"]),
         reason="resign",
         ended=now,
+        rated=rated,
     )
+
+
+async def accounts(database: Database, records: list[Record]) -> None:
+    """The accounts of the rated ``records``' players (a rated game is between accounts)."""
+    players = {seat.player for r in records for seat in (r.white, r.black) if seat is not None}
+    rows = [
+        {
+            "player": player,
+            "name": player,
+            "name_key": player,
+            "password": None,
+            "bot": False,
+            "created": 0,
+            "password_changed": 0,
+        }
+        for player in sorted(players)
+    ]
+    async with database.engine.begin() as connection:
+        await connection.execute(tables.accounts.insert(), rows)
 
 
 async def write_run(url: str, records: list[Record]) -> list[float]:
     """Write ``records`` to a fresh database at ``url``: the seconds of each write."""
     database = Database(url)
     await database.migrate()
+    if any(record.rated for record in records):
+        await accounts(database, records)
     archive = Archive(Store(aioredis.Redis()), database)  # this Redis is never asked
     took = []
     try:
@@ -93,7 +119,11 @@ async def write_run(url: str, records: list[Record]) -> list[float]:
             took.append(time.perf_counter() - started)
         async with database.engine.connect() as connection:
             count = await connection.scalar(select(func.count()).select_from(tables.games))
+            rated = await connection.scalar(
+                select(func.count()).select_from(tables.games).where(tables.games.c.rated)
+            )
         assert count == len(records), count
+        assert rated == sum(record.rated for record in records), rated
     finally:
         await database.close()
     return took
@@ -103,9 +133,9 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
 
-async def bench_writes(writes: int, runs: int) -> None:
+async def bench_writes(writes: int, runs: int, rated: bool) -> None:
     rng = random.Random(1)
-    records = [finished(n, rng) for n in range(writes)]
+    records = [finished(n, rng, rated=rated) for n in range(writes)]
     postgres = PostgresProcess()
     postgres.start()
     try:
@@ -125,7 +155,8 @@ async def bench_writes(writes: int, runs: int) -> None:
                         f"{kind} run {run + 1}: {writes} writes, median {ms(median)}, p99 {ms(p99)}"
                     )
                 print(
-                    f"{kind}: writing a finished game, median of {runs} runs: "
+                    f"{kind}: writing a finished {'rated ' if rated else ''}game, "
+                    f"median of {runs} runs: "
                     f"{ms(statistics.median(medians))}"
                 )
     finally:
@@ -284,10 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--skip-writes", action="store_true")
     p.add_argument("--skip-flat", action="store_true")
+    p.add_argument("--rated", action="store_true", help="write rated games between accounts")
     args = p.parse_args(argv)
     ok = True
     if not args.skip_writes:
-        asyncio.run(bench_writes(args.writes, args.runs))
+        asyncio.run(bench_writes(args.writes, args.runs, args.rated))
     if not args.skip_flat:
         results = [asyncio.run(bench_flat(args.games, args.pairs)) for _ in range(args.runs)]
         ok = all(flat for flat, _, _ in results)

@@ -23,7 +23,7 @@ from typing import Any, Final, NamedTuple
 
 from glicko2.math.algorithm import update_rating
 from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.db import tables
@@ -136,45 +136,75 @@ async def rate(
     )
     if found.scalar() != len(set(players)):
         return {}
-    for player in sorted(set(players)):
-        start = {"player": player, "speed": pool, "updated": ended, **START._asdict()}
-        await connection.execute(insert(table).values(start).on_conflict_do_nothing())
-        await connection.execute(
-            select(table.c.player)
-            .where(table.c.player == player, table.c.speed == pool)
-            .with_for_update()
-        )
-    white, black = [await of(connection, player, pool) for player in players]
+    start = START._asdict()
+    await connection.execute(
+        insert(table).on_conflict_do_nothing(),
+        [{"player": p, "speed": pool, "updated": ended, **start} for p in sorted(set(players))],
+    )
+    locked = await connection.execute(_LOCKED, {"pool": pool, "players": list(players)})
+    held = {player: Rating(*figures) for player, *figures in locked.all()}
+    white, black = (held[player] for player in players)
     after = game(white, black, result)
     figures: dict[str, float] = {}
+    rows = []
     for color, player, before, now in zip(
         ("white", "black"), players, (white, black), after, strict=True
     ):
-        await connection.execute(
-            update(table)
-            .where(table.c.player == player, table.c.speed == pool)
-            .values(
-                rating=now.rating,
-                rd=now.rd,
-                volatility=now.volatility,
-                games=now.games,
-                updated=ended,
-            )
-        )
-        await connection.execute(
-            tables.rating_history.insert().values(
-                player=player, game=game_id, speed=pool, at=ended, rating=now.rating, rd=now.rd
-            )
-        )
+        rows.append({"p": player, "pool": pool, "at": ended, **now._asdict()})
         figures |= {
             f"{color}_rating": before.rating,
             f"{color}_rd": before.rd,
             f"{color}_change": now.rating - before.rating,
         }
+    await connection.execute(_UPDATE, rows)
+    await connection.execute(
+        tables.rating_history.insert(),
+        [
+            {"player": row["p"], "game": game_id, "speed": pool, "at": ended}
+            | {"rating": row["rating"], "rd": row["rd"]}
+            for row in rows
+        ],
+    )
     await connection.execute(
         update(tables.games).where(tables.games.c.id == game_id).values(rated=True, **figures)
     )
     return figures
+
+
+_LOCKED: Final = (
+    select(
+        tables.ratings.c.player,
+        tables.ratings.c.rating,
+        tables.ratings.c.rd,
+        tables.ratings.c.volatility,
+        tables.ratings.c.games,
+    )
+    .where(
+        tables.ratings.c.speed == bindparam("pool"),
+        tables.ratings.c.player.in_(bindparam("players", expanding=True)),
+    )
+    .order_by(tables.ratings.c.player)
+    .with_for_update()
+)
+"""The ratings of a game's players in its speed, locked in the order of their ids (PostgreSQL
+locks the rows as it returns them, sorted): two games of one player rated at once wait for
+each other, and two games of the same two players cannot lock each other out."""
+
+_UPDATE: Final = (
+    update(tables.ratings)
+    .where(
+        tables.ratings.c.player == bindparam("p"),
+        tables.ratings.c.speed == bindparam("pool"),
+    )
+    .values(
+        rating=bindparam("rating"),
+        rd=bindparam("rd"),
+        volatility=bindparam("volatility"),
+        games=bindparam("games"),
+        updated=bindparam("at"),
+    )
+)
+"""A rating after a game (executed for both players at once)."""
 
 
 async def changes(connection: AsyncConnection, game_id: str) -> list[RatingChange]:
