@@ -295,6 +295,8 @@ async def server(url: str, folder: Path) -> AsyncIterator[tuple[str, Any]]:
             database_url=url,
             data=folder / "data",
             bot_workers=1,
+            guests_per_address=10_000,  # every client here is a new guest of one address
+            connections_per_address=1_000,
         )
         async with running(settings) as (srv, hub):
             port = srv.sockets[0].getsockname()[1]
