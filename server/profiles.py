@@ -27,7 +27,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from sqlalchemy import Select, and_, func, literal, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -51,6 +51,7 @@ from server.protocol import (
     Profile,
     ProtocolError,
     RatingPoint,
+    Speed,
     SpeedRating,
     TimeControl,
 )
@@ -238,15 +239,25 @@ class Profiles:
     async def cached_leaderboard(self, speed: str) -> Leaderboard:
         """The leaderboard of ``speed``, as read at most ``leaderboard_seconds`` ago; one
         request at a time reads it again."""
+        kept = self._boards.get(speed)
+        if kept is not None and time.monotonic() - kept[0] < self.leaderboard_seconds:
+            return kept[1]
         lock = self._board_locks.setdefault(speed, asyncio.Lock())
-        async with lock:
-            kept = self._boards.get(speed)
+        try:
+            async with asyncio.timeout(READ_WAIT):
+                await lock.acquire()
+        except TimeoutError:
+            raise _busy() from None
+        try:
+            kept = self._boards.get(speed)  # (read meanwhile by the request it waited for)
             if kept is not None and time.monotonic() - kept[0] < self.leaderboard_seconds:
                 return kept[1]
             async with self._read():
                 board = await self.read_leaderboard(speed)
             self._boards[speed] = (time.monotonic(), board)
             return board
+        finally:
+            lock.release()
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[None]:
@@ -256,15 +267,17 @@ class Profiles:
             async with asyncio.timeout(READ_WAIT):
                 await self._reads.acquire()
         except TimeoutError:
-            raise ProtocolError(
-                ErrorCode.UNAVAILABLE, "the server is busy with profiles; try again"
-            ) from None
+            raise _busy() from None
         try:
             yield
         except DATABASE_ERRORS as error:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
         finally:
             self._reads.release()
+
+
+def _busy() -> ProtocolError:
+    return ProtocolError(ErrorCode.UNAVAILABLE, "the server is busy with profiles; try again")
 
 
 def _take(session: Session) -> None:
@@ -279,11 +292,9 @@ def _take(session: Session) -> None:
 _WDL: Final = ("win", "draw", "loss")
 
 
-def _speed(speed: str) -> Any:
-    """``speed`` as the protocol's ``Speed`` (it came from a decoded message)."""
-    if speed not in SPEEDS:
-        raise ValueError(f"no speed {speed!r}")
-    return speed
+def _speed(speed: str) -> Speed:
+    """``speed`` as the protocol's ``Speed`` (one of ``SPEEDS``: checked by the caller)."""
+    return cast(Speed, speed)
 
 
 def _leaderboard(speed: str, since: int) -> Select[Any]:
@@ -410,7 +421,11 @@ def _history_query(player: str) -> Select[Any]:
 async def _history(connection: AsyncConnection, player: str) -> list[RatingPoint]:
     """The newest ``HISTORY_SHOWN`` points of the player's rating history, oldest first."""
     rows = (await connection.execute(_history_query(player))).all()
-    return [RatingPoint(_speed(row.speed), row.at, round(row.rating)) for row in reversed(rows)]
+    return [
+        RatingPoint(_speed(row.speed), row.at, round(row.rating))
+        for row in reversed(rows)
+        if row.speed in SPEEDS
+    ]
 
 
 def _side(player: str, color: Color, limit: int, before: tuple[int, str] | None) -> Select[Any]:
