@@ -228,7 +228,7 @@ async def _player_games(hub: Hub, quoted: str, query: str) -> Response:
         )
     async with profiles.downloading:
         try:
-            download = await profiles.download(hub.archive, name, before)
+            download = await profiles.download(name, before)
         except LookupError:
             return text(HTTPStatus.NOT_FOUND, f"no game {before}\n")
     if download is None:
