@@ -16,8 +16,14 @@ a connection may ask ``LOOKUP_BURST`` at once, then ``LOOKUP_RATE`` a second
 per speed, and asked of the database by one request at a time. A database that is down
 answers ``unavailable``.
 
-The queries use the indexes games(white, ended), games(black, ended), ratings(speed, rating)
-and rating_history(player, at).
+``download`` gives ``server.http``'s ``/@/NAME/games.txt``: a player's games as GameStrings,
+newest first, read ``DOWNLOAD_BATCH`` at a time (keyset paging on (ended, id)), at most
+``DOWNLOAD_GAMES`` a file and ``DOWNLOADS_AT_ONCE`` files made at once.
+
+The queries use the indexes games(white, ended) and games(black, ended) (a page: each side's
+newest, merged), games(white, result, black_level) and games(black, result, white_level) (the
+record, from the index alone), ratings(speed, rating) (the leaderboard, from the top) and
+rating_history(player, at).
 """
 
 from __future__ import annotations
