@@ -24,6 +24,8 @@ key                            type        holds
 ``hive:g:{ID}:log``            stream      its events, entry id ``VERSION-1``, capped (expiring
                                            with the game once archived)
 ``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (gzipped JSON), expiring
+``hive:g:{ID}:archiving``      string      a process archiving the finished game (10 s; deleted
+                                           once archived): the others pass it by
 ``hive:open``                  zset        open games, by expiry time
 ``hive:live``                  zset        games in progress, by start time
 ``hive:over``                  zset        finished games not yet archived, by end time
