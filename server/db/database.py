@@ -105,23 +105,24 @@ class Database:
             return sqlite.insert(table)
         raise ValueError(f"the archive needs PostgreSQL or SQLite, not {self.dialect}")
 
-    async def migrate(self) -> None:
-        """Bring the schema up to date (Alembic's ``upgrade head``); on PostgreSQL under an
-        advisory lock, so that processes starting together migrate one after the other."""
+    async def migrate(self, revision: str = "head") -> None:
+        """Bring the schema up to date (Alembic's ``upgrade head``; or up to ``revision``);
+        on PostgreSQL under an advisory lock, so that processes starting together migrate one
+        after the other."""
         async with self.engine.begin() as connection:
             if self.dialect == "postgresql":
                 await connection.execute(select(func.pg_advisory_xact_lock(MIGRATION_LOCK)))
-            await connection.run_sync(_upgrade)
+            await connection.run_sync(_upgrade, revision)
 
     async def close(self) -> None:
         await self.engine.dispose()
 
 
-def _upgrade(connection: Connection) -> None:
+def _upgrade(connection: Connection, revision: str) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)
 
 
 def _sqlite_pragmas(connection: Any, _: Any) -> None:

@@ -103,6 +103,38 @@ async def test_the_migrations_make_the_schema_of_tables(database_url: str) -> No
         await database.close()
 
 
+async def test_accounts_made_before_players_rows_said_account_say_it_once_migrated(
+    database_url: str,
+) -> None:
+    """Migration 0005: a person's account whose ``players`` row still said ``guest`` (signed
+    up before rows said ``account``) says ``account``; a guest and a bot account stay."""
+    database = Database(database_url)
+    try:
+        await database.migrate("0004")
+        people = [("a1", "ann", "guest"), ("g1", "gus", "guest"), ("b1", "robo", "bot")]
+        async with database.engine.begin() as connection:
+            await connection.execute(
+                tables.players.insert(),
+                [{"id": i, "name": n, "kind": k, "created": 0} for i, n, k in people],
+            )
+            await connection.execute(
+                tables.accounts.insert(),
+                [
+                    {"player": i, "name": n, "name_key": n, "password": None, "bot": i == "b1"}
+                    | {"created": 0, "password_changed": 0}
+                    for i, n, _ in people
+                    if i != "g1"
+                ],
+            )
+        await database.migrate()
+        async with database.engine.connect() as connection:
+            found = await connection.execute(select(tables.players.c.id, tables.players.c.kind))
+            kinds = dict(found.tuples().all())
+        assert kinds == {"a1": "account", "g1": "guest", "b1": "bot"}
+    finally:
+        await database.close()
+
+
 async def test_hive_server_migrate_runs_the_migrations_alone(database_url: str) -> None:
     status, _, err = await run_command(
         sys.executable, "-m", "server", "migrate", "--database-url", database_url
