@@ -129,7 +129,7 @@ async def test_accounts_made_before_players_rows_said_account_say_it_once_migrat
         await database.migrate()
         async with database.engine.connect() as connection:
             found = await connection.execute(select(tables.players.c.id, tables.players.c.kind))
-            kinds = dict(found.tuples().all())
+            kinds = {player: kind for player, kind in found.all()}
         assert kinds == {"a1": "account", "g1": "guest", "b1": "bot"}
     finally:
         await database.close()
