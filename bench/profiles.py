@@ -50,7 +50,7 @@ import redis.asyncio as aioredis
 from sqlalchemy import bindparam, select, text, update
 
 from hive import Game
-from server import profiles
+from server import profilequeries
 from server.archive import Archive
 from server.client import Client
 from server.db import tables
@@ -274,7 +274,7 @@ async def timed(samples: int, work: Callable[[], Awaitable[Any]]) -> list[float]
 async def explain(database: Database) -> None:
     """Print the plan of each query a profile and a leaderboard make."""
     prefix = "EXPLAIN QUERY PLAN " if database.dialect == "sqlite" else "EXPLAIN "
-    queries = profiles.explained("star", STAR, "blitz")
+    queries = profilequeries.explained("star", STAR, "blitz")
     async with database.engine.connect() as connection:
         for name, query in queries.items():
             compiled = query.compile(
