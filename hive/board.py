@@ -41,13 +41,23 @@ class Board:
             stacks are few.
     """
 
-    __slots__ = ("height", "hex_of", "top", "under")
+    __slots__ = ("_low", "_order", "height", "hex_of", "marks", "stamp", "top", "under")
 
     def __init__(self) -> None:
         self.top: list[int] = [EMPTY] * CELLS
         self.height: list[int] = [0] * CELLS
         self.under: dict[int, list[int]] = {}
         self.hex_of: list[int] = [HAND] * NUM_PIECES
+        self._scratch()
+
+    def _scratch(self) -> None:
+        """Scratch lists indexed by hex, so that no search of the board allocates one: ``marks``
+        and ``stamp`` for move generation (``new_stamp``), ``_order`` and ``_low`` for
+        ``articulation_points`` (all zero between its calls)."""
+        self.marks: list[int] = [0] * CELLS
+        self.stamp = 0
+        self._order: list[int] = [0] * CELLS
+        self._low: list[int] = [0] * CELLS
 
     def copy(self) -> Board:
         """An independent board with the same stacks."""
@@ -56,7 +66,14 @@ class Board:
         board.height = self.height.copy()
         board.under = {h: covered.copy() for h, covered in self.under.items()}
         board.hex_of = self.hex_of.copy()
+        board._scratch()
         return board
+
+    def new_stamp(self) -> int:
+        """A value no hex of ``marks`` holds yet: a search marks the hexes it has seen with it
+        (``marks[h] = stamp``), and forgets them all by asking for the next one."""
+        self.stamp += 1
+        return self.stamp
 
     def place(self, piece: int, h: int) -> None:
         """Put ``piece`` on top of the stack at ``h``."""
@@ -95,29 +112,44 @@ class Board:
     def articulation_points(self) -> set[int]:
         """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan)."""
         top = self.top
-        start = next((h for h in self.hex_of if h != HAND), HAND)
+        start = HAND
+        for h in self.hex_of:
+            if h != HAND:
+                start = h
+                break
         if start == HAND:
             return set()
-        order = {start: 0}
-        low = {start: 0}
+        order = self._order  # 1 + the order in which the DFS reaches a hex; 0: not yet
+        low = self._low  # the lowest order reachable from a hex's subtree by one back edge
+        order[start] = low[start] = 1
+        reached = [start]
+        path = [start]  # the DFS's stack of hexes
+        turns = [0]  # per hex of ``path``, the next direction to look in
         points: set[int] = set()
         root_children = 0
-        stack = [(start, iter(NEIGHBORS[start]))]
-        while stack:
-            v, children = stack[-1]
-            for w in children:
+        while path:
+            v = path[-1]
+            d = turns[-1]
+            around = NEIGHBORS[v]
+            while d < 6:
+                w = around[d]
+                d += 1
                 if top[w] == EMPTY:
                     continue
-                if w not in order:
-                    order[w] = low[w] = len(order)
-                    stack.append((w, iter(NEIGHBORS[w])))
+                if order[w] == 0:  # a tree edge: go down to w
+                    order[w] = low[w] = len(reached) + 1
+                    reached.append(w)
+                    turns[-1] = d
+                    path.append(w)
+                    turns.append(0)
                     break
                 if order[w] < low[v]:
                     low[v] = order[w]
-            else:
-                stack.pop()
-                if stack:
-                    u = stack[-1][0]
+            else:  # every neighbour seen: back up to the parent
+                path.pop()
+                turns.pop()
+                if path:
+                    u = path[-1]
                     if low[v] < low[u]:
                         low[u] = low[v]
                     if u == start:
@@ -126,6 +158,8 @@ class Board:
                         points.add(u)
         if root_children > 1:
             points.add(start)
+        for h in reached:
+            order[h] = low[h] = 0
         return points
 
     def is_connected(self) -> bool:

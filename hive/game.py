@@ -88,6 +88,10 @@ PASS: Final = Move(-1, HAND, HAND)
 """The pass: legal only when the side to move has no other move."""
 
 
+_WHITE_QUEEN: Final = 0
+_BLACK_QUEEN: Final = 14
+assert FIRST_OF[0][Bug.QUEEN] == _WHITE_QUEEN and FIRST_OF[1][Bug.QUEEN] == _BLACK_QUEEN
+
 _TURN_RE: Final = re.compile(r"(White|Black)\[(\d+)\]")
 
 
@@ -102,7 +106,8 @@ class Game:
         game_type: Which expansion pieces are in play: a ``GameType`` or its name
             (``"Base+MLP"``); a bad name raises ``InvalidGameStringError``.
         repetition_draw: Whether a position occurring for the third time draws (nokamute's
-            rule; off by default, as in Mzinga and UHP).
+            rule; off by default, as in Mzinga and UHP). Fixed for the game: only then does it
+            count the positions.
 
     Attributes:
         game_type: The ``GameType``.
@@ -187,11 +192,13 @@ class Game:
     def _next_in_hand(self, color: int) -> list[int]:
         """``next_in_hand`` as plain integers, for move generation."""
         hex_of = self.board.hex_of
-        return [
-            next(p for p in pieces if hex_of[p] == HAND)
-            for pieces in self._bug_pieces[color]
-            if hex_of[pieces[-1]] == HAND
-        ]
+        first = []
+        for pieces in self._bug_pieces[color]:
+            for p in pieces:
+                if hex_of[p] == HAND:
+                    first.append(p)
+                    break
+        return first
 
     def hand(self, color: int) -> list[Piece]:
         """Every piece the player still has in hand, in bug then number order."""
@@ -220,7 +227,9 @@ class Game:
 
     def count_legal_moves(self) -> int:
         """``len(self.legal_moves())``, without building the moves."""
-        count = sum(len(dests) for _, _, dests in movegen.generate(self))
+        count = 0
+        for _, _, dests in movegen.generate(self):
+            count += len(dests)
         return count or (0 if self.is_over() else 1)
 
     def perft(self, depth: int) -> int:
@@ -252,17 +261,19 @@ class Game:
         self.last_moved = piece
         self.ply += 1
         self.moves.append(move)
-        self._seen[self.hash] = self._seen.get(self.hash, 0) + 1
+        if self.repetition_draw:
+            self._seen[self.hash] = self._seen.get(self.hash, 0) + 1
         self.state = self._state_after_move()
 
     def pop(self) -> Move:
         """Take back the last move."""
         move = self.moves.pop()
-        seen = self._seen[self.hash] - 1
-        if seen:
-            self._seen[self.hash] = seen
-        else:
-            del self._seen[self.hash]
+        if self.repetition_draw:
+            seen = self._seen[self.hash] - 1
+            if seen:
+                self._seen[self.hash] = seen
+            else:
+                del self._seen[self.hash]
         self.last_moved, self.state, self.hash = self._undo.pop()
         self._legal = None
         self.ply -= 1
@@ -276,9 +287,9 @@ class Game:
     def _state_after_move(self) -> GameState:
         board = self.board
         height = board.height
-        white_q, black_q = board.hex_of[0], board.hex_of[FIRST_OF[1][Bug.QUEEN]]
-        white_lost = white_q != HAND and all(map(height.__getitem__, NEIGHBORS[white_q]))
-        black_lost = black_q != HAND and all(map(height.__getitem__, NEIGHBORS[black_q]))
+        white_q, black_q = board.hex_of[_WHITE_QUEEN], board.hex_of[_BLACK_QUEEN]
+        white_lost = white_q != HAND and all(height[n] for n in NEIGHBORS[white_q])
+        black_lost = black_q != HAND and all(height[n] for n in NEIGHBORS[black_q])
         if white_lost or black_lost:
             if white_lost and black_lost:
                 return GameState.DRAW
