@@ -20,6 +20,12 @@ EMPTY: Final = -1
 HAND: Final = -1
 """``Board.hex_of[piece]`` of a piece not on the board; also a placement's ``Move.source``."""
 
+POINTS_KEPT: Final = 4096
+"""How many shapes' articulation points a board keeps."""
+
+HEX_BITS: Final = tuple(1 << h for h in range(CELLS))
+"""``HEX_BITS[h]``: the bit of hex ``h`` in ``Board.shape``."""
+
 
 class Board:
     """The stacks of pieces on a wrapping grid of hexes.
@@ -39,25 +45,42 @@ class Board:
         under: ``under[h]`` lists the covered pieces of the stack at ``h``, bottom first (the
             top piece is ``top[h]``); only hexes with two or more pieces are keys. A dict, since
             stacks are few.
+        shape: The occupied hexes as one integer, bit ``h`` set when hex ``h`` holds a stack
+            (``HEX_BITS[h]``), kept up to date by ``place`` and ``lift``: boards whose stacks
+            stand on the same hexes have the same shape, and so the same articulation points.
     """
 
-    __slots__ = ("_low", "_order", "height", "hex_of", "marks", "stamp", "top", "under")
+    __slots__ = (
+        "_low",
+        "_order",
+        "_points",
+        "height",
+        "hex_of",
+        "marks",
+        "shape",
+        "stamp",
+        "top",
+        "under",
+    )
 
     def __init__(self) -> None:
         self.top: list[int] = [EMPTY] * CELLS
         self.height: list[int] = [0] * CELLS
         self.under: dict[int, list[int]] = {}
         self.hex_of: list[int] = [HAND] * NUM_PIECES
+        self.shape = 0
         self._scratch()
 
     def _scratch(self) -> None:
         """Scratch lists indexed by hex, so that no search of the board allocates one: ``marks``
         and ``stamp`` for move generation (``new_stamp``), ``_order`` and ``_low`` for
-        ``articulation_points`` (all zero between its calls)."""
+        ``articulation_points`` (all zero between its calls), and that method's results by
+        shape."""
         self.marks: list[int] = [0] * CELLS
         self.stamp = 0
         self._order: list[int] = [0] * CELLS
         self._low: list[int] = [0] * CELLS
+        self._points: dict[int, set[int]] = {}
 
     def copy(self) -> Board:
         """An independent board with the same stacks."""
@@ -66,6 +89,7 @@ class Board:
         board.height = self.height.copy()
         board.under = {h: covered.copy() for h, covered in self.under.items()}
         board.hex_of = self.hex_of.copy()
+        board.shape = self.shape
         board._scratch()
         return board
 
@@ -80,6 +104,8 @@ class Board:
         below = self.top[h]
         if below != EMPTY:
             self.under.setdefault(h, []).append(below)
+        else:
+            self.shape ^= HEX_BITS[h]
         self.top[h] = piece
         self.height[h] += 1
         self.hex_of[piece] = h
@@ -96,6 +122,7 @@ class Board:
                 del self.under[h]
         else:
             self.top[h] = EMPTY
+            self.shape ^= HEX_BITS[h]
         self.hex_of[piece] = HAND
         return piece
 
@@ -110,7 +137,19 @@ class Board:
         return {h for h in self.hex_of if h != HAND}
 
     def articulation_points(self) -> set[int]:
-        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan)."""
+        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan).
+
+        They depend only on the occupied hexes, so the board keeps them by ``shape`` (a search
+        meets the same shapes again and again; up to ``POINTS_KEPT`` of them, then it
+        forgets them all). Callers read the set and never change it."""
+        points = self._points.get(self.shape)
+        if points is None:
+            if len(self._points) >= POINTS_KEPT:
+                self._points.clear()
+            points = self._points[self.shape] = self._articulation_points()
+        return points
+
+    def _articulation_points(self) -> set[int]:
         top = self.top
         start = HAND
         for h in self.hex_of:
@@ -178,4 +217,4 @@ class Board:
         return len(seen) == len(cells)
 
 
-__all__ = ["EMPTY", "HAND", "Board"]
+__all__ = ["EMPTY", "HAND", "HEX_BITS", "Board"]

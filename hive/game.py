@@ -11,7 +11,7 @@ from hive import movegen, notation
 from hive.board import EMPTY, HAND, Board
 from hive.errors import HiveError, IllegalMoveError, InvalidGameStringError, InvalidMoveError
 from hive.hashing import BLACK_KEY, game_type_key, piece_key
-from hive.hexes import NEIGHBORS, axial
+from hive.hexes import CELLS, NEIGHBORS, axial
 from hive.layout import Layout
 from hive.pieces import (
     BASE,
@@ -20,6 +20,7 @@ from hive.pieces import (
     COLOR_OF,
     FIRST_OF,
     NAMES,
+    NUM_PIECES,
     Bug,
     Color,
     GameType,
@@ -87,6 +88,19 @@ def _hex_repr(h: int) -> str:
 PASS: Final = Move(-1, HAND, HAND)
 """The pass: legal only when the side to move has no other move."""
 
+_MADE: Final[list[Move | None]] = [None] * (NUM_PIECES * CELLS)
+"""The last move made of each piece to each hex (``piece * CELLS + destination``): a search
+meets the same moves in position after position, and reusing them spares building them."""
+
+
+def _move(piece: int, source: int, destination: int) -> Move:
+    """``Move(piece, source, destination)``, the one made before when it is the same."""
+    index = piece * CELLS + destination
+    move = _MADE[index]
+    if move is None or move.source != source:
+        move = _MADE[index] = Move(piece, source, destination)
+    return move
+
 
 _WHITE_QUEEN: Final = 0
 _BLACK_QUEEN: Final = 14
@@ -119,6 +133,7 @@ class Game:
         state: The ``GameState``.
         hash: The Zobrist hash of the position: the stacks, the side to move and the game type
             (``hive.hashing``). Equal positions of one game type hash alike.
+        pieces: The pieces of both players that the game type uses, in piece order.
     """
 
     def __init__(self, game_type: GameType | str = BASE, *, repetition_draw: bool = False) -> None:
@@ -144,6 +159,7 @@ class Game:
             )
             for c in (0, 1)
         )
+        self.pieces = tuple(p for p in range(NUM_PIECES) if game_type.has_piece(p))
 
     # -- position ------------------------------------------------------------------------------
 
@@ -176,6 +192,7 @@ class Game:
         game._legal = self._legal
         game._seen = self._seen.copy()
         game._bug_pieces = self._bug_pieces
+        game.pieces = self.pieces
         return game
 
     def __copy__(self) -> Game:
@@ -218,8 +235,7 @@ class Game:
         moves, then checks the one played) generates nothing; each call returns a new list."""
         moves = self._legal
         if moves is None:
-            groups = movegen.generate(self)
-            moves = [Move(p, src, d) for p, src, dests in groups for d in dests]
+            moves = [_move(p, src, d) for p, src, dests in movegen.generate(self) for d in dests]
             if not moves and not self.is_over():
                 moves = [PASS]
             self._legal = moves

@@ -381,6 +381,34 @@ def test_legal_moves_are_generated_once_per_position_and_each_call_owns_its_list
     assert game.legal_moves() == second and calls == 3
 
 
+def test_the_articulation_points_a_board_keeps_by_shape_are_its_own() -> None:
+    """Along random games and back, the points the board keeps by shape are those a fresh
+    board computes, and the shape is the bit set of the occupied hexes."""
+    for number, game_type in enumerate(ALL_GAME_TYPES):
+        game = random_game(game_type, 0, "shapes")
+        rng = random.Random(number)
+        seen = []
+        while True:
+            board = game.board
+            occupied = sum(1 << h for h in board.occupied())
+            assert board.shape == occupied
+            points = board.articulation_points()
+            assert points == board.copy().articulation_points()  # a copy computes them anew
+            seen.append((occupied, set(points)))
+            moves = game.legal_moves()
+            if len(seen) == 60 or not moves:
+                break
+            game.push(rng.choice(moves))
+        while True:
+            occupied, points = seen.pop()
+            assert game.board.shape == occupied
+            assert game.board.articulation_points() == points
+            if not seen:
+                break
+            game.pop()
+        assert not game.moves
+
+
 def test_piece_names_are_the_enum_names() -> None:
     assert tuple(piece.name for piece in Piece) == NAMES
 
