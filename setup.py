@@ -86,7 +86,8 @@ class BuildExt(build_ext):
         try:
             super().run()
         except Exception as error:  # a compiler error: the sources still run as they are
-            say(PURE.format(f"compiling failed ({type(error).__name__}: {error})"))
+            why = f"compiling failed ({type(error).__name__}; pip install -v shows the compiler)"
+            say(PURE.format(why))
             self.extensions = []
             remove_compiled()
             return
