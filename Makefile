@@ -102,10 +102,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Every test on the build installed (compiled when a C compiler was there), then the rules' and
-# the bots' tests again on the pure build (the .py sources, the compiled .so files ignored).
+# the bots' tests again on the pure build (the .py sources, the compiled .so files ignored),
+# but for the deepest searches (marked deep: they would take minutes uncompiled).
 pytest: $(BUILD) $(CLIENT_DEPS) system-tools
 	$(BIN)/pytest
-	$(BIN)/pytest --pure tests/hive tests/ai tests/test_build.py
+	$(BIN)/pytest --pure -m 'not deep' tests/hive tests/ai tests/test_build.py
 
 ## schema: write the JSON Schema of every message (from server/protocol.py) to docs/protocol.schema.json
 schema: $(BUILD)
