@@ -100,7 +100,9 @@ def evaluate(game: Game) -> int:
     """The position's score for the side to move: positive is good for it."""
     if game.state not in _IN_PROGRESS:
         return terminal_score(game)
-    score = sum(_white_terms(game))
+    score = 0
+    for term in _white_terms(game):
+        score += term
     return (score if game.ply & 1 == 0 else -score) + _TEMPO
 
 
@@ -109,22 +111,15 @@ def _signed(value: int) -> tuple[int, ...]:
     return tuple(value if p < PIECES_PER_COLOR else -value for p in range(NUM_PIECES))
 
 
-def _tables() -> tuple[tuple[int, ...], ...]:
-    w = WEIGHTS
-    mobile = tuple(
-        (w["mobility"] * BUG_VALUE[BUG_OF[p]]) * (1 if p < PIECES_PER_COLOR else -1)
-        for p in range(NUM_PIECES)
-    )
-    return (
-        _signed(w["in_hand"]),
-        _signed(w["queen_attackers"]),
-        _signed(w["covered"]),
-        _signed(w["pinned"]),
-        mobile,
-    )
-
-
-_HAND_W, _ATTACK_W, _COVERED_W, _PINNED_W, _MOBILE_W = _tables()
+# Each term's weight per piece, signed by colour (Final: the compiled build reads them directly).
+_HAND_W: Final = _signed(WEIGHTS["in_hand"])
+_ATTACK_W: Final = _signed(WEIGHTS["queen_attackers"])
+_COVERED_W: Final = _signed(WEIGHTS["covered"])
+_PINNED_W: Final = _signed(WEIGHTS["pinned"])
+_MOBILE_W: Final = tuple(
+    (WEIGHTS["mobility"] * BUG_VALUE[BUG_OF[p]]) * (1 if p < PIECES_PER_COLOR else -1)
+    for p in range(NUM_PIECES)
+)
 _IS_MOSQUITO: Final = tuple(BUG_OF[p] == Bug.MOSQUITO for p in range(NUM_PIECES))
 # On top of the hive a Mosquito moves as a Beetle.
 _MOBILE_UP_W: Final = tuple(

@@ -13,7 +13,9 @@ from hive import Game, Move
 from hive.hashing import ZOBRIST_KEY_COUNT, splitmix64
 from hive.pieces import NUM_PIECES
 
-EXACT, LOWER, UPPER = 0, 1, 2
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
 """The bounds of a stored value: the true value, at least it (a cutoff), at most it (nothing
 reached the window)."""
 
