@@ -184,7 +184,12 @@ def _white_terms(game: Game) -> tuple[int, ...]:
                 if COLOR_OF[p] != color:
                     enemies += 1
             beetles -= sign * _BEETLES_W * enemies
-    cut_points = board.articulation_points()  # the board keeps them by shape
+    # The board keeps its articulation points by shape; they are marked on its scratch list,
+    # which the compiled build reads without making an object of each hex.
+    marks = board.marks
+    cut = board.new_stamp()
+    for h in board.articulation_points():
+        marks[h] = cut
     for p in game.pieces:
         h = hex_of[p]
         if h == HAND:
@@ -195,7 +200,7 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             continue
         white = p < PIECES_PER_COLOR
         if height[h] == 1:
-            if h in cut_points:
+            if marks[h] == cut:
                 pinned += _PINNED_W[p]
                 continue
             if not (placed0 if white else placed1):

@@ -158,16 +158,19 @@ class Board:
                 break
         if start == HAND:
             return set()
+        hex_of = self.hex_of
         order = self._order  # 1 + the order in which the DFS reaches a hex; 0: not yet
         low = self._low  # the lowest order reachable from a hex's subtree by one back edge
         order[start] = low[start] = 1
-        reached = [start]
-        path = [start]  # the DFS's stack of hexes
-        turns = [0]  # per hex of ``path``, the next direction to look in
+        reached = 1
+        # The DFS's stack holds the top piece of each hex (a small integer, which the compiled
+        # build stores without allocating; a hex is not), and the next direction to look in.
+        path = [top[start]]
+        turns = [0]
         points: set[int] = set()
         root_children = 0
         while path:
-            v = path[-1]
+            v = hex_of[path[-1]]
             d = turns[-1]
             around = NEIGHBORS[v]
             while d < 6:
@@ -176,10 +179,10 @@ class Board:
                 if top[w] == EMPTY:
                     continue
                 if order[w] == 0:  # a tree edge: go down to w
-                    order[w] = low[w] = len(reached) + 1
-                    reached.append(w)
+                    reached += 1
+                    order[w] = low[w] = reached
                     turns[-1] = d
-                    path.append(w)
+                    path.append(top[w])
                     turns.append(0)
                     break
                 if order[w] < low[v]:
@@ -188,7 +191,7 @@ class Board:
                 path.pop()
                 turns.pop()
                 if path:
-                    u = path[-1]
+                    u = hex_of[path[-1]]
                     if low[v] < low[u]:
                         low[u] = low[v]
                     if u == start:
@@ -197,8 +200,9 @@ class Board:
                         points.add(u)
         if root_children > 1:
             points.add(start)
-        for h in reached:
-            order[h] = low[h] = 0
+        for h in hex_of:
+            if h != HAND:
+                order[h] = low[h] = 0
         return points
 
     def is_connected(self) -> bool:

@@ -103,6 +103,9 @@ def movements(game: Game, color: int) -> list[Group]:
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
     pinned = board.articulation_points()
+    # The pieces standing on those hexes (small integers, which the compiled build tests
+    # without making an object of each hex).
+    pinned_pieces = {top[h] for h in pinned}
     stunned = game.last_moved
     groups: list[Group] = []
     throwers: list[int] = []
@@ -118,7 +121,7 @@ def movements(game: Game, color: int) -> list[Group]:
             or (bug == MOSQUITO and any(BUG_AT[top[n]] == PILLBUG for n in NEIGHBORS[h]))
         ):
             throwers.append(h)
-        if on_ground and h in pinned:
+        if on_ground and p in pinned_pieces:
             continue
         board.lift(h)
         dests = destinations(board, bug, h)
