@@ -184,12 +184,12 @@ def _white_terms(game: Game) -> tuple[int, ...]:
                 if COLOR_OF[p] != color:
                     enemies += 1
             beetles -= sign * _BEETLES_W * enemies
-    # The board keeps its articulation points by shape; they are marked on its scratch list,
-    # which the compiled build reads without making an object of each hex.
-    marks = board.marks
-    cut = board.new_stamp()
+    # The pieces alone on an articulation point (the board keeps those by shape), one bit
+    # each: a small integer, where a set of hexes would make an object of each hex looked up.
+    pinned_pieces = 0
     for h in board.articulation_points():
-        marks[h] = cut
+        if height[h] == 1:
+            pinned_pieces |= 1 << top[h]
     for p in game.pieces:
         h = hex_of[p]
         if h == HAND:
@@ -200,7 +200,7 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             continue
         white = p < PIECES_PER_COLOR
         if height[h] == 1:
-            if marks[h] == cut:
+            if pinned_pieces >> p & 1:
                 pinned += _PINNED_W[p]
                 continue
             if not (placed0 if white else placed1):

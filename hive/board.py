@@ -95,9 +95,18 @@ class Board:
 
     def new_stamp(self) -> int:
         """A value no hex of ``marks`` holds yet: a search marks the hexes it has seen with it
-        (``marks[h] = stamp``), and forgets them all by asking for the next one."""
-        self.stamp += 1
-        return self.stamp
+        (``marks[h] = stamp``), and forgets them all by asking for the next one.
+
+        Stamps stay below 256, small integers that the compiled build stores in the list
+        without allocating: after the 255th, the list is cleared and they start again at 1."""
+        stamp = self.stamp + 1
+        if stamp > 255:
+            marks = self.marks
+            for h in range(CELLS):
+                marks[h] = 0
+            stamp = 1
+        self.stamp = stamp
+        return stamp
 
     def place(self, piece: int, h: int) -> None:
         """Put ``piece`` on top of the stack at ``h``."""

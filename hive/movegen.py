@@ -103,9 +103,12 @@ def movements(game: Game, color: int) -> list[Group]:
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
     pinned = board.articulation_points()
-    # The pieces standing on those hexes (small integers, which the compiled build tests
-    # without making an object of each hex).
-    pinned_pieces = {top[h] for h in pinned}
+    # The pieces alone on those hexes, one bit each (a small integer, where looking hexes up
+    # in the set would make an object of each hex in the compiled build).
+    pinned_pieces = 0
+    for h in pinned:
+        if height[h] == 1:
+            pinned_pieces |= 1 << top[h]
     stunned = game.last_moved
     groups: list[Group] = []
     throwers: list[int] = []
@@ -121,7 +124,7 @@ def movements(game: Game, color: int) -> list[Group]:
             or (bug == MOSQUITO and any(BUG_AT[top[n]] == PILLBUG for n in NEIGHBORS[h]))
         ):
             throwers.append(h)
-        if on_ground and p in pinned_pieces:
+        if on_ground and pinned_pieces >> p & 1:
             continue
         board.lift(h)
         dests = destinations(board, bug, h)
