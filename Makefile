@@ -14,24 +14,40 @@ CHROMIUM := /usr/bin/chromium
 # project itself, in place, with no other dependency. The Dockerfile installs
 # requirements.lock (no extra) the same way.
 LOCKS := requirements.lock requirements-dev.lock
-$(STAMP): pyproject.toml $(LOCKS)
+$(STAMP): pyproject.toml setup.py $(LOCKS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock
-	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# The project in place (-e), its rules and search compiled with mypyc (setup.py; the mypy and
+# setuptools of the lock, hence no build isolation), again whenever a compiled module changes:
+# the compiled .so files lie beside the sources and would otherwise run stale code. Without a
+# C compiler it is the pure build; either way one line says which. The log: .venv/build.log.
+BUILD := $(VENV)/.built
+COMPILED := $(wildcard hive/*.py) ai/book.py ai/bots.py ai/evaluation.py ai/search.py \
+	ai/symmetry.py ai/table.py ai/trace.py
+$(BUILD): $(STAMP) $(COMPILED)
+	$(BIN)/pip install --verbose --no-build-isolation --no-deps -e . > $(VENV)/build.log 2>&1 \
+		|| { cat $(VENV)/build.log; exit 1; }
+	@sed -n 's/^ *\(hive-arena: .*\)/\1/p' $(VENV)/build.log
+	touch $(BUILD)
 
 # lock: write the lock files again from pyproject.toml, with uv: the versions already locked
 # stay unless pyproject.toml excludes them (`make lock UPGRADE=--upgrade`: the newest allowed).
 # Resolved for Python 3.11 on every platform (the image's python:3.11, arm64 too), with the
 # hashes of every file of each version.
 UV := uv==0.13.9
-COMPILE = $(BIN)/uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
+# requirements-build.lock: the build's tools (the dependency group build: mypy, setuptools),
+# at the versions of requirements-dev.lock, for the Dockerfile's build stage.
+COMPILE = $(BIN)/uv pip compile --quiet --universal --python-version 3.11 \
 	--generate-hashes --custom-compile-command 'make lock' $(UPGRADE)
 lock: $(STAMP)
 	$(BIN)/pip install --quiet '$(UV)'
-	$(COMPILE) -o requirements.lock
-	$(COMPILE) --extra embedded --extra test --constraint requirements.lock -o requirements-dev.lock
+	$(COMPILE) pyproject.toml -o requirements.lock
+	$(COMPILE) pyproject.toml --extra embedded --extra test --constraint requirements.lock \
+		-o requirements-dev.lock
+	$(COMPILE) --group build --constraint requirements-dev.lock -o requirements-build.lock
 
 # The web client's npm packages (@msgpack/msgpack), again whenever the lockfile changes.
 $(CLIENT_DEPS): client/package-lock.json
@@ -67,11 +83,11 @@ system-tools:
 	fi
 
 ## run: start the server on its embedded defaults (Redis under ./data); it prints the URL to open
-run: $(STAMP) $(CLIENT_DEPS)
+run: $(BUILD) $(CLIENT_DEPS)
 	$(BIN)/hive-server
 
 ## engine: the UHP engine on stdin/stdout, to play the bots in a terminal or a UHP viewer
-engine: $(STAMP)
+engine: $(BUILD)
 	@echo "Hive Arena UHP engine: type UHP commands (info, newgame, play, validmoves, ...); Ctrl-D quits."
 	$(BIN)/hive-engine
 
@@ -85,21 +101,27 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) $(CLIENT_DEPS) system-tools
+# Every test on the build installed (compiled when a C compiler was there), then the rules' and
+# the bots' tests again on the pure build (the .py sources, the compiled .so files ignored),
+# but for the deepest searches (marked deep: they would take minutes uncompiled).
+pytest: $(BUILD) $(CLIENT_DEPS) system-tools
 	$(BIN)/pytest
+	$(BIN)/pytest --pure -m 'not deep' tests/hive tests/ai tests/test_build.py
 
 ## schema: write the JSON Schema of every message (from server/protocol.py) to docs/protocol.schema.json
-schema: $(STAMP)
+schema: $(BUILD)
 	$(BIN)/python -m server.schema > docs/protocol.schema.json
 
 ## bench: print the engine's and the bots' speed figures
-bench: $(STAMP)
+bench: $(BUILD)
 	$(BIN)/python -m bench.perft
 	$(BIN)/python -m bench.ai
 
 ## arenas: the bots' strength and variety figures (slow: about 2.5 hours on two cores)
-arenas: $(STAMP)
+arenas: $(BUILD)
 	bench/arenas.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build
+	find hive ai -name '*.so' -delete
+	rm -f ./*__mypyc.*.so

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from hive import Game, GameState, GameType
+from hive import Game, GameState
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
 from hive.pieces import (
@@ -69,19 +69,9 @@ DANGER: Final = (0, 0, 4, 14, 34, 80, 0)
 
 _IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
 _VALUE_AT: Final = (*(BUG_VALUE[b] for b in BUG_OF), 0)
-_BEETLE, _MOSQUITO, _PILLBUG = Bug.BEETLE, Bug.MOSQUITO, Bug.PILLBUG
-Shapes = dict[frozenset[int], set[int]]
-"""A cache of articulation points by the set of occupied hexes (many positions share one)."""
-
-_IN_PLAY: dict[GameType, tuple[int, ...]] = {}
-
-
-def _in_play(game_type: GameType) -> tuple[int, ...]:
-    """The pieces of both players that a game of this type uses."""
-    pieces = _IN_PLAY.get(game_type)
-    if pieces is None:
-        pieces = _IN_PLAY[game_type] = tuple(p for p in range(NUM_PIECES) if game_type.has_piece(p))
-    return pieces
+_BEETLE: Final = int(Bug.BEETLE)
+_MOSQUITO: Final = int(Bug.MOSQUITO)
+_PILLBUG: Final = int(Bug.PILLBUG)
 
 
 def terminal_score(game: Game) -> int:
@@ -101,22 +91,18 @@ def terms(game: Game) -> dict[str, int]:
     if game.state not in _IN_PROGRESS:
         return {}
     sign = 1 if game.ply & 1 == 0 else -1
-    result = {name: sign * v for name, v in zip(_COUNTED, _white_terms(game, None), strict=True)}
+    result = {name: sign * v for name, v in zip(_COUNTED, _white_terms(game), strict=True)}
     result["tempo"] = _TEMPO
     return result
 
 
-def evaluate(game: Game, *, shapes: Shapes | None = None) -> int:
-    """The position's score for the side to move: positive is good for it.
-
-    Args:
-        game: The position.
-        shapes: A cache of articulation points by occupied hexes, kept by the caller across
-            calls (a search keeps one: many positions it evaluates share their shape).
-    """
+def evaluate(game: Game) -> int:
+    """The position's score for the side to move: positive is good for it."""
     if game.state not in _IN_PROGRESS:
         return terminal_score(game)
-    score = sum(_white_terms(game, shapes))
+    score = 0
+    for term in _white_terms(game):
+        score += term
     return (score if game.ply & 1 == 0 else -score) + _TEMPO
 
 
@@ -125,22 +111,15 @@ def _signed(value: int) -> tuple[int, ...]:
     return tuple(value if p < PIECES_PER_COLOR else -value for p in range(NUM_PIECES))
 
 
-def _tables() -> tuple[tuple[int, ...], ...]:
-    w = WEIGHTS
-    mobile = tuple(
-        (w["mobility"] * BUG_VALUE[BUG_OF[p]]) * (1 if p < PIECES_PER_COLOR else -1)
-        for p in range(NUM_PIECES)
-    )
-    return (
-        _signed(w["in_hand"]),
-        _signed(w["queen_attackers"]),
-        _signed(w["covered"]),
-        _signed(w["pinned"]),
-        mobile,
-    )
-
-
-_HAND_W, _ATTACK_W, _COVERED_W, _PINNED_W, _MOBILE_W = _tables()
+# Each term's weight per piece, signed by colour (Final: the compiled build reads them directly).
+_HAND_W: Final = _signed(WEIGHTS["in_hand"])
+_ATTACK_W: Final = _signed(WEIGHTS["queen_attackers"])
+_COVERED_W: Final = _signed(WEIGHTS["covered"])
+_PINNED_W: Final = _signed(WEIGHTS["pinned"])
+_MOBILE_W: Final = tuple(
+    (WEIGHTS["mobility"] * BUG_VALUE[BUG_OF[p]]) * (1 if p < PIECES_PER_COLOR else -1)
+    for p in range(NUM_PIECES)
+)
 _IS_MOSQUITO: Final = tuple(BUG_OF[p] == Bug.MOSQUITO for p in range(NUM_PIECES))
 # On top of the hive a Mosquito moves as a Beetle.
 _MOBILE_UP_W: Final = tuple(
@@ -156,68 +135,82 @@ _TEMPO: Final = WEIGHTS["tempo"]
 _COUNTED: Final = tuple(name for name in WEIGHTS if name != "tempo")
 
 
-def _white_terms(game: Game, shapes: Shapes | None) -> tuple[int, ...]:
+_BEETLES_W: Final = WEIGHTS["queen_beetles"]
+_GUARD_W: Final = WEIGHTS["queen_guard"]
+_MOBILITY_W: Final = WEIGHTS["mobility"]
+
+
+def _white_terms(game: Game) -> tuple[int, ...]:
     """Every term but tempo (``_COUNTED``), weighted, from White's point of view: the Queens'
-    rings, then one pass over the pieces, each weight looked up in the tables above."""
+    rings (their liberties, danger, attackers, Beetles on top and guards), then one pass over
+    the pieces, each weight looked up in the tables above."""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
-    w = WEIGHTS
     liberties = danger = mobility = pinned = covered = attackers = beetles = in_hand = guard = 0
-    ring0: tuple[int, ...] = ()
-    ring1: tuple[int, ...] = ()
     placed0 = placed1 = False
+    pillbugs = game.game_type.pillbug
     for color in (0, 1):
         queen = QUEENS[color]
         h = hex_of[queen]
         if h == HAND:
             continue
         sign = 1 if color == 0 else -1
-        ring = NEIGHBORS[h]
         if color == 0:
-            ring0, placed0 = ring, True
+            placed0 = True
         else:
-            ring1, placed1 = ring, True
-        free = (top[ring[0]] == EMPTY) + (top[ring[1]] == EMPTY) + (top[ring[2]] == EMPTY)
-        free += (top[ring[3]] == EMPTY) + (top[ring[4]] == EMPTY) + (top[ring[5]] == EMPTY)
+            placed1 = True
+        free = 0
+        guarded = False
+        for n in NEIGHBORS[h]:
+            t = top[n]
+            if t == EMPTY:
+                free += 1
+                continue
+            if OWNER[t] != color:  # the enemy's pieces next to this Queen, at any height
+                attackers += _ATTACK_W[t]
+            elif pillbugs and height[n] == 1 and BUG_AT[t] in (_PILLBUG, _MOSQUITO):
+                guarded = True
+            if height[n] > 1:
+                for p in board.under[n]:
+                    if COLOR_OF[p] != color:
+                        attackers += _ATTACK_W[p]
         liberties += sign * _LIBERTIES_W[free]
         danger += sign * _DANGER_W[free]
+        if guarded:
+            guard += sign * _GUARD_W
         if top[h] != queen:  # enemy Beetles or Mosquitoes on it count for the enemy
-            stack = (*board.under[h][1:], top[h])
-            beetles -= sign * w["queen_beetles"] * sum(1 for p in stack if COLOR_OF[p] != color)
-        if game.game_type.pillbug:
-            for n in ring:
-                t = top[n]
-                if OWNER[t] == color and height[n] == 1 and BUG_AT[t] in (_PILLBUG, _MOSQUITO):
-                    guard += sign * w["queen_guard"]
-                    break
-    if shapes is None:
-        cut_points = board.articulation_points()
-    else:
-        shape = frozenset(hex_of)
-        cached = shapes.get(shape)
-        if cached is None:
-            cached = shapes[shape] = board.articulation_points()
-        cut_points = cached
-    for p in _in_play(game.game_type):
+            enemies = 1 if COLOR_OF[top[h]] != color else 0
+            for p in board.under[h][1:]:
+                if COLOR_OF[p] != color:
+                    enemies += 1
+            beetles -= sign * _BEETLES_W * enemies
+    # The pieces alone on an articulation point (the board keeps those by shape), one bit
+    # each: a small integer, where a set of hexes would make an object of each hex looked up.
+    pinned_pieces = 0
+    for h in board.articulation_points():
+        if height[h] == 1:
+            pinned_pieces |= 1 << top[h]
+    for p in game.pieces:
         h = hex_of[p]
         if h == HAND:
             in_hand += _HAND_W[p]
             continue
-        white = p < PIECES_PER_COLOR
-        if h in (ring1 if white else ring0):
-            attackers += _ATTACK_W[p]
         if top[h] != p:
             covered += _COVERED_W[p]
             continue
+        white = p < PIECES_PER_COLOR
         if height[h] == 1:
-            if h in cut_points:
+            if pinned_pieces >> p & 1:
                 pinned += _PINNED_W[p]
                 continue
             if not (placed0 if white else placed1):
                 continue
             if _IS_MOSQUITO[p]:
-                value = max(_VALUE_AT[top[n]] for n in NEIGHBORS[h])
-                mobility += w["mobility"] * value if white else -w["mobility"] * value
+                value = 0
+                for n in NEIGHBORS[h]:
+                    if _VALUE_AT[top[n]] > value:
+                        value = _VALUE_AT[top[n]]
+                mobility += _MOBILITY_W * value if white else -_MOBILITY_W * value
             else:
                 mobility += _MOBILE_W[p]
         elif placed0 if white else placed1:

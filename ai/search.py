@@ -32,7 +32,7 @@ from itertools import count
 from operator import itemgetter
 from typing import Final, NamedTuple
 
-from ai.evaluation import MATE_BOUND, WIN, Shapes, evaluate, terminal_score
+from ai.evaluation import MATE_BOUND, WIN, evaluate, terminal_score
 from ai.table import EXACT, LOWER, UPPER, TranspositionTable, from_table, position_key, to_table
 from ai.trace import NO_TRACER, UNTRACED, NodeTrace, TraceRecorder
 from hive import Game, GameState, Move
@@ -122,7 +122,6 @@ class _Searcher:
         if table is not None:
             table.prepare(branching)
         self.evals: dict[int, int] = table.evals if table is not None else {}
-        self.shapes: Shapes = table.shapes if table is not None else {}
         self.tracer = trace if trace is not None else NO_TRACER
         self.root_length = len(game.moves)
         self.nodes = 0
@@ -156,18 +155,17 @@ class _Searcher:
         evals = self.evals
         value = evals.get(key)
         if value is None:
-            value = evals[key] = evaluate(game, shapes=self.shapes)
+            value = evals[key] = evaluate(game)
         return value
 
     def prescore(self, moves: list[Move]) -> list[tuple[int, Move]]:
         """Each move with the static score after it (mover's view), best first (stable)."""
         game = self.game
-        push, pop, leaf = game.push, game.pop, self.leaf
         scored = []
         for move in moves:
-            push(move)
-            scored.append((-leaf(), move))
-            pop()
+            game.push(move)
+            scored.append((-self.leaf(), move))
+            game.pop()
         self.nodes += len(moves)
         scored.sort(key=itemgetter(0), reverse=True)
         return scored
@@ -180,7 +178,11 @@ class _Searcher:
         if queen == HAND:
             return False
         top = board.top
-        return sum(1 for n in NEIGHBORS[queen] if top[n] == EMPTY) == 1
+        free = 0
+        for n in NEIGHBORS[queen]:
+            if top[n] == EMPTY:
+                free += 1
+        return free == 1
 
     def _win_at_once(self, moves: list[Move]) -> Move | None:
         """The first of ``moves`` that surrounds the enemy Queen (and not one's own), if any:
@@ -274,19 +276,31 @@ class _Searcher:
         """Likely refutations first: the table's move, then moves onto the enemy Queen's ring,
         then moves that free a hex around one's own Queen."""
         game = self.game
-        hex_of = game.board.hex_of
+        board = game.board
+        hex_of, marks = board.hex_of, board.marks  # rings marked on the board's scratch list
         me = game.ply & 1
         theirs = hex_of[QUEENS[1 - me]]
         mine = hex_of[QUEENS[me]]
-        attack = NEIGHBORS[theirs] if theirs != HAND else ()
-        guard = NEIGHBORS[mine] if mine != HAND else ()
+        attack = board.new_stamp()
+        if theirs != HAND:
+            for n in NEIGHBORS[theirs]:
+                marks[n] = attack
         first = []
+        others = []
+        for move in moves:
+            if marks[move.destination] == attack:
+                first.append(move)
+            else:
+                others.append(move)
+        guard = board.new_stamp()
+        if mine != HAND:
+            for n in NEIGHBORS[mine]:
+                marks[n] = guard
         second = []
         rest = []
-        for move in moves:
-            if move.destination in attack:
-                first.append(move)
-            elif move.source in guard and move.destination not in guard:
+        for move in others:
+            source = move.source
+            if source != HAND and marks[source] == guard and marks[move.destination] != guard:
                 second.append(move)
             else:
                 rest.append(move)
@@ -301,15 +315,14 @@ class _Searcher:
     ) -> tuple[int, Move]:
         """One ply left: every child is a leaf scored statically; stop at a cutoff."""
         game = self.game
-        push, pop, leaf = game.push, game.pop, self.leaf
         best = -INFINITY
         best_move = moves[0]
         count = 0
         for move in moves:
-            push(move)
+            game.push(move)
             count += 1
-            value = -leaf()
-            pop()
+            value = -self.leaf()
+            game.pop()
             if value > best:
                 best = value
                 best_move = move

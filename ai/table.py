@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from ai.evaluation import MATE_BOUND, Shapes
+from ai.evaluation import MATE_BOUND
 from hive import Game, Move
 from hive.hashing import ZOBRIST_KEY_COUNT, splitmix64
 from hive.pieces import NUM_PIECES
 
-EXACT, LOWER, UPPER = 0, 1, 2
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
 """The bounds of a stored value: the true value, at least it (a cutoff), at most it (nothing
 reached the window)."""
 
@@ -42,14 +44,13 @@ class TranspositionTable:
 
     Args:
         capacity: Most entries kept in the table and in the evaluation cache (a few hundred
-            bytes each); the articulation-point cache keeps a quarter as many.
+            bytes each). (The board keeps its articulation points by shape itself.)
     """
 
     def __init__(self, capacity: int = 1 << 18) -> None:
         self.capacity = capacity
         self.entries: dict[int, tuple[int, int, int, Move | None]] = {}
         self.evals: dict[int, int] = {}
-        self.shapes: Shapes = {}
         self.branching: int | None = None
 
     def __len__(self) -> int:
@@ -59,7 +60,6 @@ class TranspositionTable:
         """Forget everything."""
         self.entries.clear()
         self.evals.clear()
-        self.shapes.clear()
 
     def prepare(self, branching: int | None) -> None:
         """Get ready for a search with branching limit ``branching`` (clears on a change)."""
@@ -70,8 +70,6 @@ class TranspositionTable:
             self.entries.clear()
         if len(self.evals) > self.capacity:
             self.evals.clear()
-        if len(self.shapes) > self.capacity // 4:
-            self.shapes.clear()
 
 
 def to_table(value: int, ply: int) -> int:

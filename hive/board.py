@@ -20,6 +20,12 @@ EMPTY: Final = -1
 HAND: Final = -1
 """``Board.hex_of[piece]`` of a piece not on the board; also a placement's ``Move.source``."""
 
+POINTS_KEPT: Final = 4096
+"""How many shapes' articulation points a board keeps."""
+
+HEX_BITS: Final = tuple(1 << h for h in range(CELLS))
+"""``HEX_BITS[h]``: the bit of hex ``h`` in ``Board.shape``."""
+
 
 class Board:
     """The stacks of pieces on a wrapping grid of hexes.
@@ -39,15 +45,42 @@ class Board:
         under: ``under[h]`` lists the covered pieces of the stack at ``h``, bottom first (the
             top piece is ``top[h]``); only hexes with two or more pieces are keys. A dict, since
             stacks are few.
+        shape: The occupied hexes as one integer, bit ``h`` set when hex ``h`` holds a stack
+            (``HEX_BITS[h]``), kept up to date by ``place`` and ``lift``: boards whose stacks
+            stand on the same hexes have the same shape, and so the same articulation points.
     """
 
-    __slots__ = ("height", "hex_of", "top", "under")
+    __slots__ = (
+        "_low",
+        "_order",
+        "_points",
+        "height",
+        "hex_of",
+        "marks",
+        "shape",
+        "stamp",
+        "top",
+        "under",
+    )
 
     def __init__(self) -> None:
         self.top: list[int] = [EMPTY] * CELLS
         self.height: list[int] = [0] * CELLS
         self.under: dict[int, list[int]] = {}
         self.hex_of: list[int] = [HAND] * NUM_PIECES
+        self.shape = 0
+        self._scratch()
+
+    def _scratch(self) -> None:
+        """Scratch lists indexed by hex, so that no search of the board allocates one: ``marks``
+        and ``stamp`` for move generation (``new_stamp``), ``_order`` and ``_low`` for
+        ``articulation_points`` (all zero between its calls), and that method's results by
+        shape."""
+        self.marks: list[int] = [0] * CELLS
+        self.stamp = 0
+        self._order: list[int] = [0] * CELLS
+        self._low: list[int] = [0] * CELLS
+        self._points: dict[int, set[int]] = {}
 
     def copy(self) -> Board:
         """An independent board with the same stacks."""
@@ -56,13 +89,32 @@ class Board:
         board.height = self.height.copy()
         board.under = {h: covered.copy() for h, covered in self.under.items()}
         board.hex_of = self.hex_of.copy()
+        board.shape = self.shape
+        board._scratch()
         return board
+
+    def new_stamp(self) -> int:
+        """A value no hex of ``marks`` holds yet: a search marks the hexes it has seen with it
+        (``marks[h] = stamp``), and forgets them all by asking for the next one.
+
+        Stamps stay below 256, small integers that the compiled build stores in the list
+        without allocating: after the 255th, the list is cleared and they start again at 1."""
+        stamp = self.stamp + 1
+        if stamp > 255:
+            marks = self.marks
+            for h in range(CELLS):
+                marks[h] = 0
+            stamp = 1
+        self.stamp = stamp
+        return stamp
 
     def place(self, piece: int, h: int) -> None:
         """Put ``piece`` on top of the stack at ``h``."""
         below = self.top[h]
         if below != EMPTY:
             self.under.setdefault(h, []).append(below)
+        else:
+            self.shape ^= HEX_BITS[h]
         self.top[h] = piece
         self.height[h] += 1
         self.hex_of[piece] = h
@@ -79,6 +131,7 @@ class Board:
                 del self.under[h]
         else:
             self.top[h] = EMPTY
+            self.shape ^= HEX_BITS[h]
         self.hex_of[piece] = HAND
         return piece
 
@@ -93,31 +146,61 @@ class Board:
         return {h for h in self.hex_of if h != HAND}
 
     def articulation_points(self) -> set[int]:
-        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan)."""
+        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan).
+
+        They depend only on the occupied hexes, so the board keeps them by ``shape`` (a search
+        meets the same shapes again and again; up to ``POINTS_KEPT`` of them, then it
+        forgets them all). Callers read the set and never change it."""
+        points = self._points.get(self.shape)
+        if points is None:
+            if len(self._points) >= POINTS_KEPT:
+                self._points.clear()
+            points = self._points[self.shape] = self._articulation_points()
+        return points
+
+    def _articulation_points(self) -> set[int]:
         top = self.top
-        start = next((h for h in self.hex_of if h != HAND), HAND)
+        start = HAND
+        for h in self.hex_of:
+            if h != HAND:
+                start = h
+                break
         if start == HAND:
             return set()
-        order = {start: 0}
-        low = {start: 0}
+        hex_of = self.hex_of
+        order = self._order  # 1 + the order in which the DFS reaches a hex; 0: not yet
+        low = self._low  # the lowest order reachable from a hex's subtree by one back edge
+        order[start] = low[start] = 1
+        reached = 1
+        # The DFS's stack holds the top piece of each hex (a small integer, which the compiled
+        # build stores without allocating; a hex is not), and the next direction to look in.
+        path = [top[start]]
+        turns = [0]
         points: set[int] = set()
         root_children = 0
-        stack = [(start, iter(NEIGHBORS[start]))]
-        while stack:
-            v, children = stack[-1]
-            for w in children:
+        while path:
+            v = hex_of[path[-1]]
+            d = turns[-1]
+            around = NEIGHBORS[v]
+            while d < 6:
+                w = around[d]
+                d += 1
                 if top[w] == EMPTY:
                     continue
-                if w not in order:
-                    order[w] = low[w] = len(order)
-                    stack.append((w, iter(NEIGHBORS[w])))
+                if order[w] == 0:  # a tree edge: go down to w
+                    reached += 1
+                    order[w] = low[w] = reached
+                    turns[-1] = d
+                    path.append(top[w])
+                    turns.append(0)
                     break
                 if order[w] < low[v]:
                     low[v] = order[w]
-            else:
-                stack.pop()
-                if stack:
-                    u = stack[-1][0]
+            else:  # every neighbour seen: back up to the parent
+                path.pop()
+                turns.pop()
+                if path:
+                    u = hex_of[path[-1]]
                     if low[v] < low[u]:
                         low[u] = low[v]
                     if u == start:
@@ -126,6 +209,9 @@ class Board:
                         points.add(u)
         if root_children > 1:
             points.add(start)
+        for h in hex_of:
+            if h != HAND:
+                order[h] = low[h] = 0
         return points
 
     def is_connected(self) -> bool:
@@ -144,4 +230,4 @@ class Board:
         return len(seen) == len(cells)
 
 
-__all__ = ["EMPTY", "HAND", "Board"]
+__all__ = ["EMPTY", "HAND", "HEX_BITS", "Board"]

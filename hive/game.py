@@ -11,7 +11,7 @@ from hive import movegen, notation
 from hive.board import EMPTY, HAND, Board
 from hive.errors import HiveError, IllegalMoveError, InvalidGameStringError, InvalidMoveError
 from hive.hashing import BLACK_KEY, game_type_key, piece_key
-from hive.hexes import NEIGHBORS, axial
+from hive.hexes import CELLS, NEIGHBORS, axial
 from hive.layout import Layout
 from hive.pieces import (
     BASE,
@@ -20,6 +20,7 @@ from hive.pieces import (
     COLOR_OF,
     FIRST_OF,
     NAMES,
+    NUM_PIECES,
     Bug,
     Color,
     GameType,
@@ -87,6 +88,23 @@ def _hex_repr(h: int) -> str:
 PASS: Final = Move(-1, HAND, HAND)
 """The pass: legal only when the side to move has no other move."""
 
+_MADE: Final[list[Move | None]] = [None] * (NUM_PIECES * CELLS)
+"""The last move made of each piece to each hex (``piece * CELLS + destination``): a search
+meets the same moves in position after position, and reusing them spares building them."""
+
+
+def _move(piece: int, source: int, destination: int) -> Move:
+    """``Move(piece, source, destination)``, the one made before when it is the same."""
+    index = piece * CELLS + destination
+    move = _MADE[index]
+    if move is None or move.source != source:
+        move = _MADE[index] = Move(piece, source, destination)
+    return move
+
+
+_WHITE_QUEEN: Final = 0
+_BLACK_QUEEN: Final = 14
+assert FIRST_OF[0][Bug.QUEEN] == _WHITE_QUEEN and FIRST_OF[1][Bug.QUEEN] == _BLACK_QUEEN
 
 _TURN_RE: Final = re.compile(r"(White|Black)\[(\d+)\]")
 
@@ -102,7 +120,8 @@ class Game:
         game_type: Which expansion pieces are in play: a ``GameType`` or its name
             (``"Base+MLP"``); a bad name raises ``InvalidGameStringError``.
         repetition_draw: Whether a position occurring for the third time draws (nokamute's
-            rule; off by default, as in Mzinga and UHP).
+            rule; off by default, as in Mzinga and UHP). Fixed for the game: only then does it
+            count the positions.
 
     Attributes:
         game_type: The ``GameType``.
@@ -114,6 +133,7 @@ class Game:
         state: The ``GameState``.
         hash: The Zobrist hash of the position: the stacks, the side to move and the game type
             (``hive.hashing``). Equal positions of one game type hash alike.
+        pieces: The pieces of both players that the game type uses, in piece order.
     """
 
     def __init__(self, game_type: GameType | str = BASE, *, repetition_draw: bool = False) -> None:
@@ -139,6 +159,7 @@ class Game:
             )
             for c in (0, 1)
         )
+        self.pieces = tuple(p for p in range(NUM_PIECES) if game_type.has_piece(p))
 
     # -- position ------------------------------------------------------------------------------
 
@@ -171,6 +192,7 @@ class Game:
         game._legal = self._legal
         game._seen = self._seen.copy()
         game._bug_pieces = self._bug_pieces
+        game.pieces = self.pieces
         return game
 
     def __copy__(self) -> Game:
@@ -187,11 +209,13 @@ class Game:
     def _next_in_hand(self, color: int) -> list[int]:
         """``next_in_hand`` as plain integers, for move generation."""
         hex_of = self.board.hex_of
-        return [
-            next(p for p in pieces if hex_of[p] == HAND)
-            for pieces in self._bug_pieces[color]
-            if hex_of[pieces[-1]] == HAND
-        ]
+        first = []
+        for pieces in self._bug_pieces[color]:
+            for p in pieces:
+                if hex_of[p] == HAND:
+                    first.append(p)
+                    break
+        return first
 
     def hand(self, color: int) -> list[Piece]:
         """Every piece the player still has in hand, in bug then number order."""
@@ -211,8 +235,7 @@ class Game:
         moves, then checks the one played) generates nothing; each call returns a new list."""
         moves = self._legal
         if moves is None:
-            groups = movegen.generate(self)
-            moves = [Move(p, src, d) for p, src, dests in groups for d in dests]
+            moves = [_move(p, src, d) for p, src, dests in movegen.generate(self) for d in dests]
             if not moves and not self.is_over():
                 moves = [PASS]
             self._legal = moves
@@ -220,7 +243,9 @@ class Game:
 
     def count_legal_moves(self) -> int:
         """``len(self.legal_moves())``, without building the moves."""
-        count = sum(len(dests) for _, _, dests in movegen.generate(self))
+        count = 0
+        for _, _, dests in movegen.generate(self):
+            count += len(dests)
         return count or (0 if self.is_over() else 1)
 
     def perft(self, depth: int) -> int:
@@ -252,17 +277,19 @@ class Game:
         self.last_moved = piece
         self.ply += 1
         self.moves.append(move)
-        self._seen[self.hash] = self._seen.get(self.hash, 0) + 1
+        if self.repetition_draw:
+            self._seen[self.hash] = self._seen.get(self.hash, 0) + 1
         self.state = self._state_after_move()
 
     def pop(self) -> Move:
         """Take back the last move."""
         move = self.moves.pop()
-        seen = self._seen[self.hash] - 1
-        if seen:
-            self._seen[self.hash] = seen
-        else:
-            del self._seen[self.hash]
+        if self.repetition_draw:
+            seen = self._seen[self.hash] - 1
+            if seen:
+                self._seen[self.hash] = seen
+            else:
+                del self._seen[self.hash]
         self.last_moved, self.state, self.hash = self._undo.pop()
         self._legal = None
         self.ply -= 1
@@ -276,9 +303,9 @@ class Game:
     def _state_after_move(self) -> GameState:
         board = self.board
         height = board.height
-        white_q, black_q = board.hex_of[0], board.hex_of[FIRST_OF[1][Bug.QUEEN]]
-        white_lost = white_q != HAND and all(map(height.__getitem__, NEIGHBORS[white_q]))
-        black_lost = black_q != HAND and all(map(height.__getitem__, NEIGHBORS[black_q]))
+        white_q, black_q = board.hex_of[_WHITE_QUEEN], board.hex_of[_BLACK_QUEEN]
+        white_lost = white_q != HAND and all(height[n] for n in NEIGHBORS[white_q])
+        black_lost = black_q != HAND and all(height[n] for n in NEIGHBORS[black_q])
         if white_lost or black_lost:
             if white_lost and black_lost:
                 return GameState.DRAW

@@ -8,14 +8,18 @@ Freedom to move, at any height: a piece going from ``a`` to its neighbour ``b`` 
 two hexes ``s1``, ``s2`` that both touch; it is blocked when ``min(height(s1), height(s2)) >
 max(height(a), height(b))`` with the mover lifted. On the ground it must also keep contact with
 the hive: exactly one of ``s1``, ``s2`` is occupied.
+
+Each bug's destinations come as a list without repeats: searches that may reach a hex twice
+mark the hexes they reached in the board's scratch list (``Board.marks``, ``Board.new_stamp``)
+instead of building a set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Final
 
-from hive.board import EMPTY, HAND
+from hive.board import EMPTY, HAND, Board
 from hive.hexes import NEIGHBORS, ORIGIN, SLIDES
 from hive.pieces import BUG_AT, BUG_OF, FIRST_OF, OWNER, PIECES_PER_COLOR, Bug
 
@@ -24,7 +28,16 @@ if TYPE_CHECKING:
 
 Group = tuple[int, int, Collection[int]]
 
-QUEEN, SPIDER, BEETLE, GRASSHOPPER, ANT, MOSQUITO, LADYBUG, PILLBUG = Bug
+# The values of ``Bug``, as plain integers that the compiled build compares at C speed.
+QUEEN: Final = 0
+SPIDER: Final = 1
+BEETLE: Final = 2
+GRASSHOPPER: Final = 3
+ANT: Final = 4
+MOSQUITO: Final = 5
+LADYBUG: Final = 6
+PILLBUG: Final = 7
+assert tuple(Bug) == (QUEEN, SPIDER, BEETLE, GRASSHOPPER, ANT, MOSQUITO, LADYBUG, PILLBUG)
 
 
 def generate(game: Game) -> list[Group]:
@@ -48,7 +61,8 @@ def generate(game: Game) -> list[Group]:
     if in_hand:
         cells = placement_hexes(game)
         if cells:
-            groups.extend((p, HAND, cells) for p in in_hand)
+            for p in in_hand:
+                groups.append((p, HAND, cells))
     if not queen_in_hand:
         groups.extend(movements(game, color))
     return groups
@@ -61,21 +75,27 @@ def placement_hexes(game: Game) -> list[int]:
         return [ORIGIN]
     if ply == 1:
         return list(NEIGHBORS[ORIGIN])
-    top = game.board.top
+    board = game.board
+    top, hex_of, marks = board.top, board.hex_of, board.marks
+    stamp = board.new_stamp()
     color = ply & 1
-    hex_of = game.board.hex_of
-    candidates: set[int] = set()
+    other = 1 - color
+    cells = []
     start = color * PIECES_PER_COLOR
     for p in range(start, start + PIECES_PER_COLOR):
         h = hex_of[p]
-        if h != HAND and top[h] == p:
-            candidates.update(NEIGHBORS[h])
-    other = 1 - color
-    return [
-        c
-        for c in candidates
-        if top[c] == EMPTY and all(OWNER[top[n]] != other for n in NEIGHBORS[c])
-    ]
+        if h == HAND or top[h] != p:
+            continue
+        for c in NEIGHBORS[h]:
+            if marks[c] == stamp or top[c] != EMPTY:
+                continue
+            marks[c] = stamp
+            for n in NEIGHBORS[c]:
+                if OWNER[top[n]] == other:
+                    break
+            else:
+                cells.append(c)
+    return cells
 
 
 def movements(game: Game, color: int) -> list[Group]:
@@ -83,6 +103,12 @@ def movements(game: Game, color: int) -> list[Group]:
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
     pinned = board.articulation_points()
+    # The pieces alone on those hexes, one bit each (a small integer, where looking hexes up
+    # in the set would make an object of each hex in the compiled build).
+    pinned_pieces = 0
+    for h in pinned:
+        if height[h] == 1:
+            pinned_pieces |= 1 << top[h]
     stunned = game.last_moved
     groups: list[Group] = []
     throwers: list[int] = []
@@ -98,16 +124,33 @@ def movements(game: Game, color: int) -> list[Group]:
             or (bug == MOSQUITO and any(BUG_AT[top[n]] == PILLBUG for n in NEIGHBORS[h]))
         ):
             throwers.append(h)
-        if on_ground and h in pinned:
+        if on_ground and pinned_pieces >> p & 1:
             continue
         board.lift(h)
-        dests = _MOVERS[bug](top, height, h)
+        dests = destinations(board, bug, h)
         board.place(p, h)
         if dests:
             groups.append((p, h, dests))
     if throwers:
         groups = _add_throws(top, height, groups, throwers, pinned, stunned)
     return groups
+
+
+def destinations(board: Board, bug: int, h: int) -> list[int]:
+    """Where a ``bug`` at ``h``, lifted off the board, can move (throws aside)."""
+    if bug == ANT:
+        return _ant(board, h)
+    if bug in (QUEEN, PILLBUG):  # a Pillbug walks as a Queen (its throws come apart)
+        return _slides(board.top, h)
+    if bug == BEETLE:
+        return _beetle(board.height, h)
+    if bug == GRASSHOPPER:
+        return _grasshopper(board.top, h)
+    if bug == SPIDER:
+        return _spider(board, h)
+    if bug == LADYBUG:
+        return _ladybug(board, h)
+    return _mosquito(board, h)
 
 
 def _slides(top: list[int], h: int) -> list[int]:
@@ -117,32 +160,37 @@ def _slides(top: list[int], h: int) -> list[int]:
     ]
 
 
-def _queen(top: list[int], height: list[int], h: int) -> Collection[int]:
-    return _slides(top, h)
-
-
-def _spider(top: list[int], height: list[int], h: int) -> Collection[int]:
-    ends: set[int] = set()
+def _spider(board: Board, h: int) -> list[int]:
+    top, marks = board.top, board.marks
+    stamp = board.new_stamp()
+    ends = []
     for b1 in _slides(top, h):
         for b2 in _slides(top, b1):
-            if b2 != h:
-                ends.update(b3 for b3 in _slides(top, b2) if b3 != h and b3 != b1)
+            if b2 == h:
+                continue
+            for b3 in _slides(top, b2):
+                if b3 != h and b3 != b1 and marks[b3] != stamp:
+                    marks[b3] = stamp
+                    ends.append(b3)
     return ends
 
 
-def _ant(top: list[int], height: list[int], h: int) -> Collection[int]:
-    seen = {h}
+def _ant(board: Board, h: int) -> list[int]:
+    top, marks = board.top, board.marks
+    stamp = board.new_stamp()
+    marks[h] = stamp
+    ends = []
     todo = [h]
     while todo:
         for b, s1, s2 in SLIDES[todo.pop()]:
-            if top[b] == EMPTY and b not in seen and (top[s1] == EMPTY) != (top[s2] == EMPTY):
-                seen.add(b)
+            if top[b] == EMPTY and marks[b] != stamp and (top[s1] == EMPTY) != (top[s2] == EMPTY):
+                marks[b] = stamp
+                ends.append(b)
                 todo.append(b)
-    seen.discard(h)
-    return seen
+    return ends
 
 
-def _beetle(top: list[int], height: list[int], h: int) -> Collection[int]:
+def _beetle(height: list[int], h: int) -> list[int]:
     here = height[h]
     ends = []
     for b, s1, s2 in SLIDES[h]:
@@ -156,7 +204,7 @@ def _beetle(top: list[int], height: list[int], h: int) -> Collection[int]:
     return ends
 
 
-def _grasshopper(top: list[int], height: list[int], h: int) -> Collection[int]:
+def _grasshopper(top: list[int], h: int) -> list[int]:
     ends = []
     for d, n in enumerate(NEIGHBORS[h]):
         if top[n] != EMPTY:
@@ -166,8 +214,10 @@ def _grasshopper(top: list[int], height: list[int], h: int) -> Collection[int]:
     return ends
 
 
-def _ladybug(top: list[int], height: list[int], h: int) -> Collection[int]:
-    ends: set[int] = set()
+def _ladybug(board: Board, h: int) -> list[int]:
+    top, height, marks = board.top, board.height, board.marks
+    stamp = board.new_stamp()
+    ends = []
     for b1, s1, s2 in SLIDES[h]:
         up = height[b1]
         if up == 0 or min(height[s1], height[s2]) > up:
@@ -177,43 +227,42 @@ def _ladybug(top: list[int], height: list[int], h: int) -> Collection[int]:
             if across == 0 or min(height[t1], height[t2]) > max(up, across):
                 continue
             for e, u1, u2 in SLIDES[b2]:
-                if top[e] == EMPTY and e != h and min(height[u1], height[u2]) <= across:
-                    ends.add(e)
+                if (
+                    top[e] == EMPTY
+                    and e != h
+                    and marks[e] != stamp
+                    and min(height[u1], height[u2]) <= across
+                ):
+                    marks[e] = stamp
+                    ends.append(e)
     return ends
 
 
-def _mosquito(top: list[int], height: list[int], h: int) -> Collection[int]:
+def _mosquito(board: Board, h: int) -> list[int]:
+    top, height = board.top, board.height
     if height[h]:  # on top of the hive: a Mosquito moves only as a Beetle
-        return _beetle(top, height, h)
-    bugs = {BUG_AT[top[n]] for n in NEIGHBORS[h]}
-    bugs -= {MOSQUITO, -1}
-    if not bugs:
-        return ()
-    if BEETLE in bugs:  # a Beetle's steps include every Queen and Pillbug step
-        bugs -= {QUEEN, PILLBUG}
-    elif PILLBUG in bugs:
-        bugs = (bugs - {PILLBUG}) | {QUEEN}
-    if len(bugs) == 1:
-        return _MOVERS[bugs.pop()](top, height, h)
-    ends: set[int] = set()
-    for bug in bugs:
-        ends.update(_MOVERS[bug](top, height, h))
+        return _beetle(height, h)
+    bugs = 0  # the bugs it touches, one bit each
+    for n in NEIGHBORS[h]:
+        bug = BUG_AT[top[n]]
+        if bug >= 0 and bug != MOSQUITO:
+            bugs |= 1 << bug
+    if bugs & 1 << BEETLE:  # a Beetle's steps include every Queen and Pillbug step
+        bugs &= ~(1 << QUEEN | 1 << PILLBUG)
+    elif bugs & 1 << PILLBUG:
+        bugs = bugs & ~(1 << PILLBUG) | 1 << QUEEN
+    found = [destinations(board, bug, h) for bug in range(8) if bugs & 1 << bug]
+    if len(found) == 1:
+        return found[0]
+    marks = board.marks
+    stamp = board.new_stamp()
+    ends = []
+    for dests in found:
+        for e in dests:
+            if marks[e] != stamp:
+                marks[e] = stamp
+                ends.append(e)
     return ends
-
-
-Mover = Callable[[list[int], list[int], int], Collection[int]]
-
-# Each bug's destinations, indexed by Bug. A Pillbug walks as a Queen (its throws come apart).
-_MOVERS: Final[tuple[Mover, ...]] = (
-    _queen,
-    _spider,
-    _beetle,
-    _grasshopper,
-    _ant,
-    _mosquito,
-    _ladybug,
-    _queen,
-)
 
 
 def _add_throws(

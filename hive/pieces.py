@@ -158,6 +158,11 @@ class GameType:
     def has_piece(self, piece: int) -> bool:
         return BUG_OF[piece] in self.bugs
 
+    def __reduce__(self) -> tuple[type[GameType], tuple[bool, bool, bool]]:
+        """Pickled by its fields (a worker process gets its games so): the compiled build's
+        frozen class cannot be restored attribute by attribute."""
+        return GameType, (self.mosquito, self.ladybug, self.pillbug)
+
 
 BASE: Final = GameType()
 BASE_MLP: Final = GameType(True, True, True)

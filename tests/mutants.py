@@ -298,7 +298,7 @@ def main() -> None:
         for part in ("ai", "hive", "server", "client", "bench", "docs", "tests", "pyproject.toml"):
             source = ROOT / part
             if source.is_dir():
-                skip = shutil.ignore_patterns("__pycache__")
+                skip = shutil.ignore_patterns("__pycache__", "*.so")  # the mutated sources run
                 shutil.copytree(source, scratch / part, ignore=skip)
             else:
                 shutil.copy(source, scratch / part)

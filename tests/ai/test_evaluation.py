@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from ai.evaluation import BUG_VALUE, DANGER, WEIGHTS, Shapes, evaluate, terms
+from ai.evaluation import BUG_VALUE, DANGER, WEIGHTS, evaluate, terms
 from hive import Game
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
@@ -93,11 +93,3 @@ def test_terms_match_a_plain_count_of_each() -> None:
         assert list(parts) == list(WEIGHTS)
         assert sum(parts.values()) == evaluate(game)
     assert in_progress > 1000
-
-
-def test_a_cache_of_shapes_changes_no_score() -> None:
-    shapes: Shapes = {}
-    positions = random_positions(11, 30)
-    for game in positions:
-        assert evaluate(game, shapes=shapes) == evaluate(game), game.game_string()
-    assert 0 < len(shapes) < len(positions)  # positions share shapes

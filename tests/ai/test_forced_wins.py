@@ -42,6 +42,7 @@ def test_the_positions_are_many_varied_and_proved() -> None:
         assert {key(move) for move in wins_in_two(game)} == {key(move) for move in winning}
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("level", ["medium", "hard", "expert"])
 def test_a_bot_plays_a_forced_win_in_two(level: str) -> None:
     misses = []
@@ -54,6 +55,7 @@ def test_a_bot_plays_a_forced_win_in_two(level: str) -> None:
     assert found >= RATE, "\n".join(misses)
 
 
+@pytest.mark.deep
 def test_a_narrow_search_claims_only_forced_results() -> None:
     """Three plies with K = 2, every root move scored exactly (half the positions, for time):
     every move scored as a win forces the win in two, every move scored as a loss loses at

@@ -149,7 +149,11 @@ def test_terminal_scores_prefer_quick_wins() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "depth", "expected"), PUZZLES, ids=[f"{i}-ply{p[1]}" for i, p in enumerate(PUZZLES)]
+    ("text", "depth", "expected"),
+    [
+        pytest.param(*p, id=f"{i}-ply{p[1]}", marks=[pytest.mark.deep] if p[1] == "5" else [])
+        for i, p in enumerate(PUZZLES)
+    ],
 )
 def test_solves_puzzle_at_its_depth(text: str, depth: str, expected: str) -> None:
     game = Game.from_game_string(text)
@@ -163,6 +167,7 @@ def test_solves_puzzle_at_its_depth(text: str, depth: str, expected: str) -> Non
     )
 
 
+@pytest.mark.deep
 def test_the_experts_branching_limit_solves_them_too() -> None:
     branching = LEVELS["expert"].branching
     assert branching is not None
@@ -252,6 +257,7 @@ def test_a_table_does_not_change_three_ply_scores() -> None:
         assert again.nodes < first.nodes
 
 
+@pytest.mark.deep
 def test_mate_scores_survive_the_table() -> None:
     """Mate scores are stored relative to the position: the puzzles searched twice on one
     table (K = 8) keep their table-free exact scores, mate distances included."""

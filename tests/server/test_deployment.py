@@ -171,19 +171,31 @@ def test_the_locks_pin_every_dependency_with_hashes_and_the_image_needs_no_redis
 
 
 def test_make_and_the_dockerfile_install_the_locks_with_their_hashes() -> None:
+    """Every install is a lock's, hashes checked, or the project itself with no dependency and
+    no build isolation (its build's tools come from a lock too)."""
     dockerfile, makefile = DOCKERFILE.read_text(), (ROOT / "Makefile").read_text()
-    assert "RUN pip install --require-hashes -r requirements.lock\n" in dockerfile
-    assert re.search(r"pip install --no-deps -e \.", dockerfile)
-    assert not re.search(r"pip install(?! --require-hashes| --no-deps)", dockerfile)
-    assert "$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock\n" in makefile
-    assert "$(BIN)/pip install --quiet --no-deps -e .\n" in makefile
-    installs = re.findall(r"\$\(BIN\)/pip install (.*)", makefile)
+    installs = re.findall(r"pip install (.*?)(?: \\)?$", dockerfile, re.MULTILINE)
+    assert installs == [
+        "--require-hashes -r requirements.lock",
+        "--require-hashes --target /opt/build -r requirements-build.lock",
+        "--verbose --no-build-isolation --no-deps -e .",
+    ]
+    installs = re.findall(r"\$\(BIN\)/pip install (.*?)(?: \\)?$", makefile, re.MULTILINE)
     assert installs == [
         "--quiet --upgrade pip",
         "--quiet --require-hashes -r requirements-dev.lock",
-        "--quiet --no-deps -e .",
+        "--verbose --no-build-isolation --no-deps -e . > $(VENV)/build.log 2>&1",
         "--quiet '$(UV)'",  # make lock's tool
     ]
+
+
+def test_the_build_lock_is_the_build_systems_requirements_at_the_dev_locks_versions() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    requires = pyproject["build-system"]["requires"]
+    assert sorted(pyproject["dependency-groups"]["build"]) == sorted(requires)
+    build, dev = _pins(ROOT / "requirements-build.lock"), _pins(ROOT / "requirements-dev.lock")
+    assert _requirement_names(requires) <= set(build)
+    assert {name: dev[name] for name in build} == build
 
 
 def test_the_installed_packages_are_the_locked_ones() -> None:
