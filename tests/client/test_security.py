@@ -192,6 +192,7 @@ async def test_logging_out_ends_the_session_in_every_tab(srv: Running, browser: 
     await expect(other_tab.get_by_test_id("connection")).to_have_attribute("data-status", "online")
     token = await ada.page.evaluate("localStorage.getItem('hive.token')")
     assert token
+    await ada.page.get_by_test_id("account-menu").click()  # the header's menu
     await ada.page.get_by_test_id("logout").click()
     for page in (ada.page, other_tab):
         await expect(page.get_by_test_id("connection")).to_have_attribute(
