@@ -107,7 +107,12 @@ class AccountBook:
         self.database = database
 
     async def add(self, player: str, name: str, hashed: str, now: int) -> None:
-        """Raises: ProtocolError: NAME_TAKEN."""
+        """The account of ``player`` (a guest who signs up), and, if the archive has games of
+        theirs, their ``players`` row says ``account`` from now on.
+
+        Raises:
+            ProtocolError: NAME_TAKEN.
+        """
         row = {
             "player": player,
             "name": name,
@@ -120,6 +125,11 @@ class AccountBook:
         try:
             async with self.database.engine.begin() as connection:
                 await connection.execute(tables.accounts.insert().values(row))
+                await connection.execute(
+                    update(tables.players)
+                    .where(tables.players.c.id == player)
+                    .values(kind="account")
+                )
         except IntegrityError:
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken") from None
 
@@ -191,6 +201,8 @@ class Accounts:
             await self.book.add(player, name, hashed, now_ms())
         await self.hub.store.make_account(player, name)
         session.name = name
+        for other in self.hub.presence.by_player.get(player, {session}):
+            other.account = True  # seated as an account from now on (rated games)
         await session.send(Account(player, name))
 
     async def login(self, session: Session, message: LogIn) -> None:

@@ -11,21 +11,32 @@ Nothing on the path of a move touches the database: while it is down, games go o
 
 Games that never had two players (an open game cancelled or expired) are not archived: their
 keys just expire.
+
+A rated game is rated in the same transaction as its row is inserted (``server.ratings``):
+so it is rated once too. Then, before it is marked archived, its ``rated`` event (the rating
+changes) is committed to the game in Redis through ``Changes`` like any change, from the
+figures stored: a process killed between the database's commit and the event's leaves the
+game in ``hive:over``, and the next sweep, finding the row there, commits the event (once:
+the rule adds it only to a game that has none). A game's end wakes the sweep of the process
+that ended it (``wake``), so the change shows at once rather than at the next round.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
+from server import ratings
 from server.clock import now_ms
 from server.db import tables
 from server.db.database import Database
-from server.protocol import Seat, TimeControl
+from server.protocol import AccountKind, RatingChange, Seat, TimeControl
 from server.record import Record
 from server.store import STORAGE_ERRORS, Store
 
@@ -42,10 +53,27 @@ SWEEP_BATCH: Final = 100
 """Games archived at most per round of the sweep (the next round goes on at once)."""
 
 
+Announce = Callable[[str, list[RatingChange]], Awaitable[None]]
+"""Commits a finished game's ``rated`` event, with its rating changes, to Redis."""
+
+
 def _kind(seat: Seat) -> str:
     if seat.bot is not None:
         return "level"
-    return "bot" if seat.account == "bot" else "guest"
+    return seat.account  # "guest", "account" or "bot"
+
+
+def _rateable(record: Record) -> bool:
+    """Whether the finished ``record`` changes its players' ratings: chosen rated, between
+    accounts, with a clock, and it had a result (not aborted)."""
+    seats = (record.white, record.black)
+    return (
+        record.rated
+        and record.result is not None
+        and record.reason != "aborted"
+        and ratings.speed(record.time) is not None
+        and all(s is not None and s.account != "guest" and s.bot is None for s in seats)
+    )
 
 
 class Archive:
@@ -54,11 +82,16 @@ class Archive:
     Args:
         store: The Redis store.
         database: The database (migrated).
+        announce: Commits a rated game's ``rated`` event (None: it is not, as in a tool
+            that only writes the archive).
     """
 
-    def __init__(self, store: Store, database: Database) -> None:
+    def __init__(self, store: Store, database: Database, announce: Announce | None = None) -> None:
         self.store = store
         self.database = database
+        self.announce = announce
+        self.woken = asyncio.Event()
+        """Set when a game ended here: the sweep goes round at once."""
         self.written = 0
         """Games this process wrote to the database (not counting those written already)."""
         self.rounds = 0
@@ -87,6 +120,8 @@ class Archive:
             for seat in (white, black)
         ]
         time = record.time
+        pool = ratings.speed(time)
+        ended = record.ended if record.ended is not None else now
         game = {
             "id": record.id,
             "game_type": record.game_type,
@@ -105,10 +140,11 @@ class Archive:
             "moves": ";".join(record.moves),
             "plies": len(record.moves),
             "created": record.created,
-            "ended": record.ended if record.ended is not None else now,
+            "ended": ended,
             "rated": False,
             "rematch_of": record.rematch_of,
             "archived": now,
+            "speed": pool,
         }
         async with db.engine.begin() as connection:
             await connection.execute(db.insert(tables.players).on_conflict_do_nothing(), people)
@@ -117,6 +153,16 @@ class Archive:
             )
             if done.rowcount != 1:
                 return False
+            if pool is not None and record.result is not None and _rateable(record):
+                await ratings.rate(
+                    connection,
+                    db.insert,
+                    game_id=record.id,
+                    players=(white.player, black.player),
+                    pool=pool,
+                    result=record.result,
+                    ended=ended,
+                )
             kept = [
                 {"game": record.id, "ply": ply, "body": body, "expires": now + left}
                 for ply, (body, left) in (traces or {}).items()
@@ -139,6 +185,10 @@ class Archive:
         if white is not None and black is not None:
             has_traces = white.bot is not None or black.bot is not None  # the server's bots
             await self.write(record, await store.traces(game_id, plies) if has_traces else {})
+            if _rateable(record) and not record.rating_changes and self.announce is not None:
+                async with self.database.engine.connect() as connection:
+                    made = await ratings.changes(connection, game_id)
+                await self.announce(game_id, made)
         await store.archived(game_id, plies, grace)
 
     async def sweep_once(self, grace: int) -> int:
@@ -177,7 +227,14 @@ class Archive:
                     log.warning("archive: storage unavailable, will catch up (%s)", error)
                 away = True
             self.up = not away
-            await asyncio.sleep(settings.archive_interval)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(settings.archive_interval):
+                    await self.woken.wait()
+            self.woken.clear()
+
+    def wake(self) -> None:
+        """A game ended here: archive it now (rather than at the sweep's next round)."""
+        self.woken.set()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -223,12 +280,8 @@ def _kinds() -> list[Any]:
 
 def _seat(row: Any, color: str) -> Seat:
     kind = row[f"{color}_kind"]
-    return Seat(
-        row[color],
-        row[f"{color}_name"],
-        bot=row[f"{color}_level"],
-        account="guest" if kind == "guest" else "bot",
-    )
+    account: AccountKind = "bot" if kind in ("bot", "level") else kind
+    return Seat(row[color], row[f"{color}_name"], bot=row[f"{color}_level"], account=account)
 
 
 def _record(row: Any) -> Record:

@@ -6,6 +6,8 @@ process changed the game meanwhile), published by Redis with this process's id f
 to the cached game, and passed on to the watchers here (``Fanout.pass_on``). The other
 processes' listeners (``server.listener``) pass it on to theirs as they hear of it; this
 process's listener leaves a change to its request while the request waits for the commit.
+A change that ends a game wakes this process's archive sweep; the archive's ``rated`` event
+(``rated``) is a change like the others.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from server import match
 from server.cache import GAME_ID, CachedGame, unknown
 from server.clock import now_ms
-from server.protocol import ErrorCode, Event, ProtocolError
+from server.protocol import ErrorCode, Event, ProtocolError, RatingChange
 from server.record import Record
 from server.store import STORAGE_ERRORS
 
@@ -99,6 +101,8 @@ class Changes:
                     indexed=(was.status, self.deadline(was)),
                 ):
                     cached.apply(record, event)  # unless a later change came meanwhile
+                    if record.status == "over" and was.status != "over":
+                        hub.archive.wake()  # archived (and rated) now, not at the next round
                     await self.committed(record, event)
                     return record
                 fresh = await store.get(game_id)
@@ -106,6 +110,11 @@ class Changes:
                     raise unknown(game_id)
                 cache.put(fresh)
             raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
+
+    async def rated(self, game_id: str, changes: list[RatingChange]) -> None:
+        """Commit the finished game's ``rated`` event with the rating ``changes`` the archive
+        made (unless it has them already: once, whoever commits it first)."""
+        await self.change(game_id, lambda cached, now: match.rated(cached.record, changes, now))
 
     async def create(self, record: Record, event: Event) -> None:
         """Commit a new game.

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack
 
-from server.protocol import Event, Seat, TimeControl, to_plain
+from server.protocol import Event, RatingChange, Seat, TimeControl, to_plain
 from server.record import Record
 
 _SHOWN_ONLY = ("connected",)
@@ -36,6 +36,8 @@ def from_dict(data: dict[str, Any]) -> Record:
         if values.get(key) is not None:
             values[key] = _seat(values[key])
     values["chat"] = [Event(**e) for e in values["chat"]]
+    if "rating_changes" in values:
+        values["rating_changes"] = [RatingChange(**c) for c in values["rating_changes"]]
     return Record(**values)
 
 

@@ -32,6 +32,7 @@ from server.protocol import (
     Event,
     Opponent,
     ProtocolError,
+    RatingChange,
     Result,
     Seat,
     TimeControl,
@@ -75,9 +76,13 @@ def create(
     wants: Opponent = "anyone",
     challenge: Seat | None = None,
     origin: str | None = None,
+    rated: bool = False,
+    rating_min: int | None = None,
+    rating_max: int | None = None,
 ) -> Record:
     """A new open game, the creator seated on ``color`` (random: decided when someone joins);
-    ``wants`` and ``challenge`` say who may join.
+    ``wants``, ``challenge`` and the rating range say who may join. (Whether the game may be
+    ``rated``, and have a range, is ``Seating``'s to check.)
 
     Raises:
         ProtocolError: BAD_MESSAGE for an unknown game type.
@@ -95,6 +100,9 @@ def create(
         wants=wants,
         challenge=challenge,
         origin=origin,
+        rated=rated,
+        rating_min=rating_min,
+        rating_max=rating_max,
     )
     if color == "black":
         return replace(record, black=creator)
@@ -106,7 +114,8 @@ def join(record: Record, seat: Seat, now: int) -> tuple[Record, Event]:
 
     Raises:
         ProtocolError: NOT_OPEN, OWN_GAME, NOT_ALLOWED (the game is for a bot, or challenges
-            another one).
+            another one), ACCOUNT_REQUIRED (a guest joining a rated game, or one with a rating
+            range), OUT_OF_RANGE (``seat``'s rating lies outside the game's range).
     """
     if record.status != "open":
         raise ProtocolError(ErrorCode.NOT_OPEN, f"game {record.id} is not open ({record.status})")
@@ -118,6 +127,7 @@ def join(record: Record, seat: Seat, now: int) -> tuple[Record, Event]:
         )
     if record.wants == "bots" and seat.account != "bot":
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "this game is for a bot account")
+    _may_join(record, seat)
     creator = record.white or record.black
     assert creator is not None
     creator_color: Color
@@ -141,6 +151,24 @@ def join(record: Record, seat: Seat, now: int) -> tuple[Record, Event]:
         expires=None,
     )
     return started, Event(version, "joined", now, by=seat.name)
+
+
+def _may_join(record: Record, seat: Seat) -> None:
+    """Refuse a guest a rated game or one with a rating range, and a player whose rating
+    (``seat.rating``: in the game's speed) lies outside the range."""
+    low, high = record.rating_min, record.rating_max
+    ranged = low is not None or high is not None
+    if (record.rated or ranged) and seat.account == "guest":
+        what = "a rated game" if record.rated else "a game with a rating range"
+        raise ProtocolError(ErrorCode.ACCOUNT_REQUIRED, f"only an account may join {what}")
+    if not ranged:
+        return
+    rating = seat.rating
+    if rating is None or (low is not None and rating < low) or (high is not None and rating > high):
+        bounds = f"{'' if low is None else low}-{'' if high is None else high}"
+        raise ProtocolError(
+            ErrorCode.OUT_OF_RANGE, f"this game is for ratings {bounds}; yours is {rating}"
+        )
 
 
 def initial_clock(time: TimeControl) -> int | None:
@@ -305,6 +333,15 @@ def play(
         **changes,  # type: ignore[arg-type]
     )
     return moved, Event(version, "move", now, by=color, text=spelled)
+
+
+def rated(record: Record, changes: list[RatingChange], now: int) -> tuple[Record, Event] | None:
+    """The finished game's rating ``changes``, as the archive made them (None: it has them
+    already, or there are none)."""
+    if record.status != "over" or record.rating_changes or not changes:
+        return None
+    version = record.version + 1
+    return replace(record, rating_changes=changes, version=version), Event(version, "rated", now)
 
 
 def _why_over(game: Game) -> str:

@@ -13,6 +13,7 @@ from server.protocol import (
     Event,
     GameStatus,
     Opponent,
+    RatingChange,
     Result,
     Seat,
     TimeControl,
@@ -41,6 +42,11 @@ class Record:
         spectator_chat: Whether spectators may chat (either player may close it).
         white_offered, black_offered: The ply at which each side last offered a draw (-1:
             never): one offer a move.
+        rated: The game changes its players' ratings (chosen at creation).
+        rating_min, rating_max: Who may join the open game: a player whose rating in its
+            speed lies in this range (None: no bound).
+        rating_changes: What the finished rated game did to its players' ratings, once the
+            archive has rated it (the ``rated`` event).
     """
 
     id: str
@@ -75,6 +81,10 @@ class Record:
     spectator_chat: bool = True
     white_offered: int = -1
     black_offered: int = -1
+    rated: bool = False
+    rating_min: int | None = None
+    rating_max: int | None = None
+    rating_changes: list[RatingChange] = field(default_factory=list)
 
     @property
     def turn(self) -> Color:

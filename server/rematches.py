@@ -1,5 +1,6 @@
 """Rematches, without any IO: a player offers one after a game; when the other offers too the
-new game starts, colours swapped, with the same game type and time control."""
+new game starts, colours swapped, with the same game type, time control, and rated or
+casual."""
 
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def start_rematch(
         rematch_of=record.id,
         origin=record.origin,
         spectator_chat=record.spectator_chat,
+        rated=record.rated,  # a rated game's rematch is rated too
     )
     version = record.version + 1
     old = replace(record, rematch=game_id, rematch_offer=None, version=version)

@@ -80,7 +80,6 @@ class Hub:
         self.settings = settings
         self.store = store
         self.database = database
-        self.archive = Archive(store, database)
         self.pool = pool
         self.first_move_ms = int(settings.first_move_timeout * 1000)
         self.positions = Positions()
@@ -91,6 +90,7 @@ class Hub:
         self.lobby_feed = LobbyFeed(self)
         self.fanout = Fanout(self)
         self.changes = Changes(self)
+        self.archive = Archive(store, database, self.changes.rated)
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
         self.accounts = Accounts(self)

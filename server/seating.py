@@ -1,13 +1,22 @@
 """Games made and joined: ``create`` (against anyone, a server bot or a bot account),
-``join``, ``cancel`` and ``rematch``, with the limits on open games and bot games."""
+``join``, ``cancel`` and ``rematch``, with the limits on open games and bot games, and who
+may play a rated game or one with a rating range.
+
+A seat taken by an account (a person's or a bot's) in a game with a clock shows the player's
+rating in the game's speed then: read from the database when the game is made or joined
+(never on the path of a move). A rated game or one with a rating range needs it: while the
+database does not answer they are refused (UNAVAILABLE); a casual game goes on without it."""
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
-from server import match, rematches
+from server import match, ratings, rematches
+from server.archive import DATABASE_ERRORS
 from server.cache import CachedGame
 from server.clock import now_ms
 from server.limits import per_player
@@ -20,11 +29,14 @@ from server.protocol import (
     ProtocolError,
     Rematch,
     Seat,
+    Speed,
 )
 from server.record import Record
 from server.session import Session
 
 DAY: Final = 24 * 3600.0
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -41,6 +53,7 @@ class Seating:
         player = session.player
         assert player is not None
         self._may_create(session, message)
+        self._may_rate(session, message)
         await per_player(hub.store, player, "create", hub.settings.games_per_minute, 60.0)
         if message.opponent == "bot" and (
             message.level is None or not hub.pool.knows(message.level)
@@ -54,6 +67,9 @@ class Seating:
                 )
             challenge = await self._challenge(message)
         pair = self._bot_pair(session, message, challenge)
+        ranged = message.rating_min is not None or message.rating_max is not None
+        pool = ratings.speed(message.time)
+        seat = await self.seat(session, pool, needed=message.rated or ranged)
         now = now_ms()
         if pair is not None:
             played = await hub.store.count_so_far(pair, "pair", DAY, now)
@@ -65,7 +81,7 @@ class Seating:
                 )
         record = match.create(
             secrets.token_hex(4),
-            session.seat(),
+            seat,
             game_type=message.game_type,
             time=message.time,
             color=message.color,
@@ -75,6 +91,9 @@ class Seating:
             wants="bots" if message.opponent == "bots" else "anyone",
             challenge=challenge,
             origin=session.origin,
+            rated=message.rated,
+            rating_min=message.rating_min,
+            rating_max=message.rating_max,
         )
         event = Event(1, "created", now, by=session.name)
         if message.opponent == "bot":
@@ -150,6 +169,67 @@ class Seating:
                 "the lobby is full: join one of its open games, or try again shortly",
             )
 
+    @staticmethod
+    def _may_rate(session: Session, message: CreateGame) -> None:
+        """Refuse a rated game or a rating range where it cannot be: against the server's bots
+        (casual), without a clock (no speed, so no rating), an empty range (BAD_MESSAGE: the
+        request contradicts itself, whoever sends it); a rated game made by a guest
+        (ACCOUNT_REQUIRED).
+
+        Raises:
+            ProtocolError: BAD_MESSAGE, ACCOUNT_REQUIRED.
+        """
+        low, high = message.rating_min, message.rating_max
+        if not message.rated and low is None and high is None:
+            return
+        what = "a rated game" if message.rated else "a rating range"
+        if message.opponent == "bot":
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                f"games against the server's bots are casual: {what} is for opponent "
+                "'anyone' or 'bots'",
+            )
+        if message.time.kind == "none":
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                f"a game without a clock has no rating: {what} needs a clock or days per move",
+            )
+        if low is not None and high is not None and low > high:
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE, f"rating_min {low} is above rating_max {high}"
+            )
+        if message.rated and not (session.account or session.bot):
+            raise ProtocolError(ErrorCode.ACCOUNT_REQUIRED, "sign up or log in to play rated games")
+
+    async def seat(self, session: Session, pool: Speed | None, *, needed: bool) -> Seat:
+        """``session``'s seat in a game of speed ``pool``: with the player's rating in it for
+        an account (``needed``: the game cannot do without it).
+
+        Raises:
+            ProtocolError: UNAVAILABLE (the database did not answer and ``needed``).
+        """
+        seat = session.seat()
+        if pool is None or seat.account == "guest":
+            return seat
+        try:
+            rated = await self.rating(seat, pool)
+        except DATABASE_ERRORS as error:
+            if needed:
+                raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
+            log.warning("%s seated without a rating (%s)", seat.player, error)
+            return seat
+        return rated
+
+    async def rating(self, seat: Seat, pool: Speed) -> Seat:
+        """``seat`` with its player's rating in ``pool`` now.
+
+        Raises:
+            DATABASE_ERRORS: The database did not answer.
+        """
+        async with self.hub.database.engine.connect() as connection:
+            found = await ratings.of(connection, seat.player, pool)
+        return replace(seat, rating=found.shown, provisional=found.provisional)
+
     async def _challenge(self, message: CreateGame) -> Seat:
         """The seat of the bot account ``message`` challenges, if it is connected, plays that
         game and has room for it.
@@ -187,6 +267,13 @@ class Seating:
     async def join(self, session: Session, message: JoinGame) -> None:
         cache = self.hub.cache
         seat = session.seat()
+        known = await cache.load(message.game)  # its time control and range never change
+        if known.record.status == "open":
+            record = known.record
+            ranged = record.rating_min is not None or record.rating_max is not None
+            seat = await self.seat(
+                session, ratings.speed(record.time), needed=record.rated or ranged
+            )
         watched = message.game in session.watching
         if not watched:
             cache.watch(session, message.game, 0)  # before the commit: its update comes here
@@ -224,8 +311,23 @@ class Seating:
         if old is None or not started:
             return
         new = started[0]  # followed by the players here as the listener hears of ``old``
+        pool = ratings.speed(new.time)
+        if pool is not None:  # the players' ratings now (those the last game made, if rated)
+            seats = [await self.seat_again(seat, pool) for seat in (new.white, new.black)]
+            new = replace(new, white=seats[0], black=seats[1])
         start = Event(new.version, "joined", new.created, text=message.game)
         await hub.changes.create(new, start)
+
+    async def seat_again(self, seat: Seat | None, pool: Speed) -> Seat | None:
+        """A seat of a rematch with its player's rating now (as it was while the database
+        does not answer)."""
+        if seat is None or seat.account == "guest" or seat.bot is not None:
+            return seat
+        try:
+            return await self.rating(seat, pool)
+        except DATABASE_ERRORS as error:
+            log.warning("%s's rating not renewed for a rematch (%s)", seat.player, error)
+            return seat
 
     def follow_rematch(self, old: Record, new_id: str) -> None:
         """The players' connections here that follow the old game follow its rematch: their

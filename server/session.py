@@ -10,7 +10,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from server.limits import Bucket
-from server.protocol import Message, Seat, encode
+from server.protocol import AccountKind, Message, Seat, encode
 from server.settings import Settings
 
 STRIKE_SECONDS: Final = 5.0
@@ -40,6 +40,7 @@ class Session:
         self.player: str | None = None
         self.name = ""
         self.bot = False  # a bot account
+        self.account = False  # a person's account (not a guest)
         self.token: str | None = None
         self.watching: dict[str, int | None] = {}
         self.lobby = False
@@ -53,10 +54,12 @@ class Session:
         # every STRIKE_SECONDS); when none is left it is closed with 1008.
         self.strikes = Bucket(1 / STRIKE_SECONDS, settings.strikes, now)
 
-    def seat(self) -> Seat:
-        """This connection's player, as seated in a game."""
+    def seat(self, rating: int | None = None, provisional: bool = False) -> Seat:
+        """This connection's player, as seated in a game (with their ``rating`` in its speed,
+        if any)."""
         assert self.player is not None
-        return Seat(self.player, self.name, account="bot" if self.bot else "guest")
+        kind: AccountKind = "bot" if self.bot else "account" if self.account else "guest"
+        return Seat(self.player, self.name, account=kind, rating=rating, provisional=provisional)
 
     def queued(self) -> int:
         """Bytes waiting to be sent to this client."""

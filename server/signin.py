@@ -117,6 +117,7 @@ class SignIn:
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.
         session.player, session.name, session.bot, session.token = player, name, bot, hashed
+        session.account = account
         rate, burst = settings.message_rate, settings.message_burst
         if bot:
             rate, burst = settings.bot_message_rate, settings.bot_message_burst

@@ -12,6 +12,7 @@ from hive.pieces import NAMES
 from server.match import clocks_started, time_left
 from server.protocol import Clocks, Color, GameSummary, LegalMove, PieceAt, Seat
 from server.protocol import GameState as StateMessage
+from server.ratings import speed
 from server.record import Record
 
 
@@ -66,6 +67,9 @@ def state(
         chat=record.chat,
         muted=record.muted,
         spectator_chat=record.spectator_chat,
+        rated=record.rated,
+        speed=speed(record.time),
+        rating_changes=record.rating_changes,
     )
     return with_legal(made, game, layout) if legal else made
 
@@ -127,4 +131,7 @@ def summary(record: Record, spectators: int) -> GameSummary:
         record.creator_color if record.status == "open" else None,
         record.wants,
         record.challenge,
+        record.rated,
+        record.rating_min,
+        record.rating_max,
     )
