@@ -42,6 +42,8 @@ from server.protocol import (
     Draw,
     Error,
     ErrorCode,
+    GetLeaderboard,
+    GetProfile,
     Hello,
     JoinGame,
     LogIn,
@@ -112,6 +114,8 @@ class Connections:
             Chat: commands.chat,
             Mute: commands.mute,
             SpectatorChat: commands.spectator_chat,
+            GetProfile: hub.profiles.profile,
+            GetLeaderboard: hub.profiles.leaderboard,
         }
 
     def origin_of(self, address: str) -> str:

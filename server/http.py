@@ -7,6 +7,9 @@ Routes (all ``GET``; any other method is answered 405):
 - ``/games/ID.txt``: a game's record as a UHP GameString (a finished game's result and reason
   in the headers ``Hive-Result`` and ``Hive-Reason``);
 - ``/games/ID/trace/N.json``: the search trace of a bot's move;
+- ``/@/NAME/games.txt``: an account's games as UHP GameStrings, one a line, newest first, as
+  a download (``server.profiles``: at most ``DOWNLOAD_GAMES`` a file; ``?before=ID`` goes on
+  from the game ID, which the ``Link`` header names when older games remain);
 - ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
 - anything else: a file of the web client (``client/``), gzipped for a browser that takes it,
   with an ``ETag`` and ``Last-Modified`` and ``Cache-Control: no-cache``: the browser keeps it
@@ -33,6 +36,7 @@ import json
 import logging
 import mimetypes
 import re
+import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -93,6 +97,9 @@ SECURITY_HEADERS: Final = (
 _CONTROL: Final = re.compile(r"[\x00-\x20\x7f]")
 _GAME_TXT: Final = re.compile(r"/games/([0-9a-z]{8})\.txt")
 _TRACE: Final = re.compile(r"/games/([0-9a-z]{8})/trace/(\d{1,4})\.json")
+_PLAYER_GAMES: Final = re.compile(r"/@/([^/]{1,200})/games\.txt")
+_GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
+_FILE_NAME: Final = re.compile(r"[^A-Za-z0-9_-]")
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -194,10 +201,52 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
         if trace is None:
             return text(HTTPStatus.NOT_FOUND, "no trace kept for that move\n")
         return _gzipped(trace, "application/json", request)
+    found = _PLAYER_GAMES.fullmatch(path)
+    if found:
+        return await _player_games(hub, found[1], query)
     answer = await review.route(hub.archive, hub.positions, path, query)
     if answer is not None:
         return response(*answer)
     return _static(path, request)
+
+
+async def _player_games(hub: Hub, quoted: str, query: str) -> Response:
+    """``/@/NAME/games.txt[?before=ID]``: the account's games (``Profiles.download``), as a
+    file to save; at most ``DOWNLOADS_AT_ONCE`` are built at once (503 past them)."""
+    try:
+        name = urllib.parse.unquote(quoted, errors="strict")
+        fields = urllib.parse.parse_qs(query, strict_parsing=bool(query), max_num_fields=1)
+    except ValueError:  # undecodable, or a malformed or long query
+        return text(HTTPStatus.BAD_REQUEST, "the only parameter is before=GAME_ID\n")
+    before = fields.pop("before", [None])[0]
+    if fields or (before is not None and not _GAME_ID.fullmatch(before)):
+        return text(HTTPStatus.BAD_REQUEST, "the only parameter is before=GAME_ID\n")
+    profiles = hub.profiles
+    if profiles.downloading.locked():
+        return text(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "too many downloads at once; try again shortly\n",
+            (("Retry-After", "5"),),
+        )
+    async with profiles.downloading:
+        try:
+            download = await profiles.download(hub.archive, name, before)
+        except LookupError:
+            return text(HTTPStatus.NOT_FOUND, f"no game {before}\n")
+    if download is None:
+        return text(HTTPStatus.NOT_FOUND, "no account of that name\n")
+    shown = urllib.parse.quote(download.name, safe="")
+    plain = _FILE_NAME.sub("_", download.name)
+    extra = [
+        (
+            "Content-Disposition",
+            f"attachment; filename=\"{plain}-games.txt\"; filename*=UTF-8''{shown}-games.txt",
+        ),
+        ("Hive-Games", str(download.games)),
+    ]
+    if download.more is not None:
+        extra.append(("Link", f'</@/{shown}/games.txt?before={download.more}>; rel="next"'))
+    return response(HTTPStatus.OK, download.body, "text/plain; charset=utf-8", tuple(extra))
 
 
 @contextlib.asynccontextmanager

@@ -4,6 +4,8 @@ them and owns every background task.
 Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin`` and
 ``accounts``, ``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes``
 (decide, commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here);
+``profiles`` answers profiles and leaderboards (and the download of a player's games) from the
+database alone.
 ``listener``: every other process hears of the commit, and passes it on to its own watchers.
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
 here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``, ``metrics``. Outside the
@@ -52,6 +54,7 @@ from server.listener import Listener
 from server.lobby import LobbyBoard, LobbyFeed
 from server.metrics import Metrics
 from server.presence import Presence
+from server.profiles import Profiles
 from server.protocol import MAX_FRAME_BYTES
 from server.review import Positions
 from server.seating import Seating
@@ -94,6 +97,7 @@ class Hub:
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
         self.accounts = Accounts(self)
+        self.profiles = Profiles(database)
         self.seating = Seating(self)
         self.commands = Commands(self)
         self.connections = Connections(self)

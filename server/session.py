@@ -15,6 +15,10 @@ from server.settings import Settings
 
 STRIKE_SECONDS: Final = 5.0
 """A connection earns back one strike (see ``Settings.strikes``) after this long."""
+LOOKUP_RATE: Final = 2.0
+LOOKUP_BURST: Final = 10
+"""A connection's ``profile`` and ``leaderboard`` requests (database reads): this many at
+once, then ``LOOKUP_RATE`` a second, within its message budget (``server.profiles``)."""
 
 
 class Session:
@@ -53,6 +57,7 @@ class Session:
         # Refusals for breaking a limit that the connection may still collect (one comes back
         # every STRIKE_SECONDS); when none is left it is closed with 1008.
         self.strikes = Bucket(1 / STRIKE_SECONDS, settings.strikes, now)
+        self.lookups = Bucket(LOOKUP_RATE, LOOKUP_BURST, now)
 
     def seat(self, rating: int | None = None, provisional: bool = False) -> Seat:
         """This connection's player, as seated in a game (with their ``rating`` in its speed,
