@@ -70,8 +70,10 @@ export class RatingChart {
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
     }, data, this.host);
-    this.host.dataset.points = String(data[0].length);
+    // what uPlot holds, for the tests: how many times, and each speed's ratings in order
+    this.host.dataset.points = String(this.plot.data[0].length);
     this.host.dataset.speeds = speeds.join(" ");
+    this.host.dataset.ratings = this.plot.data.slice(1).map((s) => s.filter((v) => v !== null).join(" ")).join(" | ");
   }
 
   destroy() {

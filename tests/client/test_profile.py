@@ -125,6 +125,7 @@ async def test_a_profile_shows_ratings_a_chart_results_levels_and_paged_games(
     await expect(chart.locator("canvas")).to_have_count(1)
     await expect(chart).to_have_attribute("data-points", "4")
     await expect(chart).to_have_attribute("data-speeds", "blitz")
+    await expect(chart).to_have_attribute("data-ratings", "1620 1624 1600 1612")
     await expect(chart.locator(".u-legend")).to_contain_text("Blitz")
     # the games, newest first, a page at a time
     games = page.locator("[data-testid=profile-games] li")
