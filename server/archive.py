@@ -17,8 +17,8 @@ so it is rated once too. Then, before it is marked archived, its ``rated`` event
 changes) is committed to the game in Redis through ``Changes`` like any change, from the
 figures stored: a process killed between the database's commit and the event's leaves the
 game in ``hive:over``, and the next sweep, finding the row there, commits the event (once:
-the rule adds it only to a game that has none). A game's end wakes the sweep of the process
-that ended it (``wake``), so the change shows at once rather than at the next round.
+the rule adds it only to a game that has none). A rated game's end wakes the sweep of the
+process that ended it (``wake``), so the change shows at once rather than at the next round.
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ class Archive:
             self.woken.clear()
 
     def wake(self) -> None:
-        """A game ended here: archive it now (rather than at the sweep's next round)."""
+        """A rated game ended here: archive it now (rather than at the sweep's next round)."""
         self.woken.set()
 
     # -- reading -------------------------------------------------------------------------------

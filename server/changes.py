@@ -6,8 +6,9 @@ process changed the game meanwhile), published by Redis with this process's id f
 to the cached game, and passed on to the watchers here (``Fanout.pass_on``). The other
 processes' listeners (``server.listener``) pass it on to theirs as they hear of it; this
 process's listener leaves a change to its request while the request waits for the commit.
-A change that ends a game wakes this process's archive sweep; the archive's ``rated`` event
-(``rated``) is a change like the others.
+A change that ends a rated game wakes this process's archive sweep (its players see their
+rating change at once; a casual game waits for the sweep's next round); the archive's
+``rated`` event (``rated``) is a change like the others.
 """
 
 from __future__ import annotations
@@ -101,8 +102,8 @@ class Changes:
                     indexed=(was.status, self.deadline(was)),
                 ):
                     cached.apply(record, event)  # unless a later change came meanwhile
-                    if record.status == "over" and was.status != "over":
-                        hub.archive.wake()  # archived (and rated) now, not at the next round
+                    if record.rated and record.status == "over" and was.status != "over":
+                        hub.archive.wake()  # rated now, not at the sweep's next round
                     await self.committed(record, event)
                     return record
                 fresh = await store.get(game_id)

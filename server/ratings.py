@@ -188,7 +188,7 @@ async def changes(connection: AsyncConnection, game_id: str) -> list[RatingChang
     after = await connection.execute(
         select(history.c.player, history.c.rd).where(history.c.game == game_id)
     )
-    rd_after = dict(after.tuples().all())
+    rd_after = {player: rd for player, rd in after.all()}
     made = []
     color: Color
     for color in ("white", "black"):

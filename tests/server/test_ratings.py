@@ -1,0 +1,463 @@
+"""Ratings: Glicko-2 against Glickman's worked example, the speeds of time controls; and on
+SQLite and a real PostgreSQL server (``database_url`` is each in turn), through real servers:
+a rated game between accounts rates both players once and shows both players and a spectator
+the change; casual and aborted games change nothing; who may play rated games and games with
+a rating range; each game rated once by two processes, and after a kill between the rating
+and its event."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from server import ratings
+from server.client import Client, ServerError
+from server.db import tables
+from server.db.database import Database
+from server.protocol import (
+    Account,
+    CreateGame,
+    ErrorCode,
+    Event,
+    JoinGame,
+    RatingChange,
+    Resign,
+    Seat,
+    SignUp,
+    TimeControl,
+    Update,
+    WatchLobby,
+)
+from server.record import Record
+from tests.server.conftest import Running, StartServer
+from tests.server.support import create_bot, lobby_until, play, updated, watch
+from tests.server.test_archive import eventually, game_keys, rows
+
+PASSWORD = "correct horse battery"
+RAPID = TimeControl("clock", 600, 0)  # 600 s: rapid
+BLITZ = TimeControl("clock", 180, 2)  # 260 s: blitz
+WON = ratings.game(ratings.START, ratings.START, "WhiteWins")
+"""The ratings after a first game that White wins: (1662.31, 290.32), (1337.69, 290.32)."""
+FIRST_WIN = [RatingChange("white", 1500, 1662, True), RatingChange("black", 1500, 1338, True)]
+
+
+# -- Glicko-2 and the speeds -------------------------------------------------------------------
+
+
+def test_glicko2_gives_glickmans_worked_example() -> None:
+    """Glickman, "Example of the Glicko-2 system": 1500/200/0.06 beats 1400/30, loses to
+    1550/100 and 1700/300 in one rating period."""
+    player = ratings.Rating(1500, 200, 0.06)
+    results = [
+        (ratings.Rating(1400, 30), 1.0),
+        (ratings.Rating(1550, 100), 0.0),
+        (ratings.Rating(1700, 300), 0.0),
+    ]
+    after = ratings.rated(player, results)
+    assert after.rating == pytest.approx(1464.06, abs=0.01)
+    assert after.rd == pytest.approx(151.52, abs=0.01)
+    assert after.volatility == pytest.approx(0.05999, abs=0.00001)
+    assert after.games == 3
+
+
+def test_a_game_is_one_rating_period_for_both_players_on_their_ratings_before_it() -> None:
+    white, black = WON
+    # lichess's first game between newcomers: +-162, the deviations 350 -> 290.
+    assert white.rating == pytest.approx(1662.31, abs=0.01)
+    assert black.rating == pytest.approx(3000 - white.rating)
+    assert white.rd == black.rd == pytest.approx(290.32, abs=0.01)
+    assert (white.games, black.games, white.provisional) == (1, 1, True)
+    drawn = ratings.game(ratings.Rating(1700, 60), ratings.Rating(1500, 60), "Draw")
+    assert drawn[0].rating < 1700 < drawn[0].rating + 10 and 1500 < drawn[1].rating < 1510
+    assert not drawn[0].provisional
+    assert (ratings.START.rating, ratings.START.rd, ratings.START.provisional) == (1500, 350, True)
+
+
+@pytest.mark.parametrize(
+    ("time", "speed"),
+    [
+        (TimeControl("none"), None),
+        (TimeControl("clock", 60, 0), "bullet"),
+        (TimeControl("clock", 120, 1), "bullet"),  # 160 s
+        (TimeControl("clock", 180, 0), "blitz"),
+        (TimeControl("clock", 300, 3), "blitz"),  # 420 s
+        (TimeControl("clock", 300, 5), "rapid"),  # 500 s
+        (TimeControl("clock", 900, 10), "rapid"),  # 1300 s
+        (TimeControl("clock", 900, 15), "classical"),  # 1500 s
+        (TimeControl("clock", 1800, 0), "classical"),
+        (TimeControl("days", days=1), "correspondence"),
+    ],
+)
+def test_the_speed_of_a_time_control_is_lichess_s(time: TimeControl, speed: str | None) -> None:
+    assert ratings.speed(time) == speed
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def accounts(srv: Running, *names: str) -> AsyncIterator[list[Client]]:
+    """Clients of new accounts (guests who sign up), one a name."""
+    async with contextlib.AsyncExitStack() as stack:
+        clients = []
+        for name in names:
+            client = await stack.enter_async_context(Client.connect(srv.ws_url, nickname=name))
+            await client.send(SignUp(name, PASSWORD))
+            await client.expect(Account)
+            clients.append(client)
+        yield clients
+
+
+async def create(client: Client, **fields: Any) -> Update:
+    """``client`` creates a game (White, Base, rapid unless told): its first update."""
+    fields = {"game_type": "Base", "time": RAPID, "color": "white", **fields}
+    await client.send(CreateGame(**fields))
+    while True:  # not an update of another game of the client's
+        update = await client.expect(Update)
+        if update.snapshot or any(event.kind == "created" for event in update.events):
+            return update
+
+
+async def refused(client: Client, message: Any) -> ErrorCode:
+    await client.send(message)
+    with pytest.raises(ServerError) as error:
+        await client.expect(Update)
+    return error.value.error.code
+
+
+async def start(white: Client, black: Client, **fields: Any) -> tuple[str, Update]:
+    """``white`` creates a game, ``black`` joins it: the game and White's first update."""
+    created = await create(white, **fields)
+    await black.send(JoinGame(created.game))
+    started = await updated(white, created.game)
+    assert started.state.status == "live"
+    await updated(black, created.game)
+    return created.game, started
+
+
+async def finish(white: Client, black: Client, game: str, update: Update, loser: Client) -> None:
+    """Two moves, then ``loser`` resigns."""
+    for move in ["wS1", "bS1 wS1-"]:
+        await play(white if update.state.turn == "white" else black, update, move)
+        update = await updated(white, game)
+    await loser.send(Resign(game))
+    while update.state.status != "over":
+        update = await updated(white, game)
+
+
+async def rated_event(client: Client, game: str) -> Update:
+    """The update of ``game`` with its ``rated`` event."""
+    while True:
+        update = await updated(client, game)
+        if any(event.kind == "rated" for event in update.events):
+            return update
+
+
+async def rated_events(srv: Running, game: str, since: int = 0) -> list[Event]:
+    """The ``rated`` events of ``game`` (after version ``since``)."""
+    events = await srv.hub.store.events_after(game, since)
+    assert events is not None
+    return [event for event in events if event.kind == "rated"]
+
+
+def white(update: Update) -> Seat:
+    seat = update.state.white
+    assert seat is not None
+    return seat
+
+
+def mine(found: list[dict[str, Any]], *keys: str) -> dict[Any, dict[str, Any]]:
+    return {tuple(row[key] for key in keys): row for row in found}
+
+
+# -- rated games -------------------------------------------------------------------------------
+
+
+async def test_a_rated_game_rates_both_accounts_and_both_players_and_a_spectator_see_it(
+    start_server: StartServer, database_url: str
+) -> None:
+    """With a sweep every hour: the game's end wakes it, so the change comes at once."""
+    async with (
+        start_server(database_url=database_url, archive_interval=3600.0) as srv,
+        accounts(srv, "ann", "bob") as (ann, bob),
+        Client.connect(srv.ws_url, nickname="cid") as cid,
+    ):
+        created = await create(ann, rated=True)
+        state = created.state
+        assert (state.rated, state.speed, state.rating_changes) == (True, "rapid", [])
+        assert state.white == Seat(ann.player, "ann", None, True, "account", 1500, True)
+        game, started = await start(ann, bob, rated=True)
+        assert started.state.black == Seat(bob.player, "bob", None, True, "account", 1500, True)
+        await watch(cid, game)
+        await finish(ann, bob, game, started, loser=bob)
+        for client in (ann, bob, cid):
+            update = await rated_event(client, game)
+            assert update.state.rating_changes == FIRST_WIN, client.player
+        assert len(await rated_events(srv, game)) == 1
+
+        found = mine(await rows(database_url, tables.ratings), "player", "speed")
+        assert found.keys() == {(ann.player, "rapid"), (bob.player, "rapid")}
+        for player, after in zip((ann.player, bob.player), WON, strict=True):
+            row = found[player, "rapid"]
+            assert (row["rating"], row["rd"], row["volatility"], row["games"]) == pytest.approx(
+                (after.rating, after.rd, after.volatility, 1)
+            )
+        history = mine(await rows(database_url, tables.rating_history), "player", "game")
+        assert history.keys() == {(ann.player, game), (bob.player, game)}
+        assert history[ann.player, game]["rating"] == pytest.approx(WON[0].rating)
+        assert history[bob.player, game]["rd"] == pytest.approx(WON[1].rd)
+        [row] = await rows(database_url)
+        assert (row["rated"], row["speed"], row["white_rating"], row["white_rd"]) == (
+            True,
+            "rapid",
+            1500,
+            350,
+        )
+        assert row["white_change"] == pytest.approx(162.31, abs=0.01)
+        assert row["black_change"] == pytest.approx(-162.31, abs=0.01)
+        kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
+        assert kinds == {ann.player: "account", bob.player: "account"}
+
+        # The next game's seats carry the new ratings, read from the database.
+        again = await create(bob, rated=True)
+        assert (white(again).rating, white(again).provisional) == (1338, True)
+        # A speed they have not played yet: the start.
+        elsewhere = await create(ann, time=BLITZ)
+        assert white(elsewhere).rating == 1500 and elsewhere.state.speed == "blitz"
+
+
+async def test_casual_and_aborted_games_change_no_rating(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with (
+        start_server(
+            database_url=database_url, archive_interval=0.05, first_move_timeout=0.5
+        ) as srv,
+        accounts(srv, "ann", "bob") as (ann, bob),
+    ):
+        casual, started = await start(ann, bob)
+        assert started.state.rated is False and white(started).rating == 1500
+        await finish(ann, bob, casual, started, loser=bob)
+        aborted, _ = await start(ann, bob, rated=True)
+        while (update := await updated(ann, aborted)).state.status != "over":
+            pass
+        assert (update.state.reason, update.state.result) == ("aborted", None)
+        for game in (casual, aborted):
+            await eventually(functools.partial(_archived, srv, game), f"{game} never archived")
+            record = await srv.hub.store.get(game)
+            assert record is not None and record.rating_changes == []
+            assert await rated_events(srv, game) == []
+        games = mine(await rows(database_url), "id")
+        assert {game: row["rated"] for game, row in games.items()} == {
+            (casual,): False,
+            (aborted,): False,
+        }
+        assert games[casual,]["speed"] == "rapid" and games[casual,]["white_change"] is None
+        assert await rows(database_url, tables.ratings) == []
+        assert await rows(database_url, tables.rating_history) == []
+
+
+async def _archived(srv: Running, game: str) -> bool:
+    return b"hive:over" not in await game_keys(srv.redis_url, game)
+
+
+async def test_rated_games_only_between_accounts_with_a_clock_never_against_a_level(
+    start_server: StartServer, tmp_path: Any
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'hive.sqlite3'}"
+    async with (
+        start_server(database_url=url) as srv,
+        accounts(srv, "ann") as (ann,),
+        Client.connect(srv.ws_url, nickname="gus") as gus,
+    ):
+        bad = [
+            CreateGame("Base", RAPID, opponent="bot", level="beginner", rated=True),
+            CreateGame("Base", RAPID, opponent="bot", level="beginner", rating_min=1400),
+            CreateGame("Base", TimeControl("none"), rated=True),
+            CreateGame("Base", TimeControl("none"), rating_max=1600),
+            CreateGame("Base", RAPID, rating_min=1600, rating_max=1400),
+        ]
+        for message in bad:
+            assert await refused(ann, message) == ErrorCode.BAD_MESSAGE, message
+        assert await refused(gus, CreateGame("Base", RAPID, rated=True)) == (
+            ErrorCode.ACCOUNT_REQUIRED
+        )
+        game = (await create(ann, rated=True, time=TimeControl("days", days=2))).game
+        assert await refused(gus, JoinGame(game)) == ErrorCode.ACCOUNT_REQUIRED
+        # A guest may still play casual games, and ann against a level.
+        assert white(await create(gus)).account == "guest"
+        level = await create(ann, opponent="bot", level="beginner")
+        assert level.state.black is not None and level.state.black.rating is None
+        assert white(level).rating == 1500
+        # A bot account is an account: it may join a rated game.
+        status, token, err = await create_bot(srv.redis_url, "robo", "--database-url", url)
+        assert status == 0, err
+        async with Client.connect(srv.ws_url, token=token.strip()) as robo:
+            await robo.send(JoinGame(game))
+            joined = await updated(robo, game)
+        assert joined.state.status == "live" and joined.state.speed == "correspondence"
+        assert joined.state.black == Seat(robo.player, "robo", None, True, "bot", 1500, True)
+
+
+async def test_a_rating_range_admits_only_accounts_rated_within_it(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with (
+        start_server(database_url=database_url) as srv,
+        accounts(srv, "ann", "bob", "cat") as (ann, bob, cat),
+        Client.connect(srv.ws_url, nickname="gus") as gus,
+    ):
+        database = Database(database_url)
+        try:
+            async with database.engine.begin() as connection:
+                await connection.execute(
+                    tables.ratings.insert().values(
+                        player=cat.player,
+                        speed="blitz",
+                        rating=1712.4,
+                        rd=60.0,
+                        volatility=0.06,
+                        games=30,
+                        updated=0,
+                    )
+                )
+        finally:
+            await database.close()
+        await gus.send(WatchLobby())
+        game = (await create(ann, time=BLITZ, rated=True, rating_min=1600, rating_max=1800)).game
+        lobby = await lobby_until(gus, lambda lobby: any(g.id == game for g in lobby.open))
+        [summary] = [g for g in lobby.open if g.id == game]
+        assert (summary.rated, summary.rating_min, summary.rating_max) == (True, 1600, 1800)
+        assert await refused(bob, JoinGame(game)) == ErrorCode.OUT_OF_RANGE  # 1500
+        assert await refused(gus, JoinGame(game)) == ErrorCode.ACCOUNT_REQUIRED
+        casual = (await create(ann, time=BLITZ, rating_max=1499)).game
+        assert await refused(bob, JoinGame(casual)) == ErrorCode.OUT_OF_RANGE
+        assert await refused(gus, JoinGame(casual)) == ErrorCode.ACCOUNT_REQUIRED
+        await cat.send(JoinGame(game))
+        joined = await updated(cat, game)
+        assert joined.state.black == Seat(cat.player, "cat", None, True, "account", 1712, False)
+        low = (await create(ann, time=BLITZ, rating_min=1500)).game
+        await bob.send(JoinGame(low))  # 1500 itself is in the range
+        assert (await updated(bob, low)).state.status == "live"
+
+
+# -- exactly once ------------------------------------------------------------------------------
+
+
+async def test_two_processes_rate_each_game_once(
+    start_server: StartServer, database_url: str
+) -> None:
+    """Two servers on one Redis and one database, sweeping together besides their own loops
+    and wakes: every game rated once, one ``rated`` event each, no rating update lost."""
+    settings = {"database_url": database_url, "archive_interval": 0.01}
+    async with (
+        start_server(**settings) as one,
+        start_server(**settings) as two,
+        accounts(one, "ann") as (ann,),
+        accounts(two, "bob") as (bob,),
+    ):
+        games = []
+        for n in range(3):
+            white, black = (ann, bob) if n % 2 == 0 else (bob, ann)
+            game, started = await start(white, black, rated=True)
+            await finish(white, black, game, started, loser=black if n < 2 else white)
+            await asyncio.gather(one.hub.archive.sweep_once(60), two.hub.archive.sweep_once(60))
+            games.append(game)
+        for game in games:
+            await eventually(functools.partial(_archived, one, game), f"{game} never archived")
+            assert len(await rated_events(one, game)) == 1
+        found = mine(await rows(database_url, tables.ratings), "player")
+        assert [found[p,]["games"] for p in (ann.player, bob.player)] == [3, 3]
+        history = await rows(database_url, tables.rating_history)
+        assert len(history) == 6
+        archived = await rows(database_url)
+        assert all(row["rated"] for row in archived)
+        # Each game started from the rating the one rated before it left: a chain from the
+        # start to the rating now, whatever order the games were rated in.
+        for player in (ann.player, bob.player):
+            steps = {}
+            for row in archived:
+                color = "white" if row["white"] == player else "black"
+                before = row[f"{color}_rating"]
+                steps[round(before, 6)] = before + row[f"{color}_change"]
+            rating = ratings.START_RATING
+            for _ in archived:
+                rating = steps.pop(round(rating, 6))
+            assert rating == pytest.approx(found[player,]["rating"]) and not steps
+
+
+async def test_a_kill_between_the_rating_and_its_event_still_tells_once(
+    start_server: StartServer, database_url: str
+) -> None:
+    """A process that rated a game in the database and died before committing its event:
+    the game is still in ``hive:over``; the next sweep finds it rated and commits the event
+    from the figures stored, once, and rates nothing again."""
+    async with (
+        start_server(database_url=database_url, archive_interval=3600.0) as srv,
+        accounts(srv, "ann", "bob") as (ann, bob),
+        Client.connect(srv.ws_url, nickname="cid") as cid,
+    ):
+        archive = srv.hub.archive
+        await eventually(_first_round(srv), "the sweep never went round")
+        # The game, ended by a process that then died: committed to Redis, not archived.
+        record = _finished(ann, bob)
+        end = Event(record.version, "over", record.ended or 0, "WhiteWins", "resign")
+        assert await srv.hub.store.commit(record, end, expected=0, deadline=None)
+        await watch(cid, record.id)
+        assert await archive.write(record)  # its database part, committed
+        assert await rows(database_url, tables.ratings) != []
+        assert await rated_events(srv, record.id, record.version - 1) == []
+        assert not await _archived(srv, record.id)
+
+        await archive.sweep_once(60)  # the next sweep
+        update = await rated_event(cid, record.id)
+        assert update.state.rating_changes == FIRST_WIN
+        assert await _archived(srv, record.id)
+        await archive.sweep_once(60)
+        assert not await archive.write(record)
+        await srv.hub.changes.rated(record.id, FIRST_WIN)  # an event committed twice: once
+        assert len(await rated_events(srv, record.id, record.version - 1)) == 1
+        stored = await srv.hub.store.get(record.id)
+        assert stored is not None and stored.rating_changes == FIRST_WIN
+        found = await rows(database_url, tables.ratings)
+        assert sorted(row["games"] for row in found) == [1, 1]
+        assert sorted(row["rating"] for row in found) == pytest.approx(
+            [WON[1].rating, WON[0].rating]
+        )
+        assert len(await rows(database_url, tables.rating_history)) == 2
+
+
+def _first_round(srv: Running) -> Any:
+    async def check() -> bool:
+        return srv.hub.archive.rounds > 0
+
+    return check
+
+
+def _finished(white: Client, black: Client) -> Record:
+    """A rated rapid game between two accounts that White won on resignation."""
+    now = 1_795_446_241_400
+    return Record(
+        id="0feedbee",
+        game_type="Base",
+        time=RAPID,
+        status="over",
+        created=now - 60_000,
+        creator=white.player,
+        creator_color="white",
+        seed=0,
+        white=Seat(white.player, "ann", account="account", rating=1500, provisional=True),
+        black=Seat(black.player, "bob", account="account", rating=1500, provisional=True),
+        moves=["wS1", "bS1 wS1-"],
+        version=5,
+        moved=5,
+        result="WhiteWins",
+        reason="resign",
+        ended=now,
+        rated=True,
+    )
