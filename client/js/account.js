@@ -34,9 +34,11 @@ export class AccountControls {
           ${logoutItems("this account")}`)}`;
     } else if (me && !signedOut && !me.bot) {
       controls = html`<span class="account-name guest" data-testid="account-name" title="You play as a guest: sign up to keep a name, your games and a rating">${me.nickname} <small>guest</small></span>
-        <button type="button" class="topbar-text" data-action="authOpen" data-panel="signup" data-testid="signup-open">Sign up</button>
-        <button type="button" class="topbar-text" data-action="authOpen" data-panel="login" data-testid="login-open">Log in</button>
-        ${menu(logoutItems("this guest"))}`;
+        <button type="button" class="topbar-text guest-action" data-action="authOpen" data-panel="signup" data-testid="signup-open">Sign up</button>
+        <button type="button" class="topbar-text guest-action" data-action="authOpen" data-panel="login" data-testid="login-open">Log in</button>
+        ${menu(html`<button type="button" class="phone-only" data-action="authOpen" data-panel="signup" data-testid="menu-signup">Sign up</button>
+          <button type="button" class="phone-only" data-action="authOpen" data-panel="login" data-testid="menu-login">Log in</button>
+          ${logoutItems("this guest")}`)}`;
     } else {
       controls = html`<button type="button" class="topbar-text" data-action="authOpen" data-panel="login" data-testid="login-open">Log in</button>`;
     }

@@ -147,7 +147,8 @@ class App {
   renderHeader() {
     const { status, lag, attempt, reason } = this.state.connection;
     const words = {
-      online: lag === null ? "online" : `online · ${lag} ms`,
+      // the lag is left out on a phone (CSS): room for the account's menu
+      online: lag === null ? "online" : html`online<span class="lag"> · ${lag} ms</span>`,
       connecting: "connecting…",
       reconnecting: attempt > 1 ? `reconnecting (try ${attempt})…` : "reconnecting…",
       "signed-out": "choose a nickname",
