@@ -27,7 +27,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from sqlalchemy import Select, and_, func, literal, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -51,6 +51,7 @@ from server.protocol import (
     Profile,
     ProtocolError,
     RatingPoint,
+    Speed,
     SpeedRating,
     TimeControl,
 )
@@ -59,7 +60,7 @@ from server.session import LOOKUP_RATE, Session
 
 MAX_NAME: Final = 24
 """The longest account name (a bot account's); a longer one is no account's."""
-HISTORY_SHOWN: Final = 1000
+HISTORY_SHOWN: Final = 500
 """Points of rating history in a profile: the newest ones (a point a rated game)."""
 READS_AT_ONCE: Final = 4
 """Profiles and leaderboards a process asks of the database at once."""
@@ -226,19 +227,7 @@ class Profiles:
 
     async def read_leaderboard(self, speed: str) -> Leaderboard:
         """The leaderboard of ``speed``, from the database."""
-        ratings, accounts = tables.ratings, tables.accounts
-        since = now_ms() - LEADERBOARD_WEEKS * WEEK_MS
-        query = (
-            select(accounts.c.name, accounts.c.bot, ratings.c.rating, ratings.c.rd, ratings.c.games)
-            .join_from(ratings, accounts, ratings.c.player == accounts.c.player)
-            .where(
-                ratings.c.speed == speed,
-                ratings.c.rd <= PROVISIONAL_RD,
-                ratings.c.updated >= since,
-            )
-            .order_by(ratings.c.rating.desc(), accounts.c.name_key)
-            .limit(LEADERBOARD_SHOWN)
-        )
+        query = _leaderboard(speed, now_ms() - LEADERBOARD_WEEKS * WEEK_MS)
         async with self.database.engine.connect() as connection:
             rows = (await connection.execute(query)).all()
         players = [
@@ -250,15 +239,25 @@ class Profiles:
     async def cached_leaderboard(self, speed: str) -> Leaderboard:
         """The leaderboard of ``speed``, as read at most ``leaderboard_seconds`` ago; one
         request at a time reads it again."""
+        kept = self._boards.get(speed)
+        if kept is not None and time.monotonic() - kept[0] < self.leaderboard_seconds:
+            return kept[1]
         lock = self._board_locks.setdefault(speed, asyncio.Lock())
-        async with lock:
-            kept = self._boards.get(speed)
+        try:
+            async with asyncio.timeout(READ_WAIT):
+                await lock.acquire()
+        except TimeoutError:
+            raise _busy() from None
+        try:
+            kept = self._boards.get(speed)  # (read meanwhile by the request it waited for)
             if kept is not None and time.monotonic() - kept[0] < self.leaderboard_seconds:
                 return kept[1]
             async with self._read():
                 board = await self.read_leaderboard(speed)
             self._boards[speed] = (time.monotonic(), board)
             return board
+        finally:
+            lock.release()
 
     @contextlib.asynccontextmanager
     async def _read(self) -> AsyncIterator[None]:
@@ -268,15 +267,17 @@ class Profiles:
             async with asyncio.timeout(READ_WAIT):
                 await self._reads.acquire()
         except TimeoutError:
-            raise ProtocolError(
-                ErrorCode.UNAVAILABLE, "the server is busy with profiles; try again"
-            ) from None
+            raise _busy() from None
         try:
             yield
         except DATABASE_ERRORS as error:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
         finally:
             self._reads.release()
+
+
+def _busy() -> ProtocolError:
+    return ProtocolError(ErrorCode.UNAVAILABLE, "the server is busy with profiles; try again")
 
 
 def _take(session: Session) -> None:
@@ -291,27 +292,62 @@ def _take(session: Session) -> None:
 _WDL: Final = ("win", "draw", "loss")
 
 
-def _speed(speed: str) -> Any:
-    """``speed`` as the protocol's ``Speed`` (it came from a decoded message)."""
-    if speed not in SPEEDS:
-        raise ValueError(f"no speed {speed!r}")
-    return speed
+def _speed(speed: str) -> Speed:
+    """``speed`` as the protocol's ``Speed`` (one of ``SPEEDS``: checked by the caller)."""
+    return cast(Speed, speed)
+
+
+def _leaderboard(speed: str, since: int) -> Select[Any]:
+    """The established players of ``speed`` who played since ``since``, best first (through
+    the index ratings(speed, rating), read from the top)."""
+    ratings, accounts = tables.ratings, tables.accounts
+    return (
+        select(accounts.c.name, accounts.c.bot, ratings.c.rating, ratings.c.rd, ratings.c.games)
+        .join_from(ratings, accounts, ratings.c.player == accounts.c.player)
+        .where(
+            ratings.c.speed == speed,
+            ratings.c.rd <= PROVISIONAL_RD,
+            ratings.c.updated >= since,
+        )
+        .order_by(ratings.c.rating.desc(), accounts.c.name_key)
+        .limit(LEADERBOARD_SHOWN)
+    )
+
+
+def explained(name: str, player: str, speed: str) -> dict[str, Any]:
+    """Every query the profile of ``name`` (``player``; its first page) and the leaderboard
+    of ``speed`` make, by name (``bench.profiles --explain`` shows their plans)."""
+    white, black = _record_queries(player)
+    return {
+        "account": _account_query(name),
+        "ratings": _ratings_query(player),
+        "record as white": white,
+        "record as black": black,
+        "history": _history_query(player),
+        "first page": newest(player, PROFILE_PAGE),
+        "leaderboard": _leaderboard(speed, now_ms() - LEADERBOARD_WEEKS * WEEK_MS),
+    }
+
+
+def _account_query(name: str) -> Select[Any]:
+    accounts = tables.accounts
+    return select(accounts.c.player, accounts.c.name, accounts.c.bot, accounts.c.created).where(
+        accounts.c.name_key == name.lower()
+    )
 
 
 async def _account(connection: AsyncConnection, name: str) -> Account | None:
-    accounts = tables.accounts
-    query = select(accounts.c.player, accounts.c.name, accounts.c.bot, accounts.c.created).where(
-        accounts.c.name_key == name.lower()
-    )
-    row = (await connection.execute(query)).first()
+    row = (await connection.execute(_account_query(name))).first()
     return None if row is None else Account(row.player, row.name, row.bot, row.created)
+
+
+def _ratings_query(player: str) -> Select[Any]:
+    return select(tables.ratings).where(tables.ratings.c.player == player)
 
 
 async def _ratings(connection: AsyncConnection, player: str) -> list[SpeedRating]:
     """The player's rating in each speed it played rated games in, fastest first."""
-    ratings = tables.ratings
-    query = select(ratings).where(ratings.c.player == player)
-    rows = {row.speed: row for row in await connection.execute(query)}
+    rows = {row.speed: row for row in await connection.execute(_ratings_query(player))}
     return [
         SpeedRating(
             speed,
@@ -325,21 +361,27 @@ async def _ratings(connection: AsyncConnection, player: str) -> list[SpeedRating
     ]
 
 
+def _record_queries(player: str) -> tuple[Select[Any], Select[Any]]:
+    """The player's games with a result, counted by result and the opponent's bot level, as
+    White and as Black."""
+    games = _GAMES
+    return tuple(  # type: ignore[return-value]
+        select(across.label("level"), games.c.result, func.count().label("games"))
+        .where(seat == player, games.c.result.is_not(None))
+        .group_by(across, games.c.result)
+        for seat, across in (
+            (games.c.white, games.c.black_level),
+            (games.c.black, games.c.white_level),
+        )
+    )
+
+
 async def _records(connection: AsyncConnection, player: str) -> dict[str | None, dict[str, int]]:
     """The player's wins, draws and losses (by outcome) against each bot level (None: against
     anyone else), over every archived game with a result."""
-    games = _GAMES
-    sides: list[tuple[Color, Any, Any]] = [
-        ("white", games.c.white, games.c.black_level),
-        ("black", games.c.black, games.c.white_level),
-    ]
     records: dict[str | None, dict[str, int]] = {}
-    for color, seat, across in sides:
-        query = (
-            select(across.label("level"), games.c.result, func.count().label("games"))
-            .where(seat == player, games.c.result.is_not(None))
-            .group_by(across, games.c.result)
-        )
+    colors: tuple[Color, Color] = ("white", "black")
+    for color, query in zip(colors, _record_queries(player), strict=True):
         for row in await connection.execute(query):
             outcome = _OUTCOMES[(color, row.result)]
             counts = records.setdefault(row.level, {})
@@ -366,17 +408,24 @@ def _levels(records: dict[str | None, dict[str, int]]) -> list[LevelRecord]:
     ]
 
 
-async def _history(connection: AsyncConnection, player: str) -> list[RatingPoint]:
-    """The newest ``HISTORY_SHOWN`` points of the player's rating history, oldest first."""
+def _history_query(player: str) -> Select[Any]:
     history = tables.rating_history
-    query = (
+    return (
         select(history.c.speed, history.c.at, history.c.rating)
         .where(history.c.player == player)
         .order_by(history.c.at.desc())
         .limit(HISTORY_SHOWN)
     )
-    rows = (await connection.execute(query)).all()
-    return [RatingPoint(_speed(row.speed), row.at, round(row.rating)) for row in reversed(rows)]
+
+
+async def _history(connection: AsyncConnection, player: str) -> list[RatingPoint]:
+    """The newest ``HISTORY_SHOWN`` points of the player's rating history, oldest first."""
+    rows = (await connection.execute(_history_query(player))).all()
+    return [
+        RatingPoint(_speed(row.speed), row.at, round(row.rating))
+        for row in reversed(rows)
+        if row.speed in SPEEDS
+    ]
 
 
 def _side(player: str, color: Color, limit: int, before: tuple[int, str] | None) -> Select[Any]:
@@ -450,4 +499,4 @@ def _line(row: Any) -> ArchivedGame:
     )
 
 
-__all__ = ["Download", "Profiles", "newest"]
+__all__ = ["Download", "Profiles", "explained", "newest"]

@@ -772,8 +772,9 @@ class Profile(Message):
     ``player`` id, a ``bot`` account or a person, when the account was ``created``; a
     rating per speed it played rated games in; its ``wins``, ``draws`` and ``losses`` over
     every archived game; its record against each of the server's bot ``levels``; the
-    ``history`` of its ratings (oldest first); ``page`` of its ``games`` (newest first),
-    ``total_games`` in all."""
+    ``history`` of its ratings (oldest first: its newest 500 points); ``page`` of its
+    ``games`` (newest first; past the last page, none), ``total_games`` in all. An aborted
+    game (no result) is neither counted nor listed."""
 
     name: str
     player: str

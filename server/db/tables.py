@@ -89,6 +89,9 @@ games: Final = Table(
     Index(None, "white", "ended"),
     Index(None, "black", "ended"),
     Index(None, "ended"),
+    # a profile's record: counted from the index alone (server.profiles)
+    Index(None, "white", "result", "black_level"),
+    Index(None, "black", "result", "white_level"),
 )
 
 traces: Final = Table(

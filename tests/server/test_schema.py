@@ -19,6 +19,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from server import schema
+from server.clock import now_ms
+from server.db import tables
 from server.protocol import (
     CLIENT_MESSAGES,
     SERVER_MESSAGES,
@@ -30,6 +32,8 @@ from server.protocol import (
     ClaimWin,
     CreateGame,
     Draw,
+    GetLeaderboard,
+    GetProfile,
     Hello,
     JoinGame,
     LogIn,
@@ -227,6 +231,29 @@ async def connections(srv: Running) -> AsyncIterator[Callable[..., Any]]:
         yield open_
 
 
+async def _rate(srv: Running, player: str, game: str) -> None:
+    """A blitz rating for ``player``, with a point of history at ``game`` (the ratings'
+    work writes these when a rated game is archived)."""
+    at = now_ms()
+    async with srv.hub.database.engine.begin() as connection:
+        await connection.execute(
+            tables.ratings.insert().values(
+                player=player,
+                speed="blitz",
+                rating=1612.4,
+                rd=90.0,
+                volatility=0.06,
+                games=12,
+                updated=at,
+            )
+        )
+        await connection.execute(
+            tables.rating_history.insert().values(
+                player=player, game=game, speed="blitz", at=at, rating=1612.4, rd=90.0
+            )
+        )
+
+
 async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
     log = Log()
     async with connections(srv) as open_:
@@ -314,6 +341,17 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await ada.receive("account")
         await eve.send(LogIn("ADA_acct", "another password"))
         assert (await eve.receive("welcome"))["player"] == ada.welcome["player"]
+
+        # Her profile (her games archived, a rating put beside them) and a leaderboard.
+        await srv.hub.archive.sweep_once(3600)
+        await _rate(srv, ada.welcome["player"], versus["game"])
+        await bob.send(GetProfile("Ada_Acct"))
+        profile = await bob.receive("profile")
+        assert profile["games"] and profile["levels"] and profile["history"]
+        await bob.send(GetProfile("nobody"))
+        await bob.receive("error", lambda b: b["code"] == "unknown_player")
+        await bob.send(GetLeaderboard("blitz"))
+        assert (await bob.receive("leaderboard"))["players"][0]["name"] == "ada_acct"
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")
