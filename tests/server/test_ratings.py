@@ -26,6 +26,7 @@ from server.protocol import (
     Event,
     JoinGame,
     RatingChange,
+    Rematch,
     Resign,
     Seat,
     SignUp,
@@ -119,7 +120,8 @@ async def create(client: Client, **fields: Any) -> Update:
     await client.send(CreateGame(**fields))
     while True:  # not an update of another game of the client's
         update = await client.expect(Update)
-        if update.snapshot or any(event.kind == "created" for event in update.events):
+        against_a_bot = update.snapshot and fields.get("opponent") == "bot"  # live at once
+        if against_a_bot or any(event.kind == "created" for event in update.events):
             return update
 
 
@@ -223,6 +225,18 @@ async def test_a_rated_game_rates_both_accounts_and_both_players_and_a_spectator
         kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
         assert kinds == {ann.player: "account", bob.player: "account"}
 
+        # A rematch is rated too, its seats with the ratings the game made.
+        await bob.send(Rematch(game))
+        while (await updated(ann, game)).state.rematch_offer != "black":
+            pass
+        await ann.send(Rematch(game))
+        while (new := (await updated(ann, game)).state.rematch) is None:
+            pass
+        rematch = (await updated(bob, new)).state
+        assert rematch.rated and rematch.status == "live" and rematch.speed == "rapid"
+        assert rematch.white == Seat(bob.player, "bob", None, True, "account", 1338, True)
+        assert rematch.black == Seat(ann.player, "ann", None, True, "account", 1662, True)
+
         # The next game's seats carry the new ratings, read from the database.
         again = await create(bob, rated=True)
         assert (white(again).rating, white(again).provisional) == (1338, True)
@@ -264,6 +278,30 @@ async def test_casual_and_aborted_games_change_no_rating(
 
 async def _archived(srv: Running, game: str) -> bool:
     return b"hive:over" not in await game_keys(srv.redis_url, game)
+
+
+async def test_the_archive_says_account_for_an_account_and_for_a_guest_who_signs_up_later(
+    start_server: StartServer, database_url: str
+) -> None:
+    async with (
+        start_server(database_url=database_url, archive_interval=0.05) as srv,
+        accounts(srv, "ann") as (ann,),
+        Client.connect(srv.ws_url, nickname="gus") as gus,
+    ):
+        game, started = await start(ann, gus)
+        assert started.state.black is not None and started.state.black.account == "guest"
+        await finish(ann, gus, game, started, loser=gus)
+        await eventually(functools.partial(_archived, srv, game), "never archived")
+        kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
+        assert kinds == {ann.player: "account", gus.player: "guest"}
+        await gus.send(SignUp("gus", PASSWORD))
+        await gus.expect(Account)
+        kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
+        assert kinds == {ann.player: "account", gus.player: "account"}
+        # Its connection is an account's from now on: it may make a rated game.
+        assert (await create(gus, rated=True)).state.white == Seat(
+            gus.player, "gus", None, True, "account", 1500, True
+        )
 
 
 async def test_rated_games_only_between_accounts_with_a_clock_never_against_a_level(
