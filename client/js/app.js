@@ -368,6 +368,8 @@ class App {
     const reviewBefore = this.state.review?.id;
     this.dispatch(S.navigated, route);
     if (route.page === "review" && route.id !== reviewBefore) this.loadReview(route.id);
+    const { profile, leaderboard } = this.state;
+    if (!profile?.data && !leaderboard?.data) this.asked = ""; // a page opened again: asked again
     this.subscribe();
     window.scrollTo(0, 0);
   }
@@ -600,7 +602,7 @@ class App {
       },
       profilePage: (el) => {
         this.dispatch(S.profilePaged, Number(el.dataset.page));
-        queueMicrotask(() => this.subscribe());
+        this.subscribe(); // asks for that page
       },
       spectatorChat: (el) => this.send(P.SpectatorChat(gameId(), el.dataset.open === "true")),
       mute: (el) => this.send(P.Mute(gameId(), el.dataset.player, true)),

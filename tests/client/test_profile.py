@@ -149,6 +149,11 @@ async def test_a_profile_shows_ratings_a_chart_results_levels_and_paged_games(
     await expect(games.nth(GAMES - PROFILE_PAGE - 2).get_by_test_id("change")).to_have_text("+3")
     await page.get_by_test_id("newer").click()
     await expect(games.first).to_have_attribute("data-game", seeded.newest)
+    # to a game's review and back: the profile is asked for again
+    await games.first.get_by_test_id("review-game").click()
+    await expect(page.get_by_test_id("review")).to_be_visible()
+    await page.go_back()
+    await expect(page.get_by_test_id("profile-name")).to_have_text("Ann")
     # the download of every game, as UHP GameStrings
     link = page.get_by_test_id("download")
     await expect(link).to_have_attribute("href", "/@/Ann/games.txt")
