@@ -390,6 +390,10 @@ class App {
   }
 
   key(event) {
+    if (event.key === "Escape" && this.state.auth.panel) {
+      this.dispatch(S.authOpened, null); // the account's form closes
+      return;
+    }
     if (event.target.closest?.("input, textarea, select")) return;
     if (this.state.route.page === "review" && this.state.review?.doc) {
       const ply = this.state.review.ply;

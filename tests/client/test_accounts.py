@@ -69,6 +69,8 @@ async def test_a_guest_signs_up_keeps_its_games_logs_out_and_in_with_clear_error
     await refused_with(page, "cannot be an account's")
     await refused_with(page, "bot's name")
     await page.screenshot(path=str(artifacts / "issue20-signup-error.png"))
+    await page.keyboard.press("Escape")  # closes the form; what was typed is gone
+    await expect(page.get_by_test_id("auth-panel")).to_be_hidden()
     await submit(page, "signup", "TAKEN", PASSWORD)
     await refused_with(page, "That name is taken")
     await submit(page, "signup", "Ada_1", PASSWORD)
