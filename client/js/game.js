@@ -189,6 +189,8 @@ export class GameScreen {
       buttons.push(html`<p class="share">Send this link to a friend, or wait for someone in the lobby:
         <input readonly value="${location.origin + "/#/game/" + gs.id}"></p>`);
       buttons.push(html`<button type="button" data-action="cancelGame" data-game="${id}">Cancel game</button>`);
+    } else if (gs.status === "open" && !mine && gs.rated && !state.me?.account) {
+      buttons.push(html`<p class="muted" data-testid="cannot-join">A rated game: sign up or log in (at the top) to join it.</p>`);
     } else if (gs.status === "open" && !mine) {
       buttons.push(html`<button type="button" class="primary" data-action="join" data-game="${id}">Join this game</button>`);
     }

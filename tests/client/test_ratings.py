@@ -66,6 +66,9 @@ async def test_a_rated_game_shows_ratings_and_their_changes_to_players_and_spect
     await expect(row.get_by_test_id("join")).to_have_count(0)
     await expect(row.get_by_test_id("profile-link")).to_have_attribute("href", "#/@/Ada")
     await cy.screenshot(artifacts / "issue20-lobby-rated.png")
+    await cy.page.goto(f"{srv.http_url}/#/game/{game_id}")  # the open game's own page says so too
+    await expect(cy.page.get_by_test_id("cannot-join")).to_contain_text("sign up or log in")
+    await cy.page.goto(f"{srv.http_url}/#/")
 
     async with Client.connect(srv.ws_url, token=bob_token) as bob:
         await bob.send(JoinGame(game_id))
