@@ -23,7 +23,8 @@ each timing ``--samples`` times:
 
 and prints the median and p99 of each, then the median over the runs. It also downloads
 star's games once (``/@/star/games.txt``) and prints its time and size, and the Python memory
-it took at most (tracemalloc). ``--explain`` prints the databases' plans of the queries.
+``Profiles.download`` takes at most for them (tracemalloc). ``--explain`` prints the
+databases' plans of the queries.
 """
 
 from __future__ import annotations
@@ -334,19 +335,25 @@ async def end_to_end(url: str, samples: int, folder: Path) -> tuple[list[float],
 
 
 async def download(url: str, folder: Path) -> str:
-    """Star's games downloaded once through a real server: its time, size and memory."""
+    """Star's games downloaded once through a real server (its time and size), and once
+    from ``Profiles.download`` under tracemalloc (the Python memory it takes at most)."""
     async with server(url, folder) as (ws_url, _):
         http_url = ws_url.replace("ws://", "http://").removesuffix("/ws")
-        tracemalloc.start()
         started = time.perf_counter()
         body = await asyncio.to_thread(_fetch, f"{http_url}/@/star/games.txt")
         took = time.perf_counter() - started
+    database = Database(url)
+    try:
+        tracemalloc.start()
+        found = await Profiles(database).download("star")
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-    lines = body.count(b"\n")
+    finally:
+        await database.close()
+    assert found is not None and found.body == body
     return (
-        f"download of {lines} games: {took:.2f} s (under tracemalloc), "
-        f"{len(body) / 1e6:.1f} MB, Python memory at most {peak / 1e6:.1f} MB"
+        f"download of {found.games} games: {took:.2f} s, {len(body) / 1e6:.1f} MB; "
+        f"Python memory at most {peak / 1e6:.1f} MB (tracemalloc)"
     )
 
 

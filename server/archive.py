@@ -243,17 +243,16 @@ class Archive:
         record = await self.store.get(game_id)
         if record is not None:
             return record
+        games = tables.games
         async with self.database.engine.connect() as connection:
-            found = await connection.execute(_archived().where(tables.games.c.id == game_id))
+            found = await connection.execute(
+                select(games, *_kinds())
+                .join_from(games, _WHITE, games.c.white == _WHITE.c.id)
+                .join(_BLACK, games.c.black == _BLACK.c.id)
+                .where(games.c.id == game_id)
+            )
             row = found.mappings().first()
         return None if row is None else _record(row)
-
-    async def archived(self, game_ids: list[str]) -> list[Record]:
-        """The archived games of ``game_ids`` (those there are), in that order: one query."""
-        async with self.database.engine.connect() as connection:
-            found = await connection.execute(_archived().where(tables.games.c.id.in_(game_ids)))
-            by_id = {row["id"]: _record(row) for row in found.mappings()}
-        return [by_id[game] for game in game_ids if game in by_id]
 
     async def trace(self, game_id: str, ply: int) -> bytes | None:
         """A bot move's search trace: from Redis, else from the archive while kept."""
@@ -277,16 +276,6 @@ _BLACK: Final = tables.players.alias("black_player")
 
 def _kinds() -> list[Any]:
     return [_WHITE.c.kind.label("white_kind"), _BLACK.c.kind.label("black_kind")]
-
-
-def _archived() -> Any:
-    """The query of archived games as ``_record`` reads them (each with its players' kinds)."""
-    games = tables.games
-    return (
-        select(games, *_kinds())
-        .join_from(games, _WHITE, games.c.white == _WHITE.c.id)
-        .join(_BLACK, games.c.black == _BLACK.c.id)
-    )
 
 
 def _seat(row: Any, color: str) -> Seat:

@@ -49,6 +49,7 @@ from websockets.http11 import Request, Response
 
 from server import review, schema
 from server.archive import ARCHIVE_ERRORS
+from server.clock import now_ms
 from server.record import Record
 
 if TYPE_CHECKING:
@@ -100,6 +101,9 @@ _TRACE: Final = re.compile(r"/games/([0-9a-z]{8})/trace/(\d{1,4})\.json")
 _PLAYER_GAMES: Final = re.compile(r"/@/([^/]{1,200})/games\.txt")
 _GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
 _FILE_NAME: Final = re.compile(r"[^A-Za-z0-9_-]")
+DOWNLOADS_PER_ADDRESS: Final = 30
+"""Downloads of a player's games an address may make in ``DOWNLOAD_WINDOW`` seconds."""
+DOWNLOAD_WINDOW: Final = 3600.0
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -175,13 +179,15 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
     try:
         if path == "/ws":
             return hub.connections.admit(connection, request)
-        return await _route(hub, path, query, request)
+        return await _route(hub, path, query, connection, request)
     except ARCHIVE_ERRORS as error:
         log.warning("storage unavailable for %s: %s", path[:100], error)
         return text(HTTPStatus.SERVICE_UNAVAILABLE, "storage unavailable; try again\n")
 
 
-async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
+async def _route(
+    hub: Hub, path: str, query: str, connection: ServerConnection, request: Request
+) -> Response:
     if path == "/protocol.schema.json":
         return response(HTTPStatus.OK, _schema(), "application/schema+json")
     if path == "/healthz":
@@ -203,16 +209,18 @@ async def _route(hub: Hub, path: str, query: str, request: Request) -> Response:
         return _gzipped(trace, "application/json", request)
     found = _PLAYER_GAMES.fullmatch(path)
     if found:
-        return await _player_games(hub, found[1], query)
+        address = client_address(connection, request, hub.settings.proxies)
+        return await _player_games(hub, found[1], query, hub.connections.origin_of(address))
     answer = await review.route(hub.archive, hub.positions, path, query)
     if answer is not None:
         return response(*answer)
     return _static(path, request)
 
 
-async def _player_games(hub: Hub, quoted: str, query: str) -> Response:
+async def _player_games(hub: Hub, quoted: str, query: str, origin: str) -> Response:
     """``/@/NAME/games.txt[?before=ID]``: the account's games (``Profiles.download``), as a
-    file to save; at most ``DOWNLOADS_AT_ONCE`` are built at once (503 past them)."""
+    file to save; at most ``DOWNLOADS_AT_ONCE`` are built at once (503 past them), and
+    ``DOWNLOADS_PER_ADDRESS`` an hour for an address (its ``origin`` hash; 429 past them)."""
     try:
         name = urllib.parse.unquote(quoted, errors="strict")
         fields = urllib.parse.parse_qs(query, strict_parsing=bool(query), max_num_fields=1)
@@ -222,6 +230,15 @@ async def _player_games(hub: Hub, quoted: str, query: str) -> Response:
     if fields or (before is not None and not _GAME_ID.fullmatch(before)):
         return text(HTTPStatus.BAD_REQUEST, "the only parameter is before=GAME_ID\n")
     profiles = hub.profiles
+    window = DOWNLOAD_WINDOW
+    if await hub.store.count_in_window(origin, "download", window, now_ms()) > (
+        DOWNLOADS_PER_ADDRESS
+    ):
+        return text(
+            HTTPStatus.TOO_MANY_REQUESTS,
+            f"at most {DOWNLOADS_PER_ADDRESS} downloads an hour from one address\n",
+            (("Retry-After", str(int(window))),),
+        )
     if profiles.downloading.locked():
         return text(
             HTTPStatus.SERVICE_UNAVAILABLE,
@@ -230,7 +247,7 @@ async def _player_games(hub: Hub, quoted: str, query: str) -> Response:
         )
     async with profiles.downloading:
         try:
-            download = await profiles.download(hub.archive, name, before)
+            download = await profiles.download(name, before)
         except LookupError:
             return text(HTTPStatus.NOT_FOUND, f"no game {before}\n")
     if download is None:

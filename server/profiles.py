@@ -16,8 +16,14 @@ a connection may ask ``LOOKUP_BURST`` at once, then ``LOOKUP_RATE`` a second
 per speed, and asked of the database by one request at a time. A database that is down
 answers ``unavailable``.
 
-The queries use the indexes games(white, ended), games(black, ended), ratings(speed, rating)
-and rating_history(player, at).
+``download`` gives ``server.http``'s ``/@/NAME/games.txt``: a player's games as GameStrings,
+newest first, read ``DOWNLOAD_BATCH`` at a time (keyset paging on (ended, id)), at most
+``DOWNLOAD_GAMES`` a file and ``DOWNLOADS_AT_ONCE`` files made at once.
+
+The queries use the indexes games(white, ended) and games(black, ended) (a page: each side's
+newest, merged), games(white, result, black_level) and games(black, result, white_level) (the
+record, from the index alone), ratings(speed, rating) (the leaderboard, from the top) and
+rating_history(player, at).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from sqlalchemy import Select, and_, func, literal, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ai.bots import LEVELS
-from server.archive import DATABASE_ERRORS, Archive
+from server.archive import DATABASE_ERRORS
 from server.clock import now_ms
 from server.db import tables
 from server.db.database import Database
@@ -56,6 +62,7 @@ from server.protocol import (
     TimeControl,
 )
 from server.ratings import LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
+from server.record import game_string
 from server.session import LOOKUP_RATE, Session
 
 MAX_NAME: Final = 24
@@ -70,7 +77,9 @@ LEADERBOARD_SECONDS: Final = 5.0
 """How long a process keeps a leaderboard before asking the database again."""
 WEEK_MS: Final = 7 * 24 * 3600 * 1000
 DOWNLOAD_GAMES: Final = 10_000
-"""Games in one download of a player's games (``more`` names where the next one starts)."""
+"""Games in one download of a player's games (``more`` names where the next one starts):
+about 5 MB, made in about a second (websockets gives an HTTP answer 10 s, its
+``open_timeout``)."""
 DOWNLOAD_BATCH: Final = 500
 """Games read from the database at once for a download."""
 DOWNLOADS_AT_ONCE: Final = 2
@@ -180,11 +189,10 @@ class Profiles:
             total_games=total,
         )
 
-    async def download(
-        self, archive: Archive, name: str, before: str | None = None
-    ) -> Download | None:
+    async def download(self, name: str, before: str | None = None) -> Download | None:
         """The newest ``DOWNLOAD_GAMES`` games of the account ``name`` (any case) with a
-        result (older than the game ``before``), read ``DOWNLOAD_BATCH`` at a time; None: no
+        result (older than the game ``before``), read ``DOWNLOAD_BATCH`` at a time, each's
+        GameString as ``/games/ID.txt`` gives it (``server.record.game_string``); None: no
         account has that name.
 
         Raises:
@@ -211,14 +219,16 @@ class Profiles:
         more = None
         while True:
             want = min(DOWNLOAD_BATCH, DOWNLOAD_GAMES - count)
+            query = newest(account.player, max(want, 1), before=cursor, columns=_DOWNLOADED)
             async with self.database.engine.connect() as connection:
-                query = newest(account.player, max(want, 1), before=cursor)
                 rows = (await connection.execute(query)).all()
             if not want:  # full: say whether older games remain
                 more = cursor[1] if rows and cursor is not None else None
                 break
-            for record in await archive.archived([row.id for row in rows]):
-                body += record.game_string().encode() + b"\n"
+            for row in rows:
+                moves = row.moves.split(";") if row.moves else []
+                line = game_string(row.game_type, moves, row.result, row.reason)
+                body += line.encode() + b"\n"
             count += len(rows)
             if len(rows) < want:
                 break
@@ -428,12 +438,30 @@ async def _history(connection: AsyncConnection, player: str) -> list[RatingPoint
     ]
 
 
-def _side(player: str, color: Color, limit: int, before: tuple[int, str] | None) -> Select[Any]:
+_DOWNLOADED: Final = [
+    _GAMES.c.id,
+    _GAMES.c.ended,
+    _GAMES.c.game_type,
+    _GAMES.c.moves,
+    _GAMES.c.result,
+    _GAMES.c.reason,
+]
+"""What a download reads of each game: its GameString's parts, and where the next batch starts."""
+
+
+def _side(
+    player: str,
+    color: Color,
+    limit: int,
+    before: tuple[int, str] | None,
+    columns: list[Any] | None = None,
+) -> Select[Any]:
     """The player's games as ``color`` with a result, newest first (before ``before``: an
-    (ended, id) pair), at most ``limit``, with the columns a profile's line needs."""
+    (ended, id) pair), at most ``limit``, with ``columns`` (by default those a profile's line
+    needs)."""
     games = _GAMES
     mine, theirs = color, "black" if color == "white" else "white"
-    columns = [
+    columns = columns or [
         games.c.id,
         games.c.game_type,
         games.c.time_kind,
@@ -460,13 +488,19 @@ def _side(player: str, color: Color, limit: int, before: tuple[int, str] | None)
     return query.order_by(games.c.ended.desc(), games.c.id.desc()).limit(limit)
 
 
-def newest(player: str, limit: int, offset: int = 0, before: tuple[int, str] | None = None) -> Any:
+def newest(
+    player: str,
+    limit: int,
+    offset: int = 0,
+    before: tuple[int, str] | None = None,
+    columns: list[Any] | None = None,
+) -> Any:
     """The query of the player's games with a result, newest first (``before``: older than
     that (ended, id)), ``limit`` of them after ``offset``: each side's newest up to the end
-    (each through its index), merged."""
+    (each through its index), merged; ``columns``: see ``_side``."""
     end = offset + limit
-    white = _side(player, "white", end, before).subquery()
-    black = _side(player, "black", end, before).subquery()
+    white = _side(player, "white", end, before, columns).subquery()
+    black = _side(player, "black", end, before, columns).subquery()
     both = union_all(select(white), select(black)).subquery()
     return select(both).order_by(both.c.ended.desc(), both.c.id.desc()).limit(limit).offset(offset)
 

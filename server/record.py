@@ -3,6 +3,7 @@ changed only by the rules in ``server.match`` and shown to clients through ``ser
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -117,17 +118,8 @@ class Record:
         return white if white.bot is not None else black
 
     def game_string(self) -> str:
-        """The UHP GameString of the record, built from its fields (no replay of its moves).
-        A game ended by the rules says how; any other ending leaves the engine's state
-        (``InProgress``: UHP knows no resignation)."""
-        ply = len(self.moves)
-        state: str
-        if self.reason in _RULE_ENDINGS and self.result is not None:
-            state = self.result
-        else:
-            state = "InProgress" if ply else "NotStarted"
-        turn = "White" if ply % 2 == 0 else "Black"
-        return ";".join([f"{self.game_type};{state};{turn}[{ply // 2 + 1}]", *self.moves])
+        """The UHP GameString of the record (see ``game_string``)."""
+        return game_string(self.game_type, self.moves, self.result, self.reason)
 
     def new_game(self) -> Game:
         """A ``hive.Game`` with this record's moves (trusted: they were checked when played)."""
@@ -139,3 +131,19 @@ class Record:
 
 def other(color: Color) -> Color:
     return "black" if color == "white" else "white"
+
+
+def game_string(
+    game_type: str, moves: Sequence[str], result: str | None, reason: str | None
+) -> str:
+    """The UHP GameString of a game, built from its fields (no replay of its ``moves``). A game
+    ended by the rules says how; any other ending leaves the engine's state (``InProgress``:
+    UHP knows no resignation)."""
+    ply = len(moves)
+    state: str
+    if reason in _RULE_ENDINGS and result is not None:
+        state = result
+    else:
+        state = "InProgress" if ply else "NotStarted"
+    turn = "White" if ply % 2 == 0 else "Black"
+    return ";".join([f"{game_type};{state};{turn}[{ply // 2 + 1}]", *moves])

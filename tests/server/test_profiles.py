@@ -19,7 +19,7 @@ from typing import Any, Final
 import pytest
 from sqlalchemy import update
 
-from server import profiles
+from server import http, profiles
 from server.client import Client
 from server.clock import now_ms
 from server.db import tables
@@ -542,6 +542,19 @@ async def test_a_players_games_download_as_gamestrings_newest_first(
         async with Client.connect(srv.ws_url, nickname="gus") as gus:
             assert (await get(f"{srv.http_url}/@/gus/games.txt")).status == 404
             await lives(gus)
+
+
+async def test_downloads_are_limited_per_address(
+    srv: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(http, "DOWNLOADS_PER_ADDRESS", 2)
+    async with account(srv, "ann", "ann"):
+        url = f"{srv.http_url}/@/ann/games.txt"
+        assert [(await get(url)).status for _ in range(2)] == [200, 200]
+        refused = await get(url)
+        assert refused.status == 429 and refused.headers["Retry-After"] == "3600"
+        assert refused.body == b"at most 2 downloads an hour from one address\n"
+        assert (await get(f"{srv.http_url}/games/00000000.txt")).status == 404  # (not limited)
 
 
 # -- the database down -------------------------------------------------------------------------
