@@ -415,18 +415,49 @@ async def test_two_processes_rate_each_game_once(
         assert len(history) == 6
         archived = await rows(database_url)
         assert all(row["rated"] for row in archived)
-        # Each game started from the rating the one rated before it left: a chain from the
-        # start to the rating now, whatever order the games were rated in.
         for player in (ann.player, bob.player):
-            steps = {}
-            for row in archived:
-                color = "white" if row["white"] == player else "black"
-                before = row[f"{color}_rating"]
-                steps[round(before, 6)] = before + row[f"{color}_change"]
-            rating = ratings.START_RATING
-            for _ in archived:
-                rating = steps.pop(round(rating, 6))
-            assert rating == pytest.approx(found[player,]["rating"]) and not steps
+            assert_chained(archived, player, found[player,]["rating"])
+
+
+def assert_chained(archived: list[dict[str, Any]], player: str, now: float) -> None:
+    """Each of ``player``'s games started from the rating the one rated before it left: a
+    chain from the start to the rating ``now``, whatever order they were rated in (a lost
+    update shows as two games rated from one rating)."""
+    steps = {}
+    played = [row for row in archived if player in (row["white"], row["black"])]
+    for row in played:
+        color = "white" if row["white"] == player else "black"
+        before = row[f"{color}_rating"]
+        assert round(before, 6) not in steps, "two games rated from one rating"
+        steps[round(before, 6)] = before + row[f"{color}_change"]
+    rating = ratings.START_RATING
+    for _ in played:
+        rating = steps.pop(round(rating, 6))
+    assert rating == pytest.approx(now) and not steps
+
+
+async def test_games_of_one_player_rated_at_once_lose_no_update(
+    start_server: StartServer, database_url: str
+) -> None:
+    """Two processes write four games of ann's at once, ann's rating row already there: the
+    second to rate waits for the first (its row locked), and rates from what it left."""
+    settings = {"database_url": database_url, "archive_interval": 3600.0}
+    async with (
+        start_server(**settings) as one,
+        start_server(**settings) as two,
+        accounts(one, "ann", "bob", "cat", "dan", "eve") as (ann, *others),
+    ):
+        first = _finished(ann, others[0], "00000000")
+        assert await one.hub.archive.write(first)
+        games = [_finished(ann, other, f"0000000{n + 1}") for n, other in enumerate(others)]
+        written = await asyncio.gather(
+            *[(one, two)[n % 2].hub.archive.write(game) for n, game in enumerate(games)]
+        )
+        assert written == [True] * len(games)
+        archived = await rows(database_url)
+        [row] = [r for r in await rows(database_url, tables.ratings) if r["player"] == ann.player]
+        assert row["games"] == 5
+        assert_chained(archived, ann.player, row["rating"])
 
 
 async def test_a_kill_between_the_rating_and_its_event_still_tells_once(
@@ -477,11 +508,11 @@ def _first_round(srv: Running) -> Any:
     return check
 
 
-def _finished(white: Client, black: Client) -> Record:
+def _finished(white: Client, black: Client, game_id: str = "0feedbee") -> Record:
     """A rated rapid game between two accounts that White won on resignation."""
     now = 1_795_446_241_400
     return Record(
-        id="0feedbee",
+        id=game_id,
         game_type="Base",
         time=RAPID,
         status="over",
@@ -489,8 +520,8 @@ def _finished(white: Client, black: Client) -> Record:
         creator=white.player,
         creator_color="white",
         seed=0,
-        white=Seat(white.player, "ann", account="account", rating=1500, provisional=True),
-        black=Seat(black.player, "bob", account="account", rating=1500, provisional=True),
+        white=Seat(white.player, "white", account="account", rating=1500, provisional=True),
+        black=Seat(black.player, "black", account="account", rating=1500, provisional=True),
         moves=["wS1", "bS1 wS1-"],
         version=5,
         moved=5,
