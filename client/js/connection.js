@@ -59,7 +59,24 @@ export class Connection {
     this.signedOut = false; // the session ended: no hello until a nickname is chosen
     this.renaming = false; // the next hello carries the nickname with the token
     this.reason = null; // why the server closed the connection ("closed")
+    this.token = null; // the token this connection said hello with
     addEventListener("online", () => this.retryNow());
+    // another tab of this browser logged in (or signed up anew): this one follows its session
+    addEventListener("storage", (event) => {
+      if (event.key === TOKEN_KEY && event.newValue && event.newValue !== this.token && !this.stopped) this.follow();
+    });
+  }
+
+  /** Open again with the session token now stored (another tab's login). */
+  follow() {
+    this.signedOut = false;
+    this.renaming = false;
+    clearTimeout(this.timer);
+    const old = this.ws;
+    this.ws = null;
+    this.drop(old);
+    this.attempt = 0;
+    this.open();
   }
 
   get online() {
@@ -133,16 +150,7 @@ export class Connection {
         done = true;
         clearTimeout(timer);
         this.drop(ws);
-        if (!error) {
-          this.signedOut = false;
-          this.renaming = false;
-          clearTimeout(this.timer);
-          const old = this.ws;
-          this.ws = null;
-          this.drop(old);
-          this.attempt = 0;
-          this.open(); // with the account's token
-        }
+        if (!error) this.follow(); // with the account's token
         resolve(error);
       };
       const timer = setTimeout(() => finish({ code: ErrorCode.UNAVAILABLE, message: "no answer", request: "login" }), LOGIN_TIMEOUT_MS);
@@ -182,6 +190,7 @@ export class Connection {
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     this.setStatus(this.number === 0 && this.attempt === 0 ? "connecting" : "reconnecting");
+    this.token = token;
     ws.addEventListener("open", () => {
       const hello = token ? Hello({ token, nickname: this.renaming ? nickname : null }) : Hello({ nickname });
       ws.send(encode(hello));
@@ -217,6 +226,7 @@ export class Connection {
       return;
     }
     if (message.type === ServerType.WELCOME) {
+      this.token = message.token;
       tokenStore.set(message.token);
       this.renaming = false;
       this.number += 1;

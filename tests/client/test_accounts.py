@@ -92,8 +92,13 @@ async def test_a_guest_signs_up_keeps_its_games_logs_out_and_in_with_clear_error
     await page.screenshot(path=str(artifacts / "issue20-account-menu.png"))
     await page.get_by_test_id("account-menu").click()
 
-    # log out, then log in: a wrong password, then the right one
+    # log out (a second tab of the browser too), then log in: a wrong password, then the
+    # right one; the second tab follows the new session
+    tab = await ada.context.new_page()
+    await tab.goto(srv.http_url + "/")
+    await expect(tab.get_by_test_id("account-name")).to_have_text("Ada_1")
     await log_out(page)
+    await expect(tab.get_by_test_id("connection")).to_have_attribute("data-status", "signed-out")
     await expect(account).to_have_count(0)
     await submit(page, "login", "ada_1", PASSWORD)  # the old password
     await refused_with(page, "Wrong name or password")
@@ -103,6 +108,8 @@ async def test_a_guest_signs_up_keeps_its_games_logs_out_and_in_with_clear_error
     token = await page.evaluate("localStorage.getItem('hive.token')")
     assert token not in (None, guest)
     assert (await srv.hub.store.player_of(token) or ("",))[0] == player  # the same player
+    await expect(tab.get_by_test_id("account-name")).to_have_text("Ada_1")
+    await tab.close()
     await expect(row.get_by_role("button", name="Cancel")).to_be_visible()
 
     # logged in in a second browser, "log out everywhere" signs both out
