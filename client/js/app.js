@@ -654,6 +654,13 @@ function closeMenu(el) {
   el?.closest?.("details")?.removeAttribute("open");
 }
 
+// The account's menu closes on a click anywhere else.
+document.addEventListener("click", (event) => {
+  for (const menu of document.querySelectorAll("details.account-menu[open]")) {
+    if (!menu.contains(event.target)) menu.removeAttribute("open");
+  }
+});
+
 // Review range slider: step as it moves.
 document.addEventListener("input", (event) => {
   if (event.target.matches?.(".review input[type=range]")) window.hiveApp?.dispatch(S.reviewStepped, Number(event.target.value));
