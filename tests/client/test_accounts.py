@@ -1,7 +1,8 @@
 """Accounts in the header (issue 20): a guest signs up and keeps its games, changes its
 password, logs out, logs in again (a connection of its own says ``login``; the page goes on
 with the account's token), and every refusal the server may answer is said clearly in the
-panel; "log out everywhere" signs out every browser of the account."""
+panel; "log out everywhere" signs out every browser of the account; a database away is said
+in words too."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from server.accounts import LOGINS_PER_ACCOUNT
 from server.client import Client, ServerError
 from server.protocol import SignUp
 from tests.client.support import Person
-from tests.server.conftest import Running
+from tests.server.conftest import Running, StartServer
+from tests.server.postgres import PostgresProcess
 
 pytestmark = pytest.mark.browser
 
@@ -133,3 +135,25 @@ async def test_a_guest_signs_up_keeps_its_games_logs_out_and_in_with_clear_error
     assert ada.errors == [] and bea.errors == []
     await bea.close()
     await ada.close()
+
+
+async def test_a_database_away_is_said_in_words_and_the_page_recovers(
+    start_server: StartServer, postgres_server: PostgresProcess, browser: Browser
+) -> None:
+    async with start_server(database_url=postgres_server.create()) as srv:
+        ada = await Person.open(browser, srv.http_url, "ada")
+        page = ada.page
+        postgres_server.stop()
+        try:
+            await submit(page, "signup", "Ada_2", PASSWORD)
+            await refused_with(page, "cannot reach its accounts just now")
+            await page.keyboard.press("Escape")
+            await page.get_by_test_id("leaderboard-link").click()
+            await expect(page.get_by_test_id("leaders")).to_contain_text("unavailable")
+            await ada.online()  # the page plays on
+        finally:
+            postgres_server.restart()
+        await submit(page, "signup", "Ada_2", PASSWORD)
+        await expect(page.get_by_test_id("account-name")).to_have_text("Ada_2")
+        assert ada.errors == []
+        await ada.close()
