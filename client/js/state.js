@@ -101,7 +101,7 @@ export function welcomed(state, welcome, now = null) {
     me: { player: welcome.player, nickname: welcome.nickname, account: Boolean(welcome.account), bot: Boolean(welcome.bot) },
     nickname: welcome.nickname,
     myRatings: sameName(state.me?.nickname, welcome.nickname) && welcome.account ? state.myRatings : [],
-    auth: { panel: null, error: null, busy: false },
+    auth: { ...state.auth, busy: false }, // an answer lost with a connection: the form may go again
     myGames: welcome.games,
     server: {
       limits: welcome.limits,

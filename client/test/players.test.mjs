@@ -155,8 +155,10 @@ describe("account, profile and leaderboard transitions", () => {
     assert.match(changed.notice.text, /^Password changed/);
   });
 
-  test("a welcome says whether this is an account", () => {
+  test("a welcome says whether this is an account, and keeps a form open but not waiting", () => {
     assert.equal(guest().me.account, false);
+    const waiting = deepFreeze(S.authSent(S.authOpened(guest(), "signup")));
+    assert.deepEqual(S.welcomed(waiting, welcome("ada", false)).auth, { panel: "signup", error: null, busy: false });
     const account = S.welcomed(S.initial({ page: "lobby" }, "x"), welcome("Ada_1", true));
     assert.equal(account.me.account, true);
   });
