@@ -17,9 +17,10 @@ each timing ``--samples`` times:
 - ``profile``: ``Profiles.read_profile("star")``, the first page (what the server answers);
 - ``leaderboard``: ``Profiles.read_leaderboard("blitz")``, from the database (a server keeps
   it 5 s: most requests cost nothing);
-- end to end: a real server (in this process, on a Redis of its own) asked by websocket
-  clients, ``profile`` and ``leaderboard`` (its cache off), from sending the request to
-  receiving the answer;
+- end to end: a real server (``python -m server``, on a Redis of its own) asked by websocket
+  clients in this process, ``profile`` and ``leaderboard`` (as served: a process reads a
+  leaderboard at most every 5 s), from sending the request to receiving the answer (its
+  decoding, with every field checked, included);
 
 and prints the median and p99 of each, then the median over the runs. It also downloads
 star's games once (``/@/star/games.txt``) and prints its time and size, and the Python memory
@@ -67,11 +68,10 @@ from server.protocol import (
 )
 from server.ratings import LEADERBOARD_WEEKS
 from server.record import Record
-from server.runtime import running
-from server.settings import Settings
 from server.store import Store
 from tests.server.conftest import free_port
 from tests.server.postgres import PostgresProcess
+from tests.server.support import ServerProcess
 
 STAR = "57a5000000000000"
 DAY_MS = 24 * 3600 * 1000
@@ -286,31 +286,29 @@ async def explain(database: Database) -> None:
 
 
 @contextlib.asynccontextmanager
-async def server(url: str, folder: Path) -> AsyncIterator[tuple[str, Any]]:
+async def server(url: str, folder: Path) -> AsyncIterator[str]:
+    """A server process (``python -m server``) on the database at ``url`` and a Redis of its
+    own: its websocket URL."""
     redis_process = RedisProcess(folder / "redis", port=free_port(), persist=False)
     redis_process.start()
+    process = ServerProcess(
+        *("--port", str(free_port()), "--redis-url", redis_process.url),
+        *("--database-url", url, "--data", str(folder / "data"), "--bot-workers", "1"),
+        # every client here is a new guest, from one address
+        *("--guests-per-address", "10000", "--connections-per-address", "1000"),
+    )
     try:
-        settings = Settings(
-            port=0,
-            redis_url=redis_process.url,
-            database_url=url,
-            data=folder / "data",
-            bot_workers=1,
-            guests_per_address=10_000,  # every client here is a new guest of one address
-            connections_per_address=1_000,
-        )
-        async with running(settings) as (srv, hub):
-            port = srv.sockets[0].getsockname()[1]
-            yield f"ws://127.0.0.1:{port}/ws", hub
+        await process.start()
+        yield process.ws_url
     finally:
+        await process.stop()
         redis_process.stop()
 
 
 async def end_to_end(url: str, samples: int, folder: Path) -> tuple[list[float], list[float]]:
-    """Profile and leaderboard requests through a real server: seconds of each round trip.
-    The requests go one at a time, spread over connections (each may ask 10 at once)."""
-    async with server(url, folder) as (ws_url, hub), contextlib.AsyncExitStack() as stack:
-        hub.profiles.leaderboard_seconds = 0  # every request reads the database
+    """Profile and leaderboard requests to a real server: seconds of each round trip. The
+    requests go one at a time, spread over connections (each may ask 10 at once)."""
+    async with server(url, folder) as ws_url, contextlib.AsyncExitStack() as stack:
         per = 8  # requests a connection (within its burst)
         clients = [
             await stack.enter_async_context(Client.connect(ws_url, nickname=f"b{n}"))
@@ -337,7 +335,7 @@ async def end_to_end(url: str, samples: int, folder: Path) -> tuple[list[float],
 async def download(url: str, folder: Path) -> str:
     """Star's games downloaded once through a real server (its time and size), and once
     from ``Profiles.download`` under tracemalloc (the Python memory it takes at most)."""
-    async with server(url, folder) as (ws_url, _):
+    async with server(url, folder) as ws_url:
         http_url = ws_url.replace("ws://", "http://").removesuffix("/ws")
         started = time.perf_counter()
         body = await asyncio.to_thread(_fetch, f"{http_url}/@/star/games.txt")

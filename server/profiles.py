@@ -30,12 +30,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from sqlalchemy import Select, and_, func, literal, or_, select, union_all
+from sqlalchemy import (
+    BigInteger,
+    Integer,
+    Select,
+    String,
+    and_,
+    bindparam,
+    func,
+    literal,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ai.bots import LEVELS
@@ -219,9 +232,10 @@ class Profiles:
         more = None
         while True:
             want = min(DOWNLOAD_BATCH, DOWNLOAD_GAMES - count)
-            query = newest(account.player, max(want, 1), before=cursor, columns=_DOWNLOADED)
+            query = _newest(cursor is not None, _DOWNLOADED)
+            values = _page_values(account.player, max(want, 1), 0, cursor)
             async with self.database.engine.connect() as connection:
-                rows = (await connection.execute(query)).all()
+                rows = (await connection.execute(query, values)).all()
             if not want:  # full: say whether older games remain
                 more = cursor[1] if rows and cursor is not None else None
                 break
@@ -237,9 +251,8 @@ class Profiles:
 
     async def read_leaderboard(self, speed: str) -> Leaderboard:
         """The leaderboard of ``speed``, from the database."""
-        query = _leaderboard(speed, now_ms() - LEADERBOARD_WEEKS * WEEK_MS)
         async with self.database.engine.connect() as connection:
-            rows = (await connection.execute(query)).all()
+            rows = (await connection.execute(_leaderboard(), _board_values(speed))).all()
         players = [
             LeaderboardEntry(row.name, round(row.rating), round(row.rd), row.games, row.bot)
             for row in rows
@@ -307,7 +320,12 @@ def _speed(speed: str) -> Speed:
     return cast(Speed, speed)
 
 
-def _leaderboard(speed: str, since: int) -> Select[Any]:
+# Each query is built once (SQLAlchemy's construction costs more than the query itself), with
+# its values as parameters.
+
+
+@functools.cache
+def _leaderboard() -> Select[Any]:
     """The established players of ``speed`` who played since ``since``, best first (through
     the index ratings(speed, rating), read from the top)."""
     ratings, accounts = tables.ratings, tables.accounts
@@ -315,49 +333,59 @@ def _leaderboard(speed: str, since: int) -> Select[Any]:
         select(accounts.c.name, accounts.c.bot, ratings.c.rating, ratings.c.rd, ratings.c.games)
         .join_from(ratings, accounts, ratings.c.player == accounts.c.player)
         .where(
-            ratings.c.speed == speed,
+            ratings.c.speed == bindparam("speed"),
             ratings.c.rd <= PROVISIONAL_RD,
-            ratings.c.updated >= since,
+            ratings.c.updated >= bindparam("since"),
         )
         .order_by(ratings.c.rating.desc(), accounts.c.name_key)
         .limit(LEADERBOARD_SHOWN)
     )
 
 
+def _board_values(speed: str) -> dict[str, Any]:
+    return {"speed": speed, "since": now_ms() - LEADERBOARD_WEEKS * WEEK_MS}
+
+
 def explained(name: str, player: str, speed: str) -> dict[str, Any]:
     """Every query the profile of ``name`` (``player``; its first page) and the leaderboard
-    of ``speed`` make, by name (``bench.profiles --explain`` shows their plans)."""
-    white, black = _record_queries(player)
+    of ``speed`` make, by name, with their values (``bench.profiles --explain`` shows their
+    plans)."""
+    white, black = _record_queries()
+    mine = {"player": player}
     return {
-        "account": _account_query(name),
-        "ratings": _ratings_query(player),
-        "record as white": white,
-        "record as black": black,
-        "history": _history_query(player),
-        "first page": newest(player, PROFILE_PAGE),
-        "leaderboard": _leaderboard(speed, now_ms() - LEADERBOARD_WEEKS * WEEK_MS),
+        "account": _account_query().params(name_key=name.lower()),
+        "ratings": _ratings_query().params(mine),
+        "record as white": white.params(mine),
+        "record as black": black.params(mine),
+        "history": _history_query().params(mine),
+        "first page": _newest().params(_page_values(player, PROFILE_PAGE, 0)),
+        "leaderboard": _leaderboard().params(_board_values(speed)),
     }
 
 
-def _account_query(name: str) -> Select[Any]:
+@functools.cache
+def _account_query() -> Select[Any]:
     accounts = tables.accounts
     return select(accounts.c.player, accounts.c.name, accounts.c.bot, accounts.c.created).where(
-        accounts.c.name_key == name.lower()
+        accounts.c.name_key == bindparam("name_key")
     )
 
 
 async def _account(connection: AsyncConnection, name: str) -> Account | None:
-    row = (await connection.execute(_account_query(name))).first()
+    found = await connection.execute(_account_query(), {"name_key": name.lower()})
+    row = found.first()
     return None if row is None else Account(row.player, row.name, row.bot, row.created)
 
 
-def _ratings_query(player: str) -> Select[Any]:
-    return select(tables.ratings).where(tables.ratings.c.player == player)
+@functools.cache
+def _ratings_query() -> Select[Any]:
+    return select(tables.ratings).where(tables.ratings.c.player == bindparam("player"))
 
 
 async def _ratings(connection: AsyncConnection, player: str) -> list[SpeedRating]:
     """The player's rating in each speed it played rated games in, fastest first."""
-    rows = {row.speed: row for row in await connection.execute(_ratings_query(player))}
+    found = await connection.execute(_ratings_query(), {"player": player})
+    rows = {row.speed: row for row in found}
     return [
         SpeedRating(
             speed,
@@ -371,13 +399,14 @@ async def _ratings(connection: AsyncConnection, player: str) -> list[SpeedRating
     ]
 
 
-def _record_queries(player: str) -> tuple[Select[Any], Select[Any]]:
+@functools.cache
+def _record_queries() -> tuple[Select[Any], Select[Any]]:
     """The player's games with a result, counted by result and the opponent's bot level, as
     White and as Black."""
     games = _GAMES
     return tuple(  # type: ignore[return-value]
         select(across.label("level"), games.c.result, func.count().label("games"))
-        .where(seat == player, games.c.result.is_not(None))
+        .where(seat == bindparam("player"), games.c.result.is_not(None))
         .group_by(across, games.c.result)
         for seat, across in (
             (games.c.white, games.c.black_level),
@@ -391,8 +420,8 @@ async def _records(connection: AsyncConnection, player: str) -> dict[str | None,
     anyone else), over every archived game with a result."""
     records: dict[str | None, dict[str, int]] = {}
     colors: tuple[Color, Color] = ("white", "black")
-    for color, query in zip(colors, _record_queries(player), strict=True):
-        for row in await connection.execute(query):
+    for color, query in zip(colors, _record_queries(), strict=True):
+        for row in await connection.execute(query, {"player": player}):
             outcome = _OUTCOMES[(color, row.result)]
             counts = records.setdefault(row.level, {})
             counts[outcome] = counts.get(outcome, 0) + row.games
@@ -418,11 +447,12 @@ def _levels(records: dict[str | None, dict[str, int]]) -> list[LevelRecord]:
     ]
 
 
-def _history_query(player: str) -> Select[Any]:
+@functools.cache
+def _history_query() -> Select[Any]:
     history = tables.rating_history
     return (
         select(history.c.speed, history.c.at, history.c.rating)
-        .where(history.c.player == player)
+        .where(history.c.player == bindparam("player"))
         .order_by(history.c.at.desc())
         .limit(HISTORY_SHOWN)
     )
@@ -430,7 +460,7 @@ def _history_query(player: str) -> Select[Any]:
 
 async def _history(connection: AsyncConnection, player: str) -> list[RatingPoint]:
     """The newest ``HISTORY_SHOWN`` points of the player's rating history, oldest first."""
-    rows = (await connection.execute(_history_query(player))).all()
+    rows = (await connection.execute(_history_query(), {"player": player})).all()
     return [
         RatingPoint(_speed(row.speed), row.at, round(row.rating))
         for row in reversed(rows)
@@ -438,77 +468,80 @@ async def _history(connection: AsyncConnection, player: str) -> list[RatingPoint
     ]
 
 
-_DOWNLOADED: Final = [
-    _GAMES.c.id,
-    _GAMES.c.ended,
-    _GAMES.c.game_type,
-    _GAMES.c.moves,
-    _GAMES.c.result,
-    _GAMES.c.reason,
-]
+_DOWNLOADED: Final = ("id", "ended", "game_type", "moves", "result", "reason")
 """What a download reads of each game: its GameString's parts, and where the next batch starts."""
 
 
-def _side(
-    player: str,
-    color: Color,
-    limit: int,
-    before: tuple[int, str] | None,
-    columns: list[Any] | None = None,
-) -> Select[Any]:
-    """The player's games as ``color`` with a result, newest first (before ``before``: an
-    (ended, id) pair), at most ``limit``, with ``columns`` (by default those a profile's line
-    needs)."""
+def _side(color: Color, keyset: bool, columns: tuple[str, ...] | None) -> Select[Any]:
+    """The games of the player (parameter ``player``) as ``color`` with a result, newest first
+    (with ``keyset``: older than (``before_ended``, ``before_id``)), at most ``end`` of them,
+    with ``columns`` (None: those a profile's line needs)."""
     games = _GAMES
     mine, theirs = color, "black" if color == "white" else "white"
-    columns = columns or [
-        games.c.id,
-        games.c.game_type,
-        games.c.time_kind,
-        games.c.time_base,
-        games.c.time_increment,
-        games.c.time_days,
-        games.c.rated,
-        games.c.result,
-        games.c.reason,
-        games.c.plies,
-        games.c.ended,
-        games.c[f"{theirs}_name"].label("opponent"),
-        games.c[f"{theirs}_level"].label("opponent_level"),
-        games.c[f"{theirs}_rating"].label("opponent_rating"),
-        games.c[f"{mine}_change"].label("change"),
-        literal(color).label("color"),
-    ]
-    query = select(*columns).where(games.c[mine] == player, games.c.result.is_not(None))
-    if before is not None:
-        ended, game = before
+    chosen = (
+        [games.c[name] for name in columns]
+        if columns
+        else [
+            games.c.id,
+            games.c.game_type,
+            games.c.time_kind,
+            games.c.time_base,
+            games.c.time_increment,
+            games.c.time_days,
+            games.c.rated,
+            games.c.result,
+            games.c.reason,
+            games.c.plies,
+            games.c.ended,
+            games.c[f"{theirs}_name"].label("opponent"),
+            games.c[f"{theirs}_level"].label("opponent_level"),
+            games.c[f"{theirs}_rating"].label("opponent_rating"),
+            games.c[f"{mine}_change"].label("change"),
+            literal(color).label("color"),
+        ]
+    )
+    query = select(*chosen).where(games.c[mine] == bindparam("player"), games.c.result.is_not(None))
+    if keyset:
+        ended = bindparam("before_ended", type_=BigInteger)
+        game = bindparam("before_id", type_=String)
         query = query.where(
             or_(games.c.ended < ended, and_(games.c.ended == ended, games.c.id < game))
         )
-    return query.order_by(games.c.ended.desc(), games.c.id.desc()).limit(limit)
+    end = bindparam("end", type_=Integer)
+    return query.order_by(games.c.ended.desc(), games.c.id.desc()).limit(end)
 
 
-def newest(
-    player: str,
-    limit: int,
-    offset: int = 0,
-    before: tuple[int, str] | None = None,
-    columns: list[Any] | None = None,
-) -> Any:
-    """The query of the player's games with a result, newest first (``before``: older than
-    that (ended, id)), ``limit`` of them after ``offset``: each side's newest up to the end
-    (each through its index), merged; ``columns``: see ``_side``."""
-    end = offset + limit
-    white = _side(player, "white", end, before, columns).subquery()
-    black = _side(player, "black", end, before, columns).subquery()
+@functools.cache
+def _newest(keyset: bool = False, columns: tuple[str, ...] | None = None) -> Select[Any]:
+    """The query of the player's games with a result, newest first (``keyset``: older than a
+    game), ``limit`` of them after ``offset``: each side's newest up to the ``end`` (each
+    through its index), merged; ``columns``: see ``_side``. Its values: ``_page_values``."""
+    white = _side("white", keyset, columns).subquery()
+    black = _side("black", keyset, columns).subquery()
     both = union_all(select(white), select(black)).subquery()
-    return select(both).order_by(both.c.ended.desc(), both.c.id.desc()).limit(limit).offset(offset)
+    return (
+        select(both)
+        .order_by(both.c.ended.desc(), both.c.id.desc())
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+    )
+
+
+def _page_values(
+    player: str, limit: int, offset: int, before: tuple[int, str] | None = None
+) -> dict[str, Any]:
+    """The values of ``_newest``'s query: ``limit`` games after ``offset``, older than the
+    (ended, id) ``before``."""
+    values = {"player": player, "limit": limit, "offset": offset, "end": offset + limit}
+    if before is not None:
+        values.update(before_ended=before[0], before_id=before[1])
+    return values
 
 
 async def _page(connection: AsyncConnection, player: str, page: int) -> list[ArchivedGame]:
     """The ``page`` of the player's games, newest first."""
-    found = await connection.execute(newest(player, PROFILE_PAGE, page * PROFILE_PAGE))
-    return [_line(row) for row in found]
+    values = _page_values(player, PROFILE_PAGE, page * PROFILE_PAGE)
+    return [_line(row) for row in await connection.execute(_newest(), values)]
 
 
 def _line(row: Any) -> ArchivedGame:
@@ -533,4 +566,4 @@ def _line(row: Any) -> ArchivedGame:
     )
 
 
-__all__ = ["Download", "Profiles", "explained", "newest"]
+__all__ = ["Download", "Profiles", "explained"]
