@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from server import ratings
@@ -63,6 +63,19 @@ def _kind(seat: Seat) -> str:
     return seat.account  # "guest", "account" or "bot"
 
 
+def _signed_up(ids: list[str]) -> Any:
+    """The UPDATE that makes the ``players`` rows of ``ids`` that say ``guest`` say
+    ``account`` when the player has one: a guest who signed up during the game (their seat
+    still says guest; ``Accounts.signup`` updates only the rows already there)."""
+    players, accounts = tables.players, tables.accounts
+    people = select(accounts.c.player).where(accounts.c.player.in_(ids), accounts.c.bot.is_(False))
+    return (
+        update(players)
+        .where(players.c.id.in_(people), players.c.kind == "guest")
+        .values(kind="account")
+    )
+
+
 def _rateable(record: Record) -> bool:
     """Whether the finished ``record`` changes its players' ratings: chosen rated, between
     accounts, with a clock, and it had a result (not aborted)."""
@@ -91,7 +104,7 @@ class Archive:
         self.database = database
         self.announce = announce
         self.woken = asyncio.Event()
-        """Set when a game ended here: the sweep goes round at once."""
+        """Set when a rated game ended here: the sweep goes round at once."""
         self.written = 0
         """Games this process wrote to the database (not counting those written already)."""
         self.rounds = 0
@@ -117,8 +130,8 @@ class Archive:
         db = self.database
         people = [
             {"id": seat.player, "name": seat.name, "kind": _kind(seat), "created": now}
-            for seat in (white, black)
-        ]
+            for seat in sorted((white, black), key=lambda seat: seat.player)
+        ]  # in the order of their ids, as any other transaction writing them: no deadlock
         time = record.time
         pool = ratings.speed(time)
         ended = record.ended if record.ended is not None else now
@@ -148,6 +161,7 @@ class Archive:
         }
         async with db.engine.begin() as connection:
             await connection.execute(db.insert(tables.players).on_conflict_do_nothing(), people)
+            await connection.execute(_signed_up([white.player, black.player]))
             done = await connection.execute(
                 db.insert(tables.games).values(game).on_conflict_do_nothing()
             )

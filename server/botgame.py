@@ -51,6 +51,8 @@ class Games:
         # The last games it played to their end: never joined again (a lobby message may
         # still list one as open, and a join would take the slot a rematch needs).
         self.ended: deque[str] = deque(maxlen=ENDED_KEPT)
+        # Open games that refused it for its rating (their rating range): never asked again.
+        self.barred: deque[str] = deque(maxlen=ENDED_KEPT)
 
     def free(self) -> int:
         """Slots for more games."""

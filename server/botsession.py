@@ -153,6 +153,8 @@ class Runner:
                 return
             if game.id in mine.versions or game.id in mine.joining or game.id in mine.ended:
                 continue
+            if game.id in mine.barred:
+                continue
             if game.challenge is not None:
                 wanted = game.challenge.player == me
             else:
@@ -165,6 +167,9 @@ class Runner:
         game_id = error.game
         if error.request == "join" and game_id is not None:
             self.games.joining.discard(game_id)  # someone was quicker, or it was cancelled
+            if error.code == ErrorCode.OUT_OF_RANGE:  # its rating will not do: not again
+                self.games.barred.append(game_id)
+                log.info("game %s: not for this bot (%s)", game_id, error.message)
         elif error.request == "rematch" and game_id is not None:
             self.games.rematch_refused(game_id, error)
         elif error.request == "create" and self.challenge is not None:

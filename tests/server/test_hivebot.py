@@ -37,6 +37,7 @@ from tests.server.support import (
     play,
     play_to_the_end,
     run_command,
+    scrape,
     updated,
     watch,
 )
@@ -189,6 +190,31 @@ async def two_games_at_once(srv: Running) -> None:
         await bot.wait_for(f"game ({ends[0].game}|{ends[1].game}) over")
         assert await bot.stop() == 0  # a clean stop: its worker processes stopped too
         assert "stopping (2 games played to their end)" in bot.log[-1]
+
+
+async def test_hive_bot_does_not_ask_again_for_a_game_whose_rating_range_refused_it(
+    srv: Running,
+) -> None:
+    """A bot at the start rating (1500) is refused a game for 1600 and up once, then joins the
+    next game for bots without asking for the first again (each lobby change lists both)."""
+    _, token = await srv.hub.store.new_bot("robo", 0)
+    args = ("--server", srv.ws_url, "--token", token, "--level", "beginner")
+    rapid = TimeControl("clock", 600, 5)
+    async with hive_bot(*args) as bot, srv.connect("ada") as ada:
+        await bot.wait_for("connected")
+        await lobby_with_bot(ada, "robo")
+        await ada.send(CreateGame("Base", rapid, "white", opponent="bots", rating_min=1600))
+        high = await ada.expect(Update)
+        await bot.wait_for(f"game {high.game}: not for this bot")
+        await ada.send(CreateGame("Base", rapid, "white", opponent="bots"))
+        while (low := await ada.expect(Update)).game == high.game:
+            pass
+        joined = await updated(ada, low.game)
+        assert joined.state.status == "live" and joined.state.black is not None
+        assert (joined.state.black.rating, joined.state.black.account) == (1500, "bot")
+        figures = await scrape(srv)
+        assert figures["hive_refused_total{code=out_of_range}"] == 1
+        assert (await srv.hub.store.get(high.game)).status == "open"  # type: ignore[union-attr]
 
 
 async def test_hive_bot_plays_a_whole_game_through_a_uhp_engine(srv: Running) -> None:

@@ -302,6 +302,15 @@ async def test_the_archive_says_account_for_an_account_and_for_a_guest_who_signs
         assert (await create(gus, rated=True)).state.white == Seat(
             gus.player, "gus", None, True, "account", 1500, True
         )
+        # A guest who signs up during a game (seated as a guest): an account in the archive.
+        async with Client.connect(srv.ws_url, nickname="hal") as hal:
+            game, started = await start(ann, hal)
+            await hal.send(SignUp("hal", PASSWORD))
+            await hal.expect(Account)
+            await finish(ann, hal, game, started, loser=hal)
+            await eventually(functools.partial(_archived, srv, game), "never archived")
+        kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
+        assert kinds[hal.player] == "account"
 
 
 async def test_rated_games_only_between_accounts_with_a_clock_never_against_a_level(
@@ -405,6 +414,8 @@ async def test_two_processes_rate_each_game_once(
             game, started = await start(white, black, rated=True)
             await finish(white, black, game, started, loser=black if n < 2 else white)
             await asyncio.gather(one.hub.archive.sweep_once(60), two.hub.archive.sweep_once(60))
+            for client in (ann, bob):  # each on its process, whichever rated the game
+                assert len((await rated_event(client, game)).state.rating_changes) == 2
             games.append(game)
         for game in games:
             await eventually(functools.partial(_archived, one, game), f"{game} never archived")
