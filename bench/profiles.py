@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import os
 import random
 import statistics
 import sys
@@ -424,6 +425,8 @@ async def bench(games: int, players: int, samples: int, runs: int, show_plans: b
                         f"{ms(statistics.median(medians[what]))}, p99 {ms(high)}"
                     )
                 print(f"{kind}: " + await download(url, folder / "download"))
+                load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+                print(f"{kind}: the machine's load average then: {load} ({os.cpu_count()} cores)")
     finally:
         postgres.remove()
     print("p99 under 50 ms everywhere: " + ("yes" if ok else "NO"))
