@@ -36,6 +36,7 @@ from server.protocol import (
 )
 from server.record import Record
 from tests.server.conftest import Running, StartServer
+from tests.server.postgres import PostgresProcess
 from tests.server.support import create_bot, lobby_until, play, updated, watch
 from tests.server.test_archive import eventually, game_keys, rows
 
@@ -250,7 +251,7 @@ async def test_casual_and_aborted_games_change_no_rating(
 ) -> None:
     async with (
         start_server(
-            database_url=database_url, archive_interval=0.05, first_move_timeout=0.5
+            database_url=database_url, archive_interval=0.05, first_move_timeout=2.0
         ) as srv,
         accounts(srv, "ann", "bob") as (ann, bob),
     ):
@@ -391,6 +392,39 @@ async def test_a_rating_range_admits_only_accounts_rated_within_it(
         low = (await create(ann, time=BLITZ, rating_min=1500)).game
         await bob.send(JoinGame(low))  # 1500 itself is in the range
         assert (await updated(bob, low)).state.status == "live"
+
+
+async def test_while_the_database_is_down_rated_games_are_refused_and_ended_ones_wait(
+    start_server: StartServer, postgres_server: PostgresProcess
+) -> None:
+    """PostgreSQL stopped: a rated game cannot be made (its seat needs the rating), a casual
+    one is made without the rating shown; a rated game that ends meanwhile is rated, and its
+    players told, once the database is back."""
+    url = postgres_server.create()
+    async with (
+        start_server(database_url=url, archive_interval=0.05) as srv,
+        accounts(srv, "ann", "bob") as (ann, bob),
+    ):
+        game, started = await start(ann, bob, rated=True)
+        postgres_server.stop()
+        try:
+            refusal = await refused(ann, CreateGame("Base", RAPID, rated=True))
+            assert refusal == ErrorCode.UNAVAILABLE
+            casual = white(await create(ann))
+            assert (casual.account, casual.rating) == ("account", None)
+            await finish(ann, bob, game, started, loser=bob)
+            await eventually(_archive_down(srv), "the archive never found the database down")
+        finally:
+            postgres_server.restart()
+        assert (await rated_event(bob, game)).state.rating_changes == FIRST_WIN
+        assert len(await rows(url, tables.rating_history)) == 2
+
+
+def _archive_down(srv: Running) -> Any:
+    async def check() -> bool:
+        return not srv.hub.archive.up
+
+    return check
 
 
 # -- exactly once ------------------------------------------------------------------------------
