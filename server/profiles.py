@@ -142,7 +142,8 @@ class Profiles:
     def __init__(self, database: Database, leaderboard_seconds: float = LEADERBOARD_SECONDS):
         self.database = database
         self.leaderboard_seconds = leaderboard_seconds
-        self._reads = asyncio.Semaphore(READS_AT_ONCE)
+        self.reads = asyncio.Semaphore(READS_AT_ONCE)
+        """Held by each profile and leaderboard read from the database."""
         self._boards: dict[str, tuple[float, Leaderboard]] = {}
         self._board_locks: dict[str, asyncio.Lock] = {}
         self.downloading = asyncio.Semaphore(DOWNLOADS_AT_ONCE)
@@ -288,7 +289,7 @@ class Profiles:
         too long, answer ``unavailable``."""
         try:
             async with asyncio.timeout(READ_WAIT):
-                await self._reads.acquire()
+                await self.reads.acquire()
         except TimeoutError:
             raise _busy() from None
         try:
@@ -296,7 +297,7 @@ class Profiles:
         except DATABASE_ERRORS as error:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
         finally:
-            self._reads.release()
+            self.reads.release()
 
 
 def _busy() -> ProtocolError:

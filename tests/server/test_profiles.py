@@ -394,6 +394,29 @@ async def test_profiles_and_leaderboards_are_limited_per_connection(srv: Running
         await lives(ann)
 
 
+async def test_reads_past_those_the_database_is_given_wait_then_are_unavailable(
+    srv: Running,
+) -> None:
+    reads = srv.hub.profiles.reads
+    async with account(srv, "ann", "ann") as ann:
+        for _ in range(profiles.READS_AT_ONCE):  # as many reads as a process runs at once
+            await reads.acquire()
+        try:
+            started = asyncio.get_running_loop().time()
+            busy = await ask(ann, GetProfile("ann"))
+            waited = asyncio.get_running_loop().time() - started
+            assert (busy.code, busy.message) == (
+                ErrorCode.UNAVAILABLE,
+                "the server is busy with profiles; try again",
+            )
+            assert profiles.READ_WAIT <= waited < profiles.READ_WAIT + 5
+            reads.release()  # one read ends: the next request is answered
+            assert isinstance(await ask(ann, GetProfile("ann")), Profile)
+        finally:
+            for _ in range(profiles.READS_AT_ONCE - 1):
+                reads.release()
+
+
 # -- the leaderboard -----------------------------------------------------------------------------
 
 
