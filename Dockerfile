@@ -3,7 +3,7 @@
 # hive-arena (with no --redis-url the server runs an embedded Redis, Debian's redis-server,
 # with its append-only file under /app/data).
 
-# The web client's one npm package (@msgpack/msgpack), which the server serves from
+# The web client's npm packages (@msgpack/msgpack, uplot), which the server serves from
 # client/node_modules: installed here so that the final image needs no node.
 FROM node:20-slim AS client
 WORKDIR /app/client

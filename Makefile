@@ -49,7 +49,7 @@ lock: $(STAMP)
 		-o requirements-dev.lock
 	$(COMPILE) --group build --constraint requirements-dev.lock -o requirements-build.lock
 
-# The web client's npm packages (@msgpack/msgpack), again whenever the lockfile changes.
+# The web client's npm packages (@msgpack/msgpack, uplot), again whenever the lockfile changes.
 $(CLIENT_DEPS): client/package-lock.json
 	@command -v npm >/dev/null || { echo "the web client needs npm (Debian: apt-get install npm)" >&2; exit 1; }
 	cd client && npm ci --no-audit --no-fund

@@ -61,14 +61,16 @@ SERVER: Final = "Hive Arena"
 """The ``Server`` header: no software version for a scanner to match."""
 CLIENT_DIR: Final = Path(__file__).resolve().parent.parent / "client"
 VENDOR: Final = {
-    "/vendor/msgpack@": CLIENT_DIR / "node_modules" / "@msgpack" / "msgpack",
+    "/vendor/msgpack@": (CLIENT_DIR / "node_modules" / "@msgpack" / "msgpack", "dist.esm"),
+    "/vendor/uplot@": (CLIENT_DIR / "node_modules" / "uplot", "dist"),
 }
 """URL prefixes served from the client's npm packages, each followed by the installed version
-and ``/``: ``/vendor/msgpack@3.1.3/index.mjs`` is that package's ``dist.esm/index.mjs``. A
-name with its version never changes, so the browser keeps it without asking again
-(``VENDOR_CACHE``); another version is not served (``js/protocol.js`` names the one locked)."""
-VENDOR_BUILD: Final = "dist.esm"
-"""The folder of each vendored package that is served: its ES module build."""
+and ``/``, and the package's folder served there (its ES module build):
+``/vendor/msgpack@3.1.3/index.mjs`` is ``@msgpack/msgpack``'s ``dist.esm/index.mjs``,
+``/vendor/uplot@1.6.32/uPlot.esm.js`` is ``uplot``'s ``dist/uPlot.esm.js`` (the profile's
+rating chart). A name with its version never changes, so the browser keeps it without asking
+again (``VENDOR_CACHE``); another version is not served (the client's imports name the one
+locked)."""
 _PAGES: Final = {"": "/index.html", "/": "/index.html", "/visualizer": "/visualizer.html"}
 MAX_PATH: Final = 1024
 """Longest path answered (the query, a GameString for /positions.json, may be longer, up to
@@ -379,18 +381,18 @@ def _static(path: str, request: Request) -> Response:
     """A file of the web client (``client/``): ``/`` is its ``index.html`` and ``/visualizer``
     its ``visualizer.html``; ``/vendor/msgpack@VERSION/...`` is the ES module build of
     ``@msgpack/msgpack`` (``client/node_modules``, installed by ``npm ci``) when VERSION is the
-    one installed. The rest of
+    one installed, and ``/vendor/uplot@VERSION/...`` uPlot's (see ``VENDOR``). The rest of
     ``client/node_modules`` is not served. Gzipped when the browser takes it; answered 304 with
     no body (and only the validators) when the browser's copy is current."""
     path = _PAGES.get(path, path)
     root = CLIENT_DIR
     cache = STATIC_CACHE
-    for prefix, package in VENDOR.items():
+    for prefix, (package, build) in VENDOR.items():
         if path.startswith(prefix):
             version, _, rest = path[len(prefix) :].partition("/")
             if version != _version(package):
                 return text(HTTPStatus.NOT_FOUND, "not found\n")
-            root, path, cache = package / VENDOR_BUILD, "/" + rest, VENDOR_CACHE
+            root, path, cache = package / build, "/" + rest, VENDOR_CACHE
             break
     try:
         target = (root / path.lstrip("/")).resolve()

@@ -2,12 +2,16 @@
 // transitions of state.js; the screens render the state; effects (sending, navigation, local
 // storage, fetching review positions) happen here and nowhere else.
 
+import { AccountControls } from "./account.js";
 import { Connection } from "./connection.js";
 import { clear, html, render } from "./dom.js";
 import { GameScreen } from "./game.js";
 import { bindActions } from "./input.js";
+import { LeaderboardScreen } from "./leaderboard.js";
 import { LobbyScreen, TIME_BY_KIND, formChoice } from "./lobby.js";
 import { spellMove } from "./notation.js";
+import { ratingRange, whyNotRated } from "./players.js";
+import { ProfileScreen } from "./profile.js";
 import * as P from "./protocol.js";
 import { ReviewScreen } from "./review.js";
 import { RulesScreen } from "./rules.js";
@@ -19,9 +23,22 @@ const RECENT_KEY = "hive.recent";
 const NOTATION_KEY = "hive.notation";
 const GAME_ID = /^[0-9a-z]{8}$/;
 
-/** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY]. */
+const ACCOUNT = /^[A-Za-z0-9_-]{2,20}$/;
+
+/** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY], #/rules, #/@/NAME (a
+ * profile), #/leaderboard[/SPEED]. */
 export function parseRoute(hash) {
   const [page, id, ply] = hash.replace(/^#\/?/, "").split("/");
+  if (page === "@") {
+    let name = "";
+    try {
+      name = decodeURIComponent(id ?? "");
+    } catch (error) {
+      name = "";
+    }
+    if (ACCOUNT.test(name)) return { page: "profile", name };
+  }
+  if (page === "leaderboard") return { page: "leaderboard", speed: P.SPEEDS.includes(id) ? id : "blitz" };
   if (page === "game" && GAME_ID.test(id ?? "")) return { page: "game", id };
   if (page === "review" && GAME_ID.test(id ?? "")) {
     return { page: "review", id, ply: ply !== undefined && /^\d+$/.test(ply) ? Number(ply) : null };
@@ -39,6 +56,9 @@ class App {
     this.root = root;
     this.main = root.querySelector("main");
     this.badge = root.querySelector("[data-testid=connection]");
+    this.account = new AccountControls(root.querySelector("[data-slot=account]"), root.querySelector("[data-slot=account-panel]"));
+    this.asked = ""; // the profile or leaderboard asked for on this connection (key)
+    this.ratingsAsked = false; // my own profile asked for on this connection (my ratings)
     let nickname = localStorage.getItem(NICKNAME_KEY);
     if (!nickname) {
       nickname = guestName();
@@ -99,7 +119,7 @@ class App {
 
   render() {
     const { route } = this.state;
-    const key = `${route.page}:${route.id ?? ""}`;
+    const key = `${route.page}:${route.id ?? route.name ?? ""}`;
     if (key !== this.screenKey) {
       this.screen?.destroy?.();
       clear(this.main);
@@ -109,6 +129,8 @@ class App {
       if (route.page === "game") this.screen = new GameScreen(host, this.boardHandlers());
       else if (route.page === "review") this.screen = new ReviewScreen(host);
       else if (route.page === "rules") this.screen = new RulesScreen(host);
+      else if (route.page === "profile") this.screen = new ProfileScreen(host);
+      else if (route.page === "leaderboard") this.screen = new LeaderboardScreen(host);
       else this.screen = new LobbyScreen(host);
       this.screenKey = key;
     }
@@ -125,7 +147,8 @@ class App {
   renderHeader() {
     const { status, lag, attempt, reason } = this.state.connection;
     const words = {
-      online: lag === null ? "online" : `online · ${lag} ms`,
+      // the lag is left out on a phone (CSS): room for the account's menu
+      online: lag === null ? "online" : html`online<span class="lag"> · ${lag} ms</span>`,
       connecting: "connecting…",
       reconnecting: attempt > 1 ? `reconnecting (try ${attempt})…` : "reconnecting…",
       "signed-out": "choose a nickname",
@@ -143,7 +166,10 @@ class App {
     if (gs && S.isMyTurn(this.state.me, gs)) title = `${this.nudged ? "● " : ""}Your turn · ${title}`;
     else if (this.state.route.page === "review") title = `Review · ${title}`;
     else if (this.state.route.page === "rules") title = `Rules · ${title}`;
+    else if (this.state.route.page === "profile") title = `${this.state.route.name} · ${title}`;
+    else if (this.state.route.page === "leaderboard") title = `Leaderboard · ${title}`;
     document.title = title;
+    this.account.render(this.state);
     this.soundButton.setAttribute("aria-pressed", String(this.sounds.muted));
   }
 
@@ -162,6 +188,8 @@ class App {
     if (status !== "online") {
       this.watching.clear();
       this.lobbySubscribed = false;
+      this.asked = "";
+      this.ratingsAsked = false;
     }
     this.dispatch(S.connectionChanged, status, attempt, reason);
   }
@@ -173,11 +201,24 @@ class App {
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
         break;
+      case P.ServerType.ACCOUNT:
+        localStorage.setItem(NICKNAME_KEY, message.name);
+        this.dispatch(S.accountMade, message);
+        this.ratingsAsked = false;
+        break;
+      case P.ServerType.PROFILE:
+        this.dispatch(S.profileReceived, message);
+        break;
+      case P.ServerType.LEADERBOARD:
+        this.dispatch(S.leaderboardReceived, message);
+        break;
       case P.ServerType.LOBBY:
         this.dispatch(S.lobbyReceived, message);
+        this.askRatings();
         break;
       case P.ServerType.LOBBY_CHANGE:
         this.dispatch(S.lobbyChanged, message);
+        this.askRatings();
         break;
       case P.ServerType.UPDATE:
         this.updated(message);
@@ -195,6 +236,15 @@ class App {
       default:
         break;
     }
+  }
+
+  /** Ask for my own profile once a connection (and again after a rated game of mine ended)
+   * when the lobby lists an open game with a rating range: my ratings say which I may join. */
+  askRatings() {
+    const me = this.state.me;
+    if (this.ratingsAsked || !me?.account || !this.conn.online) return;
+    if (!this.state.lobby.open.some((g) => (g.rating_min ?? null) !== null || (g.rating_max ?? null) !== null)) return;
+    this.ratingsAsked = this.conn.send(P.GetProfile(me.nickname));
   }
 
   updated(update) {
@@ -216,6 +266,7 @@ class App {
       if (due.legal) this.makeMove(due.legal);
     }
     const gs = update.state;
+    if (gs.rating_changes?.length && S.isPlayer(this.state.me, gs)) this.ratingsAsked = false; // my ratings changed
     if (before) this.sound(before, gs);
     else if (created && gs.status === "live") this.sounds.play("start");
     const rematch = update.events.find((e) => e.kind === "rematch");
@@ -270,6 +321,12 @@ class App {
       this.watching.add(route.id);
       this.conn.send(P.Watch(route.id, this.state.game?.state?.version ?? null));
     }
+    const { profile, leaderboard } = this.state;
+    const ask = profile ? `profile:${profile.name}:${profile.page}` : leaderboard ? `leaderboard:${leaderboard.speed}` : "";
+    if (ask && ask !== this.asked) {
+      this.asked = ask;
+      this.conn.send(profile ? P.GetProfile(profile.name, profile.page) : P.GetLeaderboard(leaderboard.speed));
+    }
   }
 
   /** Send the pending move if it has not gone on this connection (a move made while the
@@ -295,7 +352,9 @@ class App {
   go(route) {
     const hash = route.page === "game" ? `#/game/${route.id}`
       : route.page === "review" ? `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}`
-        : route.page === "rules" ? "#/rules" : "#/";
+        : route.page === "rules" ? "#/rules"
+          : route.page === "profile" ? `#/@/${encodeURIComponent(route.name)}`
+            : route.page === "leaderboard" ? `#/leaderboard/${route.speed}` : "#/";
     if (location.hash !== hash) history.pushState(null, "", hash);
     this.navigate(route);
   }
@@ -309,6 +368,8 @@ class App {
     const reviewBefore = this.state.review?.id;
     this.dispatch(S.navigated, route);
     if (route.page === "review" && route.id !== reviewBefore) this.loadReview(route.id);
+    const { profile, leaderboard } = this.state;
+    if (!profile?.data && !leaderboard?.data) this.asked = ""; // a page opened again: asked again
     this.subscribe();
     window.scrollTo(0, 0);
   }
@@ -329,6 +390,10 @@ class App {
   }
 
   key(event) {
+    if (event.key === "Escape" && this.state.auth.panel) {
+      this.dispatch(S.authOpened, null); // the account's form closes
+      return;
+    }
     if (event.target.closest?.("input, textarea, select")) return;
     if (this.state.route.page === "review" && this.state.review?.doc) {
       const ply = this.state.review.ply;
@@ -428,9 +493,24 @@ class App {
       create: (data) => {
         const { game_type, time, color } = formChoice(data);
         const [opponent, level] = String(data.get("opponent")).split(":");
+        const rated = data.get("rated") === "rated";
+        if (rated) {
+          const why = whyNotRated(this.state.me, time, opponent);
+          if (why) {
+            this.dispatch(S.noticed, `Not a rated game: ${why}.`, "error");
+            return;
+          }
+        }
+        // a rating range is for an open game only (anyone may join)
+        const range = opponent === P.Opponent.ANYONE ? ratingRange(data.get("rating_min"), data.get("rating_max")) : { min: null, max: null };
+        if (range.error) {
+          this.dispatch(S.noticed, `Rating range: ${range.error}.`, "error");
+          return;
+        }
         this.awaiting = "create";
         this.send(P.CreateGame({
           game_type, time: P.TimeControl(time), color, opponent, level: level ?? null,
+          rated, rating_min: range.min, rating_max: range.max,
         }));
       },
       challenge: (el) => {
@@ -500,8 +580,34 @@ class App {
         this.sounds.setMuted(!this.sounds.muted);
         this.renderHeader();
       },
-      logout: () => this.send(P.Logout(false)),
-      logoutEverywhere: () => this.send(P.Logout(true)),
+      logout: (el) => {
+        closeMenu(el);
+        this.send(P.Logout(false));
+      },
+      logoutEverywhere: (el) => {
+        closeMenu(el);
+        this.send(P.Logout(true));
+      },
+      authOpen: (el) => {
+        closeMenu(el);
+        this.dispatch(S.authOpened, el.dataset.panel || null);
+      },
+      signup: (data) => {
+        if (this.send(P.SignUp(String(data.get("name")).trim(), String(data.get("password"))))) this.dispatch(S.authSent);
+      },
+      changePassword: (data) => {
+        if (this.send(P.ChangePassword(String(data.get("old")), String(data.get("new"))))) this.dispatch(S.authSent);
+      },
+      login: async (data) => {
+        this.dispatch(S.authSent);
+        const error = await this.conn.login(String(data.get("name")).trim(), String(data.get("password")));
+        if (error) this.dispatch(S.authFailed, { ...error, request: "login" });
+        else this.dispatch(S.authOpened, null);
+      },
+      profilePage: (el) => {
+        this.dispatch(S.profilePaged, Number(el.dataset.page));
+        this.subscribe(); // asks for that page
+      },
       spectatorChat: (el) => this.send(P.SpectatorChat(gameId(), el.dataset.open === "true")),
       mute: (el) => this.send(P.Mute(gameId(), el.dataset.player, true)),
       unmute: (el) => this.send(P.Mute(gameId(), el.dataset.player, false)),
@@ -542,6 +648,18 @@ class App {
     localStorage.setItem(RECENT_KEY, JSON.stringify(list));
   }
 }
+
+/** Close the account menu an item of which was chosen. */
+function closeMenu(el) {
+  el?.closest?.("details")?.removeAttribute("open");
+}
+
+// The account's menu closes on a click anywhere else.
+document.addEventListener("click", (event) => {
+  for (const menu of document.querySelectorAll("details.account-menu[open]")) {
+    if (!menu.contains(event.target)) menu.removeAttribute("open");
+  }
+});
 
 // Review range slider: step as it moves.
 document.addEventListener("input", (event) => {

@@ -4,13 +4,15 @@
 // Messages go through protocol.js; what they mean is app.js's business.
 
 import {
-  ErrorCode, Hello, MESSAGE_TOO_BIG, POLICY_VIOLATION, Ping, SIGNED_OUT, ServerType, decode, encode,
+  ErrorCode, Hello, LogIn, MESSAGE_TOO_BIG, POLICY_VIOLATION, Ping, SIGNED_OUT, ServerType, decode, encode,
 } from "./protocol.js";
 
 const TOKEN_KEY = "hive.token";
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
 const PING_EVERY_MS = 5000;
 const PONG_TIMEOUT_MS = 12000;
+/** How long a login waits for its answer before it gives up. */
+const LOGIN_TIMEOUT_MS = 15000;
 /** Refusals of a hello that a later hello may not get: retried with the reconnect backoff. */
 const HELLO_AGAIN = new Set([ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL]);
 /** Closes that are not retried by themselves: the server refused what this client did (too
@@ -57,7 +59,24 @@ export class Connection {
     this.signedOut = false; // the session ended: no hello until a nickname is chosen
     this.renaming = false; // the next hello carries the nickname with the token
     this.reason = null; // why the server closed the connection ("closed")
+    this.token = null; // the token this connection said hello with
     addEventListener("online", () => this.retryNow());
+    // another tab of this browser logged in (or signed up anew): this one follows its session
+    addEventListener("storage", (event) => {
+      if (event.key === TOKEN_KEY && event.newValue && event.newValue !== this.token && !this.stopped) this.follow();
+    });
+  }
+
+  /** Open again with the session token now stored (another tab's login). */
+  follow() {
+    this.signedOut = false;
+    this.renaming = false;
+    clearTimeout(this.timer);
+    const old = this.ws;
+    this.ws = null;
+    this.drop(old);
+    this.attempt = 0;
+    this.open();
   }
 
   get online() {
@@ -109,6 +128,51 @@ export class Connection {
     this.open();
   }
 
+  /**
+   * Log in to the account `name`: `login` is said instead of `hello`, on a connection of its
+   * own, so that this one plays on as it is while the password is tried. Its welcome's token
+   * becomes the session's, and this connection opens again with it (the guest's games stay the
+   * guest's). Resolves with null, or with the server's Error (a wrong password...).
+   */
+  login(name, password) {
+    return new Promise((resolve) => {
+      let ws;
+      try {
+        ws = new WebSocket(this.url);
+      } catch (error) {
+        resolve({ code: ErrorCode.UNAVAILABLE, message: "cannot reach the server", request: "login" });
+        return;
+      }
+      ws.binaryType = "arraybuffer";
+      let done = false;
+      const finish = (error) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.drop(ws);
+        if (!error) this.follow(); // with the account's token
+        resolve(error);
+      };
+      const timer = setTimeout(() => finish({ code: ErrorCode.UNAVAILABLE, message: "no answer", request: "login" }), LOGIN_TIMEOUT_MS);
+      ws.addEventListener("open", () => ws.send(encode(LogIn(name, password))));
+      ws.addEventListener("message", (event) => {
+        let message;
+        try {
+          message = decode(event.data);
+        } catch (error) {
+          return;
+        }
+        if (message.type === ServerType.WELCOME) {
+          tokenStore.set(message.token);
+          finish(null);
+        } else if (message.type === ServerType.ERROR) {
+          finish(message);
+        }
+      });
+      ws.addEventListener("close", () => finish({ code: ErrorCode.UNAVAILABLE, message: "the connection closed", request: "login" }));
+    });
+  }
+
   open() {
     const token = tokenStore.get();
     const nickname = this.nickname();
@@ -126,6 +190,7 @@ export class Connection {
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     this.setStatus(this.number === 0 && this.attempt === 0 ? "connecting" : "reconnecting");
+    this.token = token;
     ws.addEventListener("open", () => {
       const hello = token ? Hello({ token, nickname: this.renaming ? nickname : null }) : Hello({ nickname });
       ws.send(encode(hello));
@@ -161,6 +226,7 @@ export class Connection {
       return;
     }
     if (message.type === ServerType.WELCOME) {
+      this.token = message.token;
       tokenStore.set(message.token);
       this.renaming = false;
       this.number += 1;

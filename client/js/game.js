@@ -8,6 +8,7 @@ import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
 import { pieceIcon, pieceTitle } from "./bugs.js";
 import { moveWords } from "./notation.js";
+import { hasProfile, profileHref, ratingText, seatRating, signed, speedName } from "./players.js";
 import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
@@ -117,7 +118,7 @@ export class GameScreen {
     input.placeholder = closed && !mine ? "The players have closed the chat to spectators" : "Say something…";
 
     render(this.slots.info, html`
-      <div class="info-row"><span>${gs.game_type} · ${describeTime(gs.time)}</span>
+      <div class="info-row"><span>${gs.game_type} · ${describeTime(gs.time)} · <span data-testid="game-kind">${gs.rated ? `rated ${gs.speed ?? ""}`.trim() : "casual"}</span></span>
         <span class="spectators" data-testid="spectators" data-count="${gs.spectators}" title="spectators">${ICONS.eye} ${gs.spectators} watching</span></div>
       <div class="info-row"><span>Game <code>${gs.id}</code></span>
         <span><a href="/games/${gs.id}.txt" target="_blank" data-testid="record-link">record</a>
@@ -131,8 +132,11 @@ export class GameScreen {
     const bot = (seat?.account === "bot" || seat?.bot)
       && html`<span class="tag" data-testid="bot-${color}" title="a bot">${seat.bot ? `bot · ${seat.bot}` : "bot"}</span>`;
     const presence = seat && html`<span class="presence ${seat.connected ? "on" : "off"}" title="${seat.connected ? "connected" : "not connected"}"></span>`;
+    const rating = seatRating(seat);
+    const shown = seat && hasProfile(seat)
+      ? html`<a href="${profileHref(seat.name)}" data-testid="profile-link-${color}">${seat.name}</a>` : html`${seat ? seat.name : "waiting…"}`;
     render(el.querySelector(".seat"), html`<span class="seat-hex ${color}"></span>
-      <span class="name" data-testid="name-${color}">${seat ? seat.name : "waiting…"}</span>${bot}${presence}`);
+      <span class="name" data-testid="name-${color}">${shown}</span>${rating && html`<span class="rating" data-testid="rating-${color}" title="${seat.provisional ? "rating (provisional)" : "rating"}">${rating}</span>`}${bot}${presence}`);
     const hand = color === "white" ? gs.hand_white : gs.hand_black;
     const reserve = el.querySelector(".reserve");
     const focused = reserve.contains(document.activeElement) ? document.activeElement.dataset.bug : null;
@@ -185,6 +189,8 @@ export class GameScreen {
       buttons.push(html`<p class="share">Send this link to a friend, or wait for someone in the lobby:
         <input readonly value="${location.origin + "/#/game/" + gs.id}"></p>`);
       buttons.push(html`<button type="button" data-action="cancelGame" data-game="${id}">Cancel game</button>`);
+    } else if (gs.status === "open" && !mine && gs.rated && !state.me?.account) {
+      buttons.push(html`<p class="muted" data-testid="cannot-join">A rated game: sign up or log in (at the top) to join it.</p>`);
     } else if (gs.status === "open" && !mine) {
       buttons.push(html`<button type="button" class="primary" data-action="join" data-game="${id}">Join this game</button>`);
     }
@@ -320,6 +326,16 @@ function name(gs, color) {
   return gs[color]?.name ?? (color === "white" ? "White" : "Black");
 }
 
+/** What a finished rated game did to each side's rating (the state's rating_changes), for
+ * players and spectators alike: "ada 1500 → 1516 (+16)". */
+export function ratingChanges(gs) {
+  const changes = gs.rating_changes ?? [];
+  if (changes.length === 0) return html``;
+  return html`<ul class="rating-changes" data-testid="rating-changes" aria-label="${`${speedName(gs.speed ?? "")} rating changes`.trim()}">${changes.map((c) => html`
+    <li data-testid="rating-change-${c.color}" data-delta="${c.after - c.before}"><span class="seat-hex ${c.color}"></span>${name(gs, c.color)}
+      ${c.before} → ${ratingText(c.after, c.provisional)} <b class="${c.after >= c.before ? "up" : "down"}">(${signed(c.after - c.before)})</b></li>`)}</ul>`;
+}
+
 function banner(gs, mine, id) {
   if (gs.status !== "over") return html``;
   const { title, detail, winner } = resultText(gs);
@@ -327,7 +343,8 @@ function banner(gs, mine, id) {
   const headline = mine && winner ? (winner === mine ? "You won!" : "You lost") : title;
   return html`<div class="result ${mood}" data-testid="result" data-result="${gs.result ?? ""}" data-reason="${gs.reason ?? ""}">
     <div class="result-words"><div class="result-title">${headline}</div>
-    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div></div>
+    <div class="result-detail">${mine && winner ? `${title}: ${detail}` : detail}</div>
+    ${ratingChanges(gs)}</div>
     <a class="button" href="#/review/${id}">Review the game</a>
     <button type="button" class="close" data-action="closeBanner" aria-label="Close">×</button></div>`;
 }

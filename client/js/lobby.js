@@ -10,6 +10,7 @@ import { noticeMarkup } from "./game.js";
 import { pieceSvg } from "./bugs.js";
 import { toPixel } from "./hex.js";
 import { isBusy, nicknameLength } from "./state.js";
+import { hasProfile, profileHref, rangeText, seatRating, speedOf, whyNotJoin } from "./players.js";
 
 /** Time controls offered by the create form: value -> [label, TimeControl]. */
 export const TIME_CHOICES = [
@@ -120,6 +121,15 @@ export class LobbyScreen {
             <label>Opponent
               <select name="opponent" data-slot="opponents" disabled></select>
             </label>
+            <fieldset class="colors rated"><legend>Game</legend>
+              <label><input type="radio" name="rated" value="casual" checked data-testid="casual"> Casual</label>
+              <label><input type="radio" name="rated" value="rated" data-testid="rated"> Rated</label>
+              <small class="muted" data-slot="rated-note" data-testid="rated-note"></small>
+            </fieldset>
+            <fieldset class="range"><legend>Opponent's rating (an open game; optional)</legend>
+              <label>From <input name="rating_min" inputmode="numeric" pattern="[0-9]{1,4}" maxlength="4" placeholder="any" data-testid="rating-min"></label>
+              <label>To <input name="rating_max" inputmode="numeric" pattern="[0-9]{1,4}" maxlength="4" placeholder="any" data-testid="rating-max"></label>
+            </fieldset>
             <button type="submit" class="primary" data-testid="create" disabled>Create game</button>
           </form>
           <section class="card">
@@ -162,18 +172,28 @@ export class LobbyScreen {
     for (const button of this.submits) button.disabled = !server;
   }
 
+  /** Rated games are for accounts: a guest sees why the choice is off. */
+  renderRated(me) {
+    const rated = this.form.querySelector("input[name=rated][value=rated]");
+    const account = Boolean(me?.account);
+    rated.disabled = !account;
+    if (!account && rated.checked) this.form.querySelector("input[name=rated][value=casual]").checked = true;
+    render(this.slots["rated-note"], html`${account ? "Rated: with a clock or days per move, not against the server's bots."
+      : "Sign up or log in to play rated games."}`);
+  }
+
   render(state, recent) {
     const me = state.me;
     this.renderChoices(state.server);
+    this.renderRated(me);
     render(this.slots.who, state.connection.status === "signed-out" || state.editingName
       ? html`<form class="nickname" data-form="nickname"><label>Your nickname
           <input name="nickname" maxlength="${nicknameLength(state)}" required value="${state.nickname}"
           data-testid="nickname" autocomplete="nickname"></label><button type="submit" class="primary">Save</button></form>
-          ${state.connection.status === "signed-out" && html`<small class="muted" data-testid="signed-out">You are signed out: choose a nickname to play as a new guest.</small>`}`
-      : html`<span>Playing as <b data-testid="me">${me?.nickname ?? state.nickname}</b></span>
-         <button type="button" class="link" data-action="editName">change name</button>
-         <button type="button" class="link" data-action="logout" data-testid="logout" title="End this session: this guest is gone for good">log out</button>
-         <button type="button" class="link" data-action="logoutEverywhere" data-testid="logout-everywhere" title="End every session of this guest, in every browser">log out everywhere</button>`);
+          ${state.connection.status === "signed-out" && html`<small class="muted" data-testid="signed-out">You are signed out: choose a nickname to play as a new guest, or log in.</small>`}`
+      : me?.account ? html`<span>Playing as <a href="${profileHref(me.nickname)}" data-testid="me">${me.nickname}</a></span>`
+        : html`<span>Playing as <b data-testid="me">${me?.nickname ?? state.nickname}</b> (a guest)</span>
+         <button type="button" class="link" data-action="editName">change name</button>`);
     render(this.slots.notice, noticeMarkup(state.notice));
     this.slots.notice.dataset.kind = state.notice?.kind ?? "";
     const { open, live, bots, received, openTotal, liveTotal } = state.lobby;
@@ -190,7 +210,7 @@ export class LobbyScreen {
     render(this.slots["live-count"], html`${received && count(live.length, liveTotal)}`);
     render(this.slots.open, !received ? loading
       : open.length === 0 ? html`<p class="muted">No open game. Create one, and it shows here for others to join.</p>`
-        : html`<ul class="games">${open.map((g) => openRow(g, me))}</ul>`);
+        : html`<ul class="games">${open.map((g) => openRow(g, me, state.myRatings))}</ul>`);
     render(this.slots.live, !received ? loading
       : live.length === 0 ? html`<p class="muted">Nobody is playing right now.</p>`
         : html`<ul class="games">${live.map((g) => liveRow(g, me))}</ul>`);
@@ -212,9 +232,23 @@ export class LobbyScreen {
 
 /** A bot account's mark beside its name (the server's bots are named "LEVEL bot" already). */
 const botMark = (seat) => seat?.account === "bot" && !seat.bot && html` <small class="bot-mark" title="a bot">bot</small>`;
-const seatName = (seat) => (seat ? html`${seat.name}${botMark(seat)}` : "?");
 
-function openRow(g, me) {
+/** A seat's name (a link to the profile of an account), its rating in the game's speed beside
+ * it ("1612?" while provisional). */
+export function seatName(seat) {
+  if (!seat) return "?";
+  const rating = seatRating(seat);
+  const name = hasProfile(seat) ? html`<a class="player-link" href="${profileHref(seat.name)}" data-testid="profile-link">${seat.name}</a>` : html`${seat.name}`;
+  return html`${name}${rating && html` <small class="rating" data-testid="seat-rating">${rating}</small>`}${botMark(seat)}`;
+}
+
+/** "rated blitz" or "casual", and the rating range, of a GameSummary. */
+function gameKind(g) {
+  const range = rangeText(g.rating_min ?? null, g.rating_max ?? null);
+  return html`${g.rated ? html`<small class="rated-tag" data-testid="rated-tag">rated ${speedOf(g.time) ?? ""}</small>` : html`<small>casual</small>`}${range && html` <small class="range" data-testid="range">${range}</small>`}`;
+}
+
+function openRow(g, me, ratings = []) {
   const creator = g.white ?? g.black;
   const own = me && creator?.player === me.player;
   const color = g.creator_color === "random" ? "random colour" : `plays ${g.creator_color}`;
@@ -222,12 +256,14 @@ function openRow(g, me) {
   const whom = forBots && (g.challenge
     ? html` <small class="for-bot" data-testid="for-bot">challenges ${g.challenge.name}</small>`
     : html` <small class="for-bot" data-testid="for-bot">for a bot</small>`);
+  const barred = !own && !forBots ? whyNotJoin(g, me, ratings) : null;
   const actions = own
     ? html`<a class="button" href="#/game/${g.id}">Open</a><button type="button" data-action="cancel" data-game="${g.id}">Cancel</button>`
     : forBots ? html`<span class="muted" data-testid="bots-only" title="${`Only ${g.challenge ? `the bot ${g.challenge.name}` : "a bot account"} may join this game`}">bots only</span>`
-      : html`<button type="button" class="primary" data-action="join" data-game="${g.id}" data-testid="join">Join</button>`;
-  return html`<li data-game="${g.id}"><span class="players">${seatName(creator)} <small>${color}</small>${whom}</span>
-    <span class="meta">${g.game_type} · ${describeTime(g.time)}</span>
+      : barred ? html`<span class="muted cannot-join" data-testid="cannot-join" title="${`You cannot join: ${barred}`}">${barred}</span>`
+        : html`<button type="button" class="primary" data-action="join" data-game="${g.id}" data-testid="join">Join</button>`;
+  return html`<li data-game="${g.id}" ${barred && html`data-barred="true"`}><span class="players">${seatName(creator)} <small>${color}</small>${whom}</span>
+    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${gameKind(g)}</span>
     <span class="row-actions">${actions}</span></li>`;
 }
 
@@ -248,7 +284,7 @@ function liveRow(g, me) {
   const mine = me && (g.white?.player === me.player || g.black?.player === me.player);
   return html`<li data-game="${g.id}"><span class="players"><i class="dot white"></i>${seatName(g.white)}
     <i class="dot black"></i>${seatName(g.black)}</span>
-    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${g.moves} moves${g.spectators > 0 && ` · ${g.spectators} watching`}</span>
+    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${g.rated ? html`<small class="rated-tag">rated</small> · ` : ""}${g.moves} moves${g.spectators > 0 && ` · ${g.spectators} watching`}</span>
     <span class="row-actions"><a class="button${mine ? " primary" : ""}" href="#/game/${g.id}" data-testid="watch">${mine ? "Resume" : "Watch"}</a></span></li>`;
 }
 

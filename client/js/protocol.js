@@ -30,6 +30,13 @@ export const ErrorCode = Object.freeze({
   RATE_LIMITED: "rate_limited",
   UNAVAILABLE: "unavailable",
   INTERNAL: "internal",
+  BAD_NAME: "bad_name",
+  NAME_TAKEN: "name_taken",
+  BAD_PASSWORD: "bad_password",
+  BAD_LOGIN: "bad_login",
+  ACCOUNT_REQUIRED: "account_required",
+  OUT_OF_RANGE: "out_of_range",
+  UNKNOWN_PLAYER: "unknown_player",
 });
 
 /** Tags of the messages a client sends (CLIENT_MESSAGES). */
@@ -52,6 +59,11 @@ export const ClientType = Object.freeze({
   MUTE: "mute",
   SPECTATOR_CHAT: "spectator_chat",
   LOGOUT: "logout",
+  SIGNUP: "signup",
+  LOGIN: "login",
+  CHANGE_PASSWORD: "change_password",
+  PROFILE: "profile",
+  LEADERBOARD: "leaderboard",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -63,6 +75,9 @@ export const ServerType = Object.freeze({
   LOBBY_CHANGE: "lobby_change",
   UPDATE: "update",
   PRESENCE: "presence",
+  ACCOUNT: "account",
+  PROFILE: "profile",
+  LEADERBOARD: "leaderboard",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -82,6 +97,13 @@ export const MAX_NICKNAME = 24;
 export const Opponent = Object.freeze({ ANYONE: "anyone", BOT: "bot", BOTS: "bots" });
 /** The kinds of time control (TimeControl.kind, BotInfo.times). */
 export const TIME_KINDS = Object.freeze(["none", "clock", "days"]);
+/** The rating pools (Speed), fastest first (server/ratings.py's SPEEDS). */
+export const SPEEDS = Object.freeze(["bullet", "blitz", "rapid", "classical", "correspondence"]);
+/** Archived games in a page of a profile (PROFILE_PAGE). */
+export const PROFILE_PAGE = 20;
+/** A password's length (server/accounts.py's MIN_PASSWORD, MAX_PASSWORD). */
+export const MIN_PASSWORD = 8;
+export const MAX_PASSWORD = 128;
 /** The MoveString of a pass. */
 export const PASS = "pass";
 
@@ -103,11 +125,14 @@ export const Ping = (t) => ({ type: ClientType.PING, t });
 /** WatchLobby: receive the lobby lists now and on every change (subscribe false: stop). */
 export const WatchLobby = (subscribe = true) => ({ type: ClientType.LOBBY, subscribe });
 /** CreateGame: `opponent` is an Opponent; `level` goes with "bot", `challenge` (a bot
- * account's name) with "bots". */
+ * account's name) with "bots"; `rated` (only between accounts, with a clock or days) and, for
+ * an open game, the joiner's rating range `rating_min`/`rating_max` (null: no bound). */
 export const CreateGame = ({
   game_type = "Base+MLP", time = TimeControl(), color = "random", opponent = Opponent.ANYONE,
-  level = null, challenge = null,
-} = {}) => ({ type: ClientType.CREATE, game_type, time, color, opponent, level, challenge });
+  level = null, challenge = null, rated = false, rating_min = null, rating_max = null,
+} = {}) => ({
+  type: ClientType.CREATE, game_type, time, color, opponent, level, challenge, rated, rating_min, rating_max,
+});
 /** BotReady: a bot account says what it plays (the web client never sends it: people are
  * guests). */
 export const BotReady = ({ game_types, times = [...TIME_KINDS], max_games = 1 }) =>
@@ -130,6 +155,16 @@ export const Mute = (game, player, mute = true) => ({ type: ClientType.MUTE, gam
 export const SpectatorChat = (game, open) => ({ type: ClientType.SPECTATOR_CHAT, game, open });
 /** Logout: end this session, or with `everywhere` every session of this player. */
 export const Logout = (everywhere = false) => ({ type: ClientType.LOGOUT, everywhere });
+/** SignUp: this guest becomes the account `name` (keeping its games); answered `account`. */
+export const SignUp = (name, password) => ({ type: ClientType.SIGNUP, name, password });
+/** LogIn: instead of hello, on a connection of its own; answered `welcome` (a new token). */
+export const LogIn = (name, password) => ({ type: ClientType.LOGIN, name, password });
+/** ChangePassword: every other session of the account ends; answered `account`. */
+export const ChangePassword = (old, next) => ({ type: ClientType.CHANGE_PASSWORD, old, new: next });
+/** GetProfile: the profile of the account `name`, its `page` of games (0: the newest). */
+export const GetProfile = (name, page = 0) => ({ type: ClientType.PROFILE, name, page });
+/** GetLeaderboard: the leaderboard of `speed` (one of SPEEDS). */
+export const GetLeaderboard = (speed) => ({ type: ClientType.LEADERBOARD, speed });
 
 // -- encoding -----------------------------------------------------------------------------------
 

@@ -5,23 +5,37 @@
 import { ErrorCode, MAX_NICKNAME, Opponent, PASS } from "./protocol.js";
 import { LOW_TIME, clockReading } from "./clock.js";
 import { moveWords, stacksOf } from "./notation.js";
+import { accountErrorText } from "./players.js";
 
 /** The state of a fresh page at `route` ({page: "lobby"} | {page: "game", id} |
- * {page: "review", id, ply}). */
+ * {page: "review", id, ply} | {page: "profile", name} | {page: "leaderboard", speed}). */
 export function initial(route, nickname = "", { notation = "uhp" } = {}) {
   return {
     route,
     nickname,
     notation, // how move lists are written: "uhp" (MoveStrings) or "icons"
     connection: { status: "connecting", lag: null, attempt: 0, reason: null },
-    me: null, // {player, nickname}
+    me: null, // {player, nickname, account, bot}
+    auth: { panel: null, error: null, busy: false }, // the header's account forms: "signup" | "login" | "password"
+    myRatings: [], // my SpeedRatings (from my own profile: the lobby marks the games out of my range)
     myGames: [], // ids of my games in progress (welcome)
     server: null, // what the server allows and plays (welcome): {limits, gameTypes, levels}
     lobby: { open: [], live: [], bots: [], openTotal: 0, liveTotal: 0, received: false }, // bots: BotInfo
     game: route.page === "game" ? gameView(route.id) : null,
     review: route.page === "review" ? reviewView(route.id, route.ply) : null,
+    profile: route.page === "profile" ? profileView(route.name) : null,
+    leaderboard: route.page === "leaderboard" ? leaderboardView(route.speed) : null,
     notice: null, // {text, kind: "info" | "error"}
   };
+}
+
+/** A profile on show: the account `name`, the `page` of games asked for, the Profile. */
+function profileView(name, page = 0) {
+  return { name, page, data: null, error: null };
+}
+
+function leaderboardView(speed) {
+  return { speed, data: null, error: null };
 }
 
 function gameView(id) {
@@ -54,9 +68,16 @@ export function navigated(state, route) {
     review: route.page === "review"
       ? (sameReview ? { ...state.review, ply: route.ply ?? state.review.ply } : reviewView(route.id, route.ply))
       : null,
+    profile: route.page === "profile"
+      ? (sameName(state.profile?.name, route.name) ? state.profile : profileView(route.name)) : null,
+    leaderboard: route.page === "leaderboard"
+      ? (state.leaderboard?.speed === route.speed ? state.leaderboard : leaderboardView(route.speed)) : null,
     notice: sameGame || sameReview ? state.notice : null,
   };
 }
+
+/** Account names are the same ignoring case. */
+export const sameName = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
 export const nicknameChosen = (state, nickname) => ({ ...state, nickname });
 
@@ -77,8 +98,10 @@ export const lagMeasured = (state, lag) => ({ ...state, connection: { ...state.c
 export function welcomed(state, welcome, now = null) {
   return {
     ...state,
-    me: { player: welcome.player, nickname: welcome.nickname },
+    me: { player: welcome.player, nickname: welcome.nickname, account: Boolean(welcome.account), bot: Boolean(welcome.bot) },
     nickname: welcome.nickname,
+    myRatings: sameName(state.me?.nickname, welcome.nickname) && welcome.account ? state.myRatings : [],
+    auth: { ...state.auth, busy: false }, // an answer lost with a connection: the form may go again
     myGames: welcome.games,
     server: {
       limits: welcome.limits,
@@ -137,6 +160,52 @@ export function lobbyChanged(state, change) {
       received: true,
     },
   };
+}
+
+// -- accounts, profiles, leaderboards ---------------------------------------------------------
+
+/** Open one of the header's account forms ("signup", "login", "password"), or close them
+ * (null). */
+export const authOpened = (state, panel) => ({ ...state, auth: { panel, error: null, busy: false } });
+
+/** A form of the panel sent: its answer is awaited. */
+export const authSent = (state) => ({ ...state, auth: { ...state.auth, error: null, busy: true } });
+
+/** A refusal of signup, login or change_password (an Error): said in the panel, in words. */
+export const authFailed = (state, error) => ({ ...state, auth: { ...state.auth, error: accountErrorText(error), busy: false } });
+
+/** An `account` message (the answer to signup or change_password): this player is the
+ * account `name`; the panel closes and a notice says what happened. */
+export function accountMade(state, account) {
+  const asked = state.auth.panel;
+  const text = asked === "password" ? "Password changed: your other sessions have ended."
+    : `You are ${account.name} now: your games stay yours, and you may play rated games.`;
+  return {
+    ...state,
+    me: { ...state.me, player: account.player, nickname: account.name, account: true },
+    nickname: account.name,
+    auth: { panel: null, error: null, busy: false },
+    notice: { text, kind: "info" },
+  };
+}
+
+/** The profile `page` asked for (the pager). */
+export const profilePaged = (state, page) => (state.profile ? { ...state, profile: { ...state.profile, page, error: null } } : state);
+
+/** A `profile` message: the profile on show when it is that player's (and page), and my own
+ * ratings when it is mine. */
+export function profileReceived(state, profile) {
+  let next = state;
+  if (state.me?.account && sameName(state.me.nickname, profile.name)) next = { ...next, myRatings: profile.ratings };
+  if (state.profile && sameName(state.profile.name, profile.name) && state.profile.page === profile.page) {
+    next = { ...next, profile: { ...state.profile, data: profile, error: null } };
+  }
+  return next;
+}
+
+export function leaderboardReceived(state, board) {
+  if (!state.leaderboard || state.leaderboard.speed !== board.speed) return state;
+  return { ...state, leaderboard: { ...state.leaderboard, data: board, error: null } };
 }
 
 export const noticed = (state, text, kind = "info") => ({ ...state, notice: text ? { text, kind } : null });
@@ -237,6 +306,13 @@ export function lastMoveOf(gs, old) {
 
 /** A refusal from the server. */
 export function errorReceived(state, error) {
+  if (error.request === "signup" || error.request === "change_password") return authFailed(state, error);
+  if (error.request === "profile" && state.profile) {
+    return { ...state, profile: { ...state.profile, error: error.message } };
+  }
+  if (error.request === "leaderboard" && state.leaderboard) {
+    return { ...state, leaderboard: { ...state.leaderboard, error: error.message } };
+  }
   const view = state.game;
   if (view && error.game === view.id && error.request === "play") {
     const probe = view.probe;

@@ -173,7 +173,7 @@ describe("initial and navigated", () => {
     const state = deepFreeze(S.nicknameChosen(S.initial({ page: "lobby" }, "ada"), "ada2"));
     assert.equal(state.nickname, "ada2");
     const welcomed = S.welcomed(state, deepFreeze(welcome(ADA, "Ada2", { games: [GAME] })));
-    assert.deepEqual(welcomed.me, { player: ADA, nickname: "Ada2" });
+    assert.deepEqual(welcomed.me, { player: ADA, nickname: "Ada2", account: false, bot: false });
     assert.equal(welcomed.nickname, "Ada2"); // as the server spells it
     assert.deepEqual(welcomed.myGames, [GAME]);
   });

@@ -11,9 +11,9 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from tests.client.support import ARTIFACTS, CHROMIUM
-from tests.server.conftest import redis_server, srv, start_server
+from tests.server.conftest import postgres_server, redis_server, srv, start_server
 
-__all__ = ["browser", "redis_server", "srv", "start_server"]
+__all__ = ["browser", "postgres_server", "redis_server", "srv", "start_server"]
 
 
 @pytest.fixture

@@ -85,11 +85,12 @@ class Person:
         link: Link | None = None,
         online: bool = True,
         fake_clock: bool = False,
+        token: str | None = None,
     ) -> Person:
         """A new person called ``nickname`` at ``base + path``, once the client is online;
         with ``link``, the page's websocket goes through it; with ``fake_clock``, the page's
         timers run on Playwright's clock (time flows, and ``page.clock.run_for`` runs it
-        ahead)."""
+        ahead); with ``token``, the page resumes that session (an account's, say)."""
         if phone:
             context = await browser.new_context(
                 viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
@@ -104,6 +105,11 @@ class Person:
             "if (!localStorage.getItem('hive.nickname')) "
             f"localStorage.setItem('hive.nickname', {json.dumps(nickname)});"
         )
+        if token is not None:
+            await context.add_init_script(
+                "if (!localStorage.getItem('hive.token')) "
+                f"localStorage.setItem('hive.token', {json.dumps(token)});"
+            )
         person = cls(context, await context.new_page(), base)
         await person.page.goto(base + path)
         if online:

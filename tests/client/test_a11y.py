@@ -1,5 +1,6 @@
 """Accessibility in both themes (issue 22): axe-core (npm, ``client/node_modules/axe-core``,
-a devDependency) run on the lobby, a game, its review, the rules and the visualizer, light and
+a devDependency) run on the lobby, a game, its review, the rules, a profile (issue 20), the
+leaderboard and the visualizer, light and
 dark, finds no serious or critical violation of WCAG 2 A and AA, colour contrast included. The
 themes follow the system setting (``prefers-color-scheme``, emulated here) until the switch in
 the top bar chooses one, which the browser remembers."""
@@ -16,6 +17,7 @@ from playwright.async_api import Browser, Page, expect
 from server.protocol import JoinGame
 from tests.client.support import DESKTOP, Person
 from tests.client.test_player import play_out
+from tests.client.test_profile import seed
 from tests.server.conftest import Running
 from tests.server.support import decisive_game
 
@@ -78,6 +80,7 @@ async def test_every_page_passes_axe_in_both_themes(
     srv: Running, browser: Browser, scheme: str, artifacts: Path
 ) -> None:
     game_id = await play_out(srv, decisive_game("Base"))
+    await seed(srv)  # Ann's profile: ratings, a chart, games; the blitz leaderboard
     found: dict[str, Any] = {}
     figures: dict[str, Any] = {}
     # a game in progress, seen by its player (Ada made it; Bob joins from Python)
@@ -96,12 +99,23 @@ async def test_every_page_passes_axe_in_both_themes(
             ("review", f"/#/review/{game_id}", "[data-testid=review][data-ply]"),
             ("review-icons", f"/#/review/{game_id}", "[data-testid=review] .mv-icons >> nth=0"),
             ("rules", "/#/rules", "[data-testid=rules]"),
+            ("profile", "/#/@/Ann", "[data-testid=rating-chart] canvas"),
+            ("leaderboard", "/#/leaderboard/blitz", "[data-testid=leader] >> nth=0"),
             ("visualizer", "/visualizer", "[data-testid=tree]"),
         ]:
             page = await open_page(
                 browser, srv.http_url, path, scheme, icons=name.endswith("icons")
             )
             await expect(page.locator(ready)).to_have_count(1)
+            if name == "lobby":  # with the header's account menu and signup form open
+                await expect(page.get_by_test_id("connection")).to_have_attribute(
+                    "data-status", "online"
+                )
+                await page.get_by_test_id("account-menu").click()
+                await page.get_by_test_id("signup-open").click()
+                await page.get_by_test_id("auth-submit").click()  # empty: the browser says so
+                await expect(page.get_by_test_id("auth-form")).to_be_visible()
+                await page.get_by_test_id("account-menu").click()
             theme = await page.evaluate("getComputedStyle(document.documentElement).colorScheme")
             assert theme == scheme, name
             figures[name] = await page.evaluate(CONTRAST)

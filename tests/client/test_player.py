@@ -168,7 +168,8 @@ async def test_the_lobby_shows_players_no_developer_text(srv: Running, browser: 
 
 
 async def test_the_top_bar_fits_a_phone(srv: Running, browser: Browser, artifacts: Path) -> None:
-    """The sound and theme switches beside the connection badge, on a 390 px screen."""
+    """The sound and theme switches beside the connection badge and the account's menu, on a
+    390 px screen."""
     eve = await Person.open(browser, srv.http_url, "eve", phone=True)
     fits = await eve.page.evaluate(
         """() => {
@@ -179,6 +180,12 @@ async def test_the_top_bar_fits_a_phone(srv: Running, browser: Browser, artifact
     )
     await eve.screenshot(artifacts / "issue22-phone-lobby.png")
     assert fits
+    # the account's actions are in its menu there (issue 20)
+    await expect(eve.page.get_by_test_id("signup-open")).to_be_hidden()
+    await eve.page.get_by_test_id("account-menu").click()
+    await eve.page.get_by_test_id("menu-signup").click()
+    await expect(eve.page.get_by_test_id("auth-form")).to_be_visible()
+    await eve.screenshot(artifacts / "issue20-phone-signup.png")
     await eve.close()
 
 

@@ -1,7 +1,7 @@
 """Hostile data in the browser: every field of a search trace, a chat line and a link's
 ``?src=`` are shown as text and never run; the site's Content-Security-Policy stops script
-put in a page all the same; no module but dom.js writes markup; and logging out ends the
-session in every tab."""
+put in a page all the same; a profile's names of markup are text; no module but dom.js writes
+markup; and logging out ends the session in every tab."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from server.protocol import Chat
+from server.clock import now_ms
+from server.protocol import Account, Chat, Seat, SignUp
 from tests.client.support import Person
 from tests.client.test_visualizer import write_trace
 from tests.server.conftest import Running
 from tests.server.support import start_game, updated
+from tests.server.test_profiles import archive, finished
 
 pytestmark = pytest.mark.browser
 
@@ -177,6 +179,33 @@ async def test_a_chat_line_of_markup_is_shown_as_text(srv: Running, browser: Bro
         await ada.close()
 
 
+async def test_a_profile_shows_names_of_markup_as_text(srv: Running, browser: Browser) -> None:
+    """A profile's games name their opponents (a guest's nickname, a bot's level) as the
+    archive has them: text, in the list and in the record against the bots (issue 20)."""
+    async with srv.connect("ann") as ann:
+        await ann.send(SignUp("Ann", "correct horse battery"))
+        await ann.expect(Account)
+    a = Seat(ann.player, "Ann", account="account")
+    guest = Seat("g" * 16, PAYLOAD)
+    level = Seat("bot:x", PAYLOAD, PAYLOAD, account="bot")
+    t0 = now_ms() - 60_000
+    await archive(
+        srv,
+        finished("c0000001", a, guest, "WhiteWins", "resign", t0),
+        finished("c0000002", level, a, "WhiteWins", "queen", t0 + 1),
+    )
+    gus = await Person.open(browser, srv.http_url, "gus", "/#/@/Ann", online=False)
+    await gus.page.add_init_script(WATCH_SCRIPT)
+    await gus.page.reload()
+    games = gus.page.get_by_test_id("profile-games")
+    await expect(games.locator("li")).to_have_count(2)
+    await expect(games).to_contain_text('"><img src=x onerror=')
+    await expect(gus.page.get_by_test_id("levels")).to_contain_text("<image href=x")
+    await assert_inert(gus.page)
+    assert gus.errors == []
+    await gus.close()
+
+
 def test_no_module_but_dom_js_writes_markup() -> None:
     """Markup goes through dom.js's ``html`` and ``render``, which escape every value."""
     writes = re.compile(r"\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write")
@@ -192,6 +221,7 @@ async def test_logging_out_ends_the_session_in_every_tab(srv: Running, browser: 
     await expect(other_tab.get_by_test_id("connection")).to_have_attribute("data-status", "online")
     token = await ada.page.evaluate("localStorage.getItem('hive.token')")
     assert token
+    await ada.page.get_by_test_id("account-menu").click()  # the header's menu
     await ada.page.get_by_test_id("logout").click()
     for page in (ada.page, other_tab):
         await expect(page.get_by_test_id("connection")).to_have_attribute(

@@ -21,6 +21,9 @@ CLIENT = Path(__file__).resolve().parents[2] / "client"
 VERSION = json.loads((CLIENT / "node_modules/@msgpack/msgpack/package.json").read_text())["version"]
 MSGPACK = f"/vendor/msgpack@{VERSION}/"
 """Where the installed msgpack's ES module build is served (its version in the name)."""
+UPLOT_VERSION = json.loads((CLIENT / "node_modules/uplot/package.json").read_text())["version"]
+UPLOT = f"/vendor/uplot@{UPLOT_VERSION}/"
+"""Where the installed uPlot's build is served (the profile's rating chart)."""
 
 
 @pytest.mark.parametrize(
@@ -33,6 +36,8 @@ MSGPACK = f"/vendor/msgpack@{VERSION}/"
         ("/favicon.svg", "image/svg+xml; charset=utf-8", b"<svg"),
         (f"{MSGPACK}index.mjs", "text/javascript; charset=utf-8", b"export"),
         (f"{MSGPACK}utils/utf8.mjs", "text/javascript; charset=utf-8", b"export"),
+        (f"{UPLOT}uPlot.esm.js", "text/javascript; charset=utf-8", b"export"),
+        (f"{UPLOT}uPlot.min.css", "text/css; charset=utf-8", b".uplot"),
     ],
 )
 async def test_client_files_are_served_with_their_types(
@@ -52,6 +57,9 @@ async def test_client_files_are_served_with_their_types(
         "/vendor/msgpack/index.mjs",
         "/vendor/msgpack@0.0.1/index.mjs",
         "/vendor/msgpack@/index.mjs",
+        "/vendor/uplot@0.0.1/uPlot.esm.js",
+        f"{UPLOT}../package.json",
+        "/node_modules/uplot/package.json",
         "/../pyproject.toml",
         "/js/../../pyproject.toml",
         "/no-such-file.js",
@@ -111,6 +119,8 @@ async def test_the_vendored_package_is_named_by_its_version_and_kept_for_good(
         r'from "(/vendor/msgpack@[^/]+/)index.mjs"', (CLIENT / "js/protocol.js").read_text()
     )
     assert imported is not None and imported[1] == MSGPACK  # the version npm installed
+    charted = re.search(r'UPLOT = "(/vendor/uplot@[^/]+/)"', (CLIENT / "js/chart.js").read_text())
+    assert charted is not None and charted[1] == UPLOT
     status, headers, _ = await raw_http(srv, request(f"{MSGPACK}index.mjs"))
     assert status == 200
     assert headers["cache-control"] == VENDOR_CACHE == "public, max-age=31536000, immutable"

@@ -1,0 +1,107 @@
+// A player's profile (#/@/NAME): their rating in each speed (with "?" while provisional), the
+// history of their ratings as a chart (js/chart.js: uPlot), wins, draws and losses, their record
+// against each of the server's bot levels, their games newest first, a page at a time (result,
+// opponent and rating, game type, time control, date, a link to review), and a download of all
+// their games as UHP GameStrings. Renders from the state (`state.profile`).
+
+import { RatingChart } from "./chart.js";
+import { describeTime } from "./clock.js";
+import { html, render } from "./dom.js";
+import { noticeMarkup } from "./game.js";
+import { PROFILE_PAGE, SPEEDS } from "./protocol.js";
+import { gameOutcome, gamesHref, profileHref, ratingText, speedName, speedOf } from "./players.js";
+
+export class ProfileScreen {
+  constructor(root) {
+    this.root = root;
+    render(root, html`<div class="profile" data-testid="profile">
+      <div class="notice" data-slot="notice" data-testid="notice" aria-live="polite"></div>
+      <section class="card profile-head" data-slot="head"></section>
+      <div class="profile-grid">
+        <section class="card"><h2>Ratings</h2><div data-slot="ratings" data-testid="ratings"></div></section>
+        <section class="card chart-card"><h2>Rating history</h2>
+          <div class="chart" data-slot="chart" data-testid="rating-chart" role="img" aria-label="Rating history chart"></div>
+          <p class="muted small" data-slot="chart-note"></p></section>
+        <section class="card"><h2>Results</h2><div data-slot="record" data-testid="record"></div></section>
+        <section class="card"><h2>Against the bots</h2><div data-slot="levels" data-testid="levels"></div></section>
+      </div>
+      <section class="card"><h2>Games <span class="count" data-slot="total"></span></h2>
+        <div data-slot="games" data-testid="profile-games"></div>
+        <div class="pager" data-slot="pager"></div></section>
+    </div>`);
+    this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
+    this.chart = new RatingChart(this.slots.chart);
+  }
+
+  render(state) {
+    const view = state.profile;
+    render(this.slots.notice, noticeMarkup(state.notice));
+    this.slots.notice.dataset.kind = state.notice?.kind ?? "";
+    const p = view.data;
+    if (view.error && !p) {
+      render(this.slots.head, html`<h1>${view.name}</h1><p class="error" data-testid="profile-error">${view.error}</p>`);
+      return;
+    }
+    if (!p) {
+      render(this.slots.head, html`<h1>${view.name}</h1><p class="muted">Loading…</p>`);
+      return;
+    }
+    render(this.slots.head, html`<div class="profile-title"><h1 data-testid="profile-name">${p.name}</h1>
+      ${p.bot && html`<span class="tag" title="a bot account">bot</span>`}</div>
+      <p class="muted">Joined ${new Date(p.created).toLocaleDateString()} · ${p.total_games} game${p.total_games === 1 ? "" : "s"}
+      · <a href="${gamesHref(p.name)}" download data-testid="download">download all games</a> (UHP GameStrings)</p>`);
+
+    const bySpeed = new Map(p.ratings.map((r) => [r.speed, r]));
+    render(this.slots.ratings, p.ratings.length === 0 ? html`<p class="muted">No rated game yet.</p>`
+      : html`<table class="figures"><thead><tr><th scope="col">Speed</th><th scope="col">Rating</th><th scope="col">Deviation</th><th scope="col">Games</th></tr></thead>
+        <tbody>${SPEEDS.filter((s) => bySpeed.has(s)).map((s) => {
+          const r = bySpeed.get(s);
+          return html`<tr data-speed="${s}"><th scope="row"><a href="#/leaderboard/${s}">${speedName(s)}</a></th>
+            <td data-testid="rating-${s}" ${r.provisional && html`title="provisional: too few games yet"`}>${ratingText(r.rating, r.provisional)}</td>
+            <td>±${r.rd}</td><td>${r.games}</td></tr>`;
+        })}</tbody></table>`);
+
+    this.chart.draw(p.history);
+    render(this.slots["chart-note"], html`${p.history.length === 0 ? "No rated game yet: the chart shows once one is played."
+      : `${p.history.length} rated game${p.history.length === 1 ? "" : "s"}.`}`);
+
+    render(this.slots.record, html`<dl class="record">
+      <div><dt>Wins</dt><dd data-testid="wins">${p.wins}</dd></div>
+      <div><dt>Draws</dt><dd data-testid="draws">${p.draws}</dd></div>
+      <div><dt>Losses</dt><dd data-testid="losses">${p.losses}</dd></div></dl>`);
+
+    render(this.slots.levels, p.levels.length === 0 ? html`<p class="muted">No game against the server's bots.</p>`
+      : html`<table class="figures"><thead><tr><th scope="col">Bot</th><th scope="col">Won</th><th scope="col">Drawn</th><th scope="col">Lost</th></tr></thead>
+        <tbody>${p.levels.map((l) => html`<tr data-level="${l.level}"><th scope="row">${l.level}</th>
+          <td>${l.wins}</td><td>${l.draws}</td><td>${l.losses}</td></tr>`)}</tbody></table>`);
+
+    render(this.slots.total, html`${String(p.total_games)}`);
+    render(this.slots.games, p.games.length === 0 ? html`<p class="muted">No finished game yet.</p>`
+      : html`<ul class="games profile-games">${p.games.map(gameRow)}</ul>`);
+    const pages = Math.max(1, Math.ceil(p.total_games / PROFILE_PAGE));
+    render(this.slots.pager, pages <= 1 ? html`` : html`
+      <button type="button" data-action="profilePage" data-page="${p.page - 1}" data-testid="newer" ${p.page <= 0 && "disabled"}>Newer</button>
+      <span data-testid="page">Page ${p.page + 1} of ${pages}</span>
+      <button type="button" data-action="profilePage" data-page="${p.page + 1}" data-testid="older" ${p.page + 1 >= pages && "disabled"}>Older</button>`);
+  }
+
+  destroy() {
+    this.chart.destroy();
+  }
+}
+
+/** A game of the profile (ArchivedGame), from the profile's player's side. */
+function gameRow(g) {
+  const { result, change } = gameOutcome(g);
+  const opponent = g.opponent_level
+    ? html`${g.opponent}`
+    : html`<a href="${profileHref(g.opponent)}">${g.opponent}</a>`;
+  const rating = g.opponent_rating !== null && g.opponent_rating !== undefined && html` <small>(${g.opponent_rating})</small>`;
+  const kind = g.rated ? `rated ${speedOf(g.time) ?? ""}`.trim() : "casual";
+  return html`<li data-game="${g.id}" data-outcome="${g.outcome}">
+    <span class="players"><span class="outcome ${g.outcome}">${result}</span>
+      ${change && html`<small class="change" data-testid="change">${change}</small>`}
+      <small>as ${g.color} vs</small> ${opponent}${rating}</span>
+    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${kind} · ${g.plies} moves · ${new Date(g.ended).toLocaleDateString()}</span>
+    <span class="row-actions"><a class="button" href="#/review/${g.id}" data-testid="review-game">Review</a></span></li>`;
+}
