@@ -66,10 +66,11 @@ async def wait_until(page: Page, condition: str, arg: Any = None, timeout: float
 class Person:
     """One browser context (its own local storage, so its own player) with one page."""
 
-    def __init__(self, context: BrowserContext, page: Page, base: str) -> None:
+    def __init__(self, context: BrowserContext, page: Page, base: str, name: str = "") -> None:
         self.context = context
         self.page = page
         self.base = base
+        self.name = name
         self.errors: list[str] = []
         page.on("pageerror", lambda error: self.errors.append(str(error)))
 
@@ -110,7 +111,7 @@ class Person:
                 "if (!localStorage.getItem('hive.token')) "
                 f"localStorage.setItem('hive.token', {json.dumps(token)});"
             )
-        person = cls(context, await context.new_page(), base)
+        person = cls(context, await context.new_page(), base, nickname)
         await person.page.goto(base + path)
         if online:
             await person.online()
@@ -212,7 +213,35 @@ class Person:
                 # the piece is not picked up: picked up again, once.
                 if not await piece.evaluate("e => e.classList.contains('selected')"):
                     await piece.click()
+                try:
+                    await expect(destination).to_be_visible(timeout=10_000)
+                except AssertionError as error:
+                    raise AssertionError(f"{text} not shown: {await self.seen()}") from error
             await destination.click()
+
+    async def seen(self) -> dict[str, Any]:
+        """What the page shows of the game (for a test's failure message): version, status,
+        notice, the piece picked up, the destinations shown, the moves, the pieces that may
+        move; and a screenshot in ``.artifacts/failed-<player>.png``."""
+        found: dict[str, Any] = await self.page.evaluate(
+            """() => ({
+              version: document.querySelector("[data-testid=game]")?.dataset.version,
+              status: document.querySelector("[data-testid=status]")?.textContent,
+              notice: document.querySelector("[data-testid=notice]")?.textContent,
+              selected: [...document.querySelectorAll(".selected")].map(
+                e => e.outerHTML.slice(0, 120)),
+              targets: [...document.querySelectorAll("[data-target]")].map(
+                e => `${e.dataset.target}@${e.dataset.q},${e.dataset.r}`),
+              movable: [...document.querySelectorAll(".piece[role=button], [data-hand]")].map(
+                e => e.dataset.piece ?? e.dataset.hand),
+              moves: [...document.querySelectorAll("[data-testid=moves] .mv")].map(
+                e => e.textContent.trim()),
+            })"""
+        )
+        folder = Path(".artifacts")
+        folder.mkdir(exist_ok=True)
+        await self.page.screenshot(path=str(folder / f"failed-{self.name or 'person'}.png"))
+        return found
 
     async def hold(self, target: Locator, ms: float = HOLD_MS) -> None:
         """Touch the middle of ``target`` and lift the finger ``ms`` later (a slow tap; the
