@@ -2,7 +2,7 @@
 
     python -m bench.load [--games 1000] [--spectators 1000] [--rate 500] [--seconds 20]
                          [--runs 3] [--sweep] [--bots 20] [--procs 1] [--profile FILE]
-                         [--servers 1] [--kill]
+                         [--servers 1] [--kill] [--server-arg ARG]
 
 Each run starts a Redis (``server.embedded.RedisProcess``, no persistence) and ``--servers``
 server processes on it (``python -m server``; one by default), connects two players per game
@@ -172,8 +172,10 @@ class ServerProcess:
         bot_workers: int,
         module: str = "server",
         name: str = "server",
+        extra: tuple[str, ...] = (),
     ) -> None:
         self.folder = folder
+        self.extra = extra
         self.redis_url = redis_url
         self.module = module
         self.name = name
@@ -216,6 +218,7 @@ class ServerProcess:
             # X-Forwarded-For): the bench is their proxy.
             "--trusted-proxies",
             "127.0.0.1",
+            *self.extra,
         ]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -273,7 +276,15 @@ class Servers:
     """A Redis of their own (on a free TCP port, no persistence) and ``count`` server
     processes on it (``server`` alone, or ``server 1``, ``server 2``...)."""
 
-    def __init__(self, folder: Path, count: int, *, bot_workers: int, module: str) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        count: int,
+        *,
+        bot_workers: int,
+        module: str,
+        extra: tuple[str, ...] = (),
+    ) -> None:
         self.redis = RedisProcess(folder / "redis", port=free_port(), persist=False)
         self.all = [
             ServerProcess(
@@ -282,6 +293,7 @@ class Servers:
                 bot_workers=bot_workers,
                 module=module,
                 name="server" if count == 1 else f"server {n + 1}",
+                extra=extra,
             )
             for n in range(count)
         ]
@@ -725,7 +737,13 @@ def server_session(
     game started; the servers' RSS on the way (``idle``, ``connected``, ``live``: all the
     processes together). Everything is stopped on exit."""
     with tempfile.TemporaryDirectory(prefix="hive-load-") as folder:
-        cluster = Servers(Path(folder), servers, bot_workers=1, module=args.server_module)
+        cluster = Servers(
+            Path(folder),
+            servers,
+            bot_workers=1,
+            module=args.server_module,
+            extra=tuple(args.server_arg),
+        )
         try:
             cluster.start()
             watched = {server.name: [server.pid] for server in cluster.all}
@@ -1323,6 +1341,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the module run as the server, e.g. an instrumented wrapper (default %(default)s)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more argument for each server process (again for more: "
+        "--server-arg=--archive-interval --server-arg=3600)",
+    )
     args = parser.parse_args(argv)
     if args.games < 0 or args.spectators < 0 or args.rate <= 0 or args.runs < 1:
         parser.error("games and spectators must be >= 0, rate > 0, runs >= 1")
