@@ -40,6 +40,7 @@ from server.db import tables
 from server.db.database import Database
 from server.embedded import RedisProcess
 from server.protocol import (
+    AccountKind,
     CreateGame,
     JoinGame,
     Play,
@@ -53,7 +54,8 @@ from server.record import Record
 from server.store import Store
 from tests.server.conftest import free_port
 from tests.server.postgres import PostgresProcess
-from tests.server.support import ServerProcess
+from tests.server.support import RESULTS, ServerProcess
+from tests.server.support import finished as finished_record
 
 
 def finished(n: int, rng: random.Random, *, rated: bool = False) -> Record:
@@ -65,23 +67,19 @@ def finished(n: int, rng: random.Random, *, rated: bool = False) -> Record:
         move = rng.choice(game.legal_moves())
         moves.append(game.move_string(move))
         game.push(move)
-    now = int(time.time() * 1000)
-    return Record(
-        id=f"b{n:07d}",
-        game_type="Base+MLP",
+    kind: AccountKind = "account" if rated else "guest"
+    return finished_record(
+        f"b{n:07d}",
+        Seat(f"p{n % 50}", f"white{n % 50}", account=kind),
+        Seat(f"q{n % 50}", f"black{n % 50}", account=kind),
+        rng.choice(RESULTS),
+        "resign",
+        int(time.time() * 1000),
         time=TimeControl("clock", 300, 5),
-        status="over",
-        created=now - 600_000,
-        creator=f"p{n % 50}",
-        creator_color="white",
-        seed=n,
-        white=Seat(f"p{n % 50}", f"white{n % 50}", account="account" if rated else "guest"),
-        black=Seat(f"q{n % 50}", f"black{n % 50}", account="account" if rated else "guest"),
         moves=moves,
-        result=rng.choice(["WhiteWins", "BlackWins", "Draw"]),
-        reason="resign",
-        ended=now,
+        game_type="Base+MLP",
         rated=rated,
+        seed=n,
     )
 
 

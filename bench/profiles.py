@@ -68,11 +68,10 @@ from server.protocol import (
     TimeControl,
 )
 from server.ratings import LEADERBOARD_WEEKS
-from server.record import Record
 from server.store import Store
 from tests.server.conftest import free_port
 from tests.server.postgres import PostgresProcess
-from tests.server.support import ServerProcess
+from tests.server.support import RESULTS, ServerProcess, finished
 
 STAR = "57a5000000000000"
 DAY_MS = 24 * 3600 * 1000
@@ -161,21 +160,17 @@ async def fill(url: str, games: int, players: int, rng: random.Random) -> Filled
                 other = Seat(player_id(m), f"player{m:05d}", account="account")
             white, black = (star, other) if n % 2 else (other, star)
             ended = start + n * 600_000
-            record = Record(
-                id=f"s{n:07d}",
-                game_type="Base+MLP",
+            record = finished(
+                f"s{n:07d}",
+                white,
+                black,
+                rng.choice(RESULTS),
+                "queen",
+                ended,
                 time=TimeControl("clock", 180, 2),
-                status="over",
-                created=ended - 500_000,
-                creator=white.player,
-                creator_color="white",
-                seed=n,
-                white=white,
-                black=black,
                 moves=lists[n % len(lists)],
-                result=rng.choice(["WhiteWins", "BlackWins", "Draw"]),
-                reason="queen",
-                ended=ended,
+                game_type="Base+MLP",
+                seed=n,
             )
             assert await archive.write(record, now=ended + 1000)
             if other.bot is None:

@@ -34,6 +34,8 @@ from server.protocol import (
     Message,
     Play,
     Resign,
+    Result,
+    Seat,
     TimeControl,
     Update,
     Watch,
@@ -42,10 +44,54 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from server.record import Record
 from server.store import channels, database, decode_published
 
 if TYPE_CHECKING:
     from tests.server.conftest import Running
+
+
+RESULTS: tuple[Result, ...] = ("WhiteWins", "BlackWins", "Draw")
+"""Every result of a game."""
+
+
+def finished(
+    game: str,
+    white: Seat,
+    black: Seat,
+    result: Result | None,
+    reason: str,
+    ended: int,
+    *,
+    time: TimeControl,
+    moves: list[str] | tuple[str, ...],
+    game_type: str = "Base",
+    rated: bool = False,
+    seed: int = 1,
+    version: int = 1,
+) -> Record:
+    """A finished game between ``white`` and ``black`` as the archive is given it (created
+    a minute before it ``ended``, by White; at ``version``), for the tests and benches of
+    the archive."""
+    return Record(
+        id=game,
+        game_type=game_type,
+        time=time,
+        status="over",
+        created=ended - 60_000,
+        creator=white.player,
+        creator_color="white",
+        seed=seed,
+        white=white,
+        black=black,
+        moves=list(moves),
+        version=version,
+        moved=version,
+        result=result,
+        reason=reason,
+        ended=ended,
+        rated=rated,
+    )
 
 
 @functools.cache

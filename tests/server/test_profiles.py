@@ -41,6 +41,7 @@ from server.protocol import (
     Profile,
     RatingPoint,
     Resign,
+    Result,
     Seat,
     SignUp,
     SpeedRating,
@@ -52,6 +53,7 @@ from server.record import Record
 from server.session import LOOKUP_BURST
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
+from tests.server.support import finished as finished_record
 from tests.server.support import play, start_game, updated
 
 PASSWORD: Final = "correct horse battery"
@@ -67,30 +69,16 @@ def finished(
     game: str,
     white: Seat,
     black: Seat,
-    result: str | None,
+    result: Result | None,
     reason: str,
     ended: int,
     *,
     time: TimeControl = CLOCK,
     moves: tuple[str, ...] = MOVES,
 ) -> Record:
-    """A finished game as the archive is given it."""
-    return Record(
-        id=game,
-        game_type="Base",
-        time=time,
-        status="over",
-        created=ended - 60_000,
-        creator=white.player,
-        creator_color="white",
-        seed=1,
-        white=white,
-        black=black,
-        moves=list(moves),
-        result=result,  # type: ignore[arg-type]
-        reason=reason,
-        ended=ended,
-    )
+    """A finished Base game as the archive is given it (a blitz clock, three moves unless
+    told otherwise)."""
+    return finished_record(game, white, black, result, reason, ended, time=time, moves=moves)
 
 
 async def archive(srv: Running, *records: Record) -> None:

@@ -37,7 +37,7 @@ from server.protocol import (
 from server.record import Record
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
-from tests.server.support import create_bot, lobby_until, play, updated, watch
+from tests.server.support import create_bot, finished, lobby_until, play, updated, watch
 from tests.server.test_archive import eventually, game_keys, rows
 
 PASSWORD = "correct horse battery"
@@ -555,23 +555,16 @@ def _first_round(srv: Running) -> Any:
 
 def _finished(white: Client, black: Client, game_id: str = "0feedbee") -> Record:
     """A rated rapid game between two accounts that White won on resignation."""
-    now = 1_795_446_241_400
-    return Record(
-        id=game_id,
-        game_type="Base",
+    return finished(
+        game_id,
+        Seat(white.player, "white", account="account", rating=1500, provisional=True),
+        Seat(black.player, "black", account="account", rating=1500, provisional=True),
+        "WhiteWins",
+        "resign",
+        1_795_446_241_400,
         time=RAPID,
-        status="over",
-        created=now - 60_000,
-        creator=white.player,
-        creator_color="white",
-        seed=0,
-        white=Seat(white.player, "white", account="account", rating=1500, provisional=True),
-        black=Seat(black.player, "black", account="account", rating=1500, provisional=True),
         moves=["wS1", "bS1 wS1-"],
-        version=5,
-        moved=5,
-        result="WhiteWins",
-        reason="resign",
-        ended=now,
         rated=True,
+        seed=0,
+        version=5,
     )
