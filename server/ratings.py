@@ -146,25 +146,22 @@ async def rate(
     white, black = (held[player] for player in players)
     after = game(white, black, result)
     figures: dict[str, float] = {}
-    rows = []
+    updates, history = [], []
     for color, player, before, now in zip(
         ("white", "black"), players, (white, black), after, strict=True
     ):
-        rows.append({"p": player, "pool": pool, "at": ended, **now._asdict()})
+        updates.append({"p": player, "pool": pool, "at": ended, **now._asdict()})
+        history.append(
+            {"player": player, "game": game_id, "speed": pool, "at": ended}
+            | {"rating": now.rating, "rd": now.rd}
+        )
         figures |= {
             f"{color}_rating": before.rating,
             f"{color}_rd": before.rd,
             f"{color}_change": now.rating - before.rating,
         }
-    await connection.execute(_UPDATE, rows)
-    await connection.execute(
-        tables.rating_history.insert(),
-        [
-            {"player": row["p"], "game": game_id, "speed": pool, "at": ended}
-            | {"rating": row["rating"], "rd": row["rd"]}
-            for row in rows
-        ],
-    )
+    await connection.execute(_UPDATE, updates)
+    await connection.execute(tables.rating_history.insert(), history)
     await connection.execute(
         update(tables.games).where(tables.games.c.id == game_id).values(rated=True, **figures)
     )
