@@ -18,9 +18,8 @@ from typing import Final
 
 from hive import Game, GameState
 from hive.board import EMPTY, HAND
-from hive.hexes import NEIGHBORS
+from hive.hexes import NEIGHBORS, SLIDES
 from hive.pieces import (
-    BUG_AT,
     BUG_OF,
     COLOR_OF,
     FIRST_OF,
@@ -38,40 +37,31 @@ MATE_BOUND: Final = WIN - 100_000
 """Scores at or beyond ``±MATE_BOUND`` are wins or losses, never positional."""
 
 WEIGHTS: Final[dict[str, int]] = {
-    # Empty hexes around each Queen: own liberties are safety, the enemy's are its escape.
-    "queen_liberties": 24,
-    # Escalating danger as a Queen's ring fills (table below, by occupied neighbours).
-    "queen_danger": 1,
-    # Pieces that can move: on the board, on top, not pinned, Queen placed (by bug value).
+    # The pieces next to each Queen, by whose they are and whether they can leave (each one
+    # fills a liberty): one's own pieces next to the enemy Queen press it hardest...
+    "queen_attackers": 36,
+    # ...one's own pieces that cannot move away crowd one's own Queen...
+    "queen_blockers": -30,
+    # ...and those that can crowd it less.
+    "queen_neighbours": -15,
+    # Pieces that can move (by bug value, doubled on top of the hive): on the ground and not
+    # pinned, not a crawler with no room to slide, not pressing the enemy Queen (a piece there
+    # is worth its pressure, not its mobility).
     "mobility": 2,
-    # Own pieces on the ground that cannot lift without splitting the hive.
-    "pinned": -3,
-    # Own pieces under a stack.
-    "covered": -6,
-    # Own pieces (any height) next to the enemy Queen.
-    "queen_attackers": 6,
-    # Own Beetles or Mosquitoes on top of the enemy Queen (it cannot move).
-    "queen_beetles": 40,
-    # Pieces still in hand (flexible reserves).
-    "in_hand": 3,
-    # A Pillbug (or Mosquito) next to its own Queen can throw attackers away.
-    "queen_guard": 12,
-    # Having the move.
-    "tempo": 8,
+    # Pieces still in hand, by bug value.
+    "in_hand": 1,
+    # A Pillbug (or a Mosquito beside one) next to its own Queen, with an empty hex beside it
+    # that leaves the Queen room to run, can throw her out of a closing ring...
+    "pillbug_defense": 120,
+    # ...or a Pillbug in hand that could be placed next to her.
+    "pillbug_reserve": 60,
 }
 
-# How much each bug adds to mobility when it is free to move (a Mosquito takes the best of its
-# neighbours', a Beetle's on top of the hive).
-BUG_VALUE: Final = (6, 3, 5, 4, 8, 0, 5, 4)
-
-# queen_danger per occupied neighbour count (6 is a loss, handled as terminal).
-DANGER: Final = (0, 0, 4, 14, 34, 80, 0)
+# What each bug adds to mobility and in hand (a Mosquito on the ground takes the best of its
+# neighbours' but the Queen's, on top of the hive a Beetle's).
+BUG_VALUE: Final = (12, 2, 6, 2, 7, 8, 6, 5)
 
 _IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
-_VALUE_AT: Final = (*(BUG_VALUE[b] for b in BUG_OF), 0)
-_BEETLE: Final = int(Bug.BEETLE)
-_MOSQUITO: Final = int(Bug.MOSQUITO)
-_PILLBUG: Final = int(Bug.PILLBUG)
 
 
 def terminal_score(game: Game) -> int:
@@ -91,9 +81,7 @@ def terms(game: Game) -> dict[str, int]:
     if game.state not in _IN_PROGRESS:
         return {}
     sign = 1 if game.ply & 1 == 0 else -1
-    result = {name: sign * v for name, v in zip(_COUNTED, _white_terms(game), strict=True)}
-    result["tempo"] = _TEMPO
-    return result
+    return {name: sign * v for name, v in zip(WEIGHTS, _white_terms(game), strict=True)}
 
 
 def evaluate(game: Game) -> int:
@@ -103,87 +91,87 @@ def evaluate(game: Game) -> int:
     score = 0
     for term in _white_terms(game):
         score += term
-    return (score if game.ply & 1 == 0 else -score) + _TEMPO
+    return score if game.ply & 1 == 0 else -score
 
 
-def _signed(value: int) -> tuple[int, ...]:
-    """``value`` per piece, positive for White's pieces and negative for Black's."""
-    return tuple(value if p < PIECES_PER_COLOR else -value for p in range(NUM_PIECES))
+def _signed(values: tuple[int, ...]) -> tuple[int, ...]:
+    """``values[piece]``, positive for White's pieces and negative for Black's."""
+    return tuple(v if p < PIECES_PER_COLOR else -v for p, v in enumerate(values))
 
 
-# Each term's weight per piece, signed by colour (Final: the compiled build reads them directly).
-_HAND_W: Final = _signed(WEIGHTS["in_hand"])
-_ATTACK_W: Final = _signed(WEIGHTS["queen_attackers"])
-_COVERED_W: Final = _signed(WEIGHTS["covered"])
-_PINNED_W: Final = _signed(WEIGHTS["pinned"])
-_MOBILE_W: Final = tuple(
-    (WEIGHTS["mobility"] * BUG_VALUE[BUG_OF[p]]) * (1 if p < PIECES_PER_COLOR else -1)
-    for p in range(NUM_PIECES)
-)
-_IS_MOSQUITO: Final = tuple(BUG_OF[p] == Bug.MOSQUITO for p in range(NUM_PIECES))
-# On top of the hive a Mosquito moves as a Beetle.
-_MOBILE_UP_W: Final = tuple(
-    _MOBILE_W[FIRST_OF[COLOR_OF[p]][_BEETLE]] if _IS_MOSQUITO[p] else _MOBILE_W[p]
-    for p in range(NUM_PIECES)
-)
-
-
-# By free hexes around a Queen (the others are occupied).
-_LIBERTIES_W: Final = tuple(WEIGHTS["queen_liberties"] * free for free in range(7))
-_DANGER_W: Final = tuple(-WEIGHTS["queen_danger"] * DANGER[6 - free] for free in range(7))
-_TEMPO: Final = WEIGHTS["tempo"]
-_COUNTED: Final = tuple(name for name in WEIGHTS if name != "tempo")
-
-
-_BEETLES_W: Final = WEIGHTS["queen_beetles"]
-_GUARD_W: Final = WEIGHTS["queen_guard"]
+_BEETLE: Final = int(Bug.BEETLE)
+_MOSQUITO: Final = int(Bug.MOSQUITO)
+_PILLBUG: Final = int(Bug.PILLBUG)
+_CRAWLER: Final = tuple(b in (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG) for b in Bug)
+"""The bugs that move by sliding only: one with no room to slide cannot move at all."""
+# Per piece (Final: the compiled build reads them directly).
+_SIGN: Final = _signed(tuple(1 for _ in range(NUM_PIECES)))
+_HAND_W: Final = _signed(tuple(WEIGHTS["in_hand"] * BUG_VALUE[b] for b in BUG_OF))
+_MIMIC: Final = (*(0 if b == Bug.QUEEN else BUG_VALUE[b] for b in BUG_OF), 0)
+"""By top piece (EMPTY last): what a Mosquito beside it moves like (a Queen's walk is no gain)."""
+_ATTACKERS_W: Final = WEIGHTS["queen_attackers"]
+_BLOCKERS_W: Final = WEIGHTS["queen_blockers"]
+_NEIGHBOURS_W: Final = WEIGHTS["queen_neighbours"]
 _MOBILITY_W: Final = WEIGHTS["mobility"]
+_DEFENSE_W: Final = WEIGHTS["pillbug_defense"]
+_RESERVE_W: Final = WEIGHTS["pillbug_reserve"]
+
+
+def _can_slide(top: list[int], h: int) -> bool:
+    """Whether a ground piece at ``h`` has an empty neighbour it can slide to (no gate)."""
+    for b, s1, s2 in SLIDES[h]:
+        if top[b] == EMPTY and (top[s1] == EMPTY) != (top[s2] == EMPTY):
+            return True
+    return False
+
+
+def _escape(top: list[int], h: int, queen: int) -> int:
+    """The most room a Queen at ``queen`` would have if a Pillbug at ``h`` threw her onto one
+    of its empty neighbours: that hex's empty neighbours (her own hex included)."""
+    best = 0
+    for lib in NEIGHBORS[h]:
+        if top[lib] != EMPTY:
+            continue
+        room = 0
+        for n in NEIGHBORS[lib]:
+            if n == queen or top[n] == EMPTY:
+                room += 1
+        if room > best:
+            best = room
+    return best
+
+
+def _reserve(game: Game, color: int) -> bool:
+    """Whether ``color`` has a Pillbug in hand and an empty hex next to its uncovered Queen
+    where it could place it (no enemy piece beside it)."""
+    board = game.board
+    queen = board.hex_of[QUEENS[color]]
+    pillbug = FIRST_OF[color][_PILLBUG]
+    if queen == HAND or board.height[queen] != 1 or board.hex_of[pillbug] != HAND:
+        return False
+    top = board.top
+    for lib in NEIGHBORS[queen]:
+        if top[lib] != EMPTY:
+            continue
+        placeable = True
+        for n in NEIGHBORS[lib]:
+            if OWNER[top[n]] == 1 - color:
+                placeable = False
+                break
+        if placeable:
+            return True
+    return False
 
 
 def _white_terms(game: Game) -> tuple[int, ...]:
-    """Every term but tempo (``_COUNTED``), weighted, from White's point of view: the Queens'
-    rings (their liberties, danger, attackers, Beetles on top and guards), then one pass over
-    the pieces, each weight looked up in the tables above."""
+    """Every term (``WEIGHTS``), weighted, from White's point of view: one pass over the
+    pieces, each one's mobility and its place next to either Queen, then the Pillbugs in hand."""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
-    liberties = danger = mobility = pinned = covered = attackers = beetles = in_hand = guard = 0
-    placed0 = placed1 = False
+    attackers = blockers = neighbours = mobility = in_hand = 0
+    queens = (hex_of[QUEENS[0]], hex_of[QUEENS[1]])
     pillbugs = game.game_type.pillbug
-    for color in (0, 1):
-        queen = QUEENS[color]
-        h = hex_of[queen]
-        if h == HAND:
-            continue
-        sign = 1 if color == 0 else -1
-        if color == 0:
-            placed0 = True
-        else:
-            placed1 = True
-        free = 0
-        guarded = False
-        for n in NEIGHBORS[h]:
-            t = top[n]
-            if t == EMPTY:
-                free += 1
-                continue
-            if OWNER[t] != color:  # the enemy's pieces next to this Queen, at any height
-                attackers += _ATTACK_W[t]
-            elif pillbugs and height[n] == 1 and BUG_AT[t] in (_PILLBUG, _MOSQUITO):
-                guarded = True
-            if height[n] > 1:
-                for p in board.under[n]:
-                    if COLOR_OF[p] != color:
-                        attackers += _ATTACK_W[p]
-        liberties += sign * _LIBERTIES_W[free]
-        danger += sign * _DANGER_W[free]
-        if guarded:
-            guard += sign * _GUARD_W
-        if top[h] != queen:  # enemy Beetles or Mosquitoes on it count for the enemy
-            enemies = 1 if COLOR_OF[top[h]] != color else 0
-            for p in board.under[h][1:]:
-                if COLOR_OF[p] != color:
-                    enemies += 1
-            beetles -= sign * _BEETLES_W * enemies
+    defended = [False, False]
     # The pieces alone on an articulation point (the board keeps those by shape), one bit
     # each: a small integer, where a set of hexes would make an object of each hex looked up.
     pinned_pieces = 0
@@ -195,24 +183,60 @@ def _white_terms(game: Game) -> tuple[int, ...]:
         if h == HAND:
             in_hand += _HAND_W[p]
             continue
-        if top[h] != p:
-            covered += _COVERED_W[p]
+        if top[h] != p:  # covered: the stack counts as its top piece
             continue
-        white = p < PIECES_PER_COLOR
-        if height[h] == 1:
-            if pinned_pieces >> p & 1:
-                pinned += _PINNED_W[p]
-                continue
-            if not (placed0 if white else placed1):
-                continue
-            if _IS_MOSQUITO[p]:
+        bug = BUG_OF[p]
+        up = height[h] > 1
+        value = BUG_VALUE[bug]
+        crawler = _CRAWLER[bug]
+        powers = bug == _PILLBUG
+        if bug == _MOSQUITO:
+            if up:
+                value = BUG_VALUE[_BEETLE]
+            else:  # it moves as its neighbours do: a crawler if they all are
                 value = 0
+                crawler = True
                 for n in NEIGHBORS[h]:
-                    if _VALUE_AT[top[n]] > value:
-                        value = _VALUE_AT[top[n]]
-                mobility += _MOBILITY_W * value if white else -_MOBILITY_W * value
+                    t = top[n]
+                    if t == EMPTY:
+                        continue
+                    if _MIMIC[t] > value:
+                        value = _MIMIC[t]
+                    b = BUG_OF[t]
+                    if b == _PILLBUG:
+                        powers = True
+                    if not _CRAWLER[b]:
+                        crawler = False
+        if up:
+            value *= 2
+            stuck = False
+        else:
+            stuck = bool(pinned_pieces >> p & 1) or (crawler and not _can_slide(top, h))
+        color = COLOR_OF[p]
+        sign = _SIGN[p]
+        own = queens[color]
+        if own != HAND and h in NEIGHBORS[own]:
+            if stuck:
+                blockers += sign
             else:
-                mobility += _MOBILE_W[p]
-        elif placed0 if white else placed1:
-            mobility += _MOBILE_UP_W[p]
-    return liberties, danger, mobility, pinned, covered, attackers, beetles, in_hand, guard
+                neighbours += sign
+            if powers and pillbugs and height[own] == 1 and _escape(top, h, own) > 2:
+                defended[color] = True
+        enemy = queens[1 - color]
+        if enemy != HAND and h in NEIGHBORS[enemy]:
+            attackers += sign
+        elif not stuck:
+            mobility += sign * value
+    defense = reserve = 0
+    if pillbugs:
+        defense = int(defended[0]) - int(defended[1])
+        reserve = int(_reserve(game, 0)) - int(_reserve(game, 1))
+    return (
+        attackers * _ATTACKERS_W,
+        blockers * _BLOCKERS_W,
+        neighbours * _NEIGHBOURS_W,
+        mobility * _MOBILITY_W,
+        in_hand,
+        defense * _DEFENSE_W,
+        reserve * _RESERVE_W,
+    )

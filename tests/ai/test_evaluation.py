@@ -6,61 +6,76 @@ from __future__ import annotations
 
 import random
 
-from ai.evaluation import BUG_VALUE, DANGER, WEIGHTS, evaluate, terms
+from ai.evaluation import BUG_VALUE, WEIGHTS, evaluate, terms
 from hive import Game
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
-from hive.pieces import BUG_OF, COLOR_OF, NUM_PIECES, QUEENS, Bug
+from hive.movegen import _slides
+from hive.pieces import BUG_OF, COLOR_OF, NUM_PIECES, QUEENS, Bug, Piece
 
 GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+MLP")
+CRAWLERS = (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG)
 
 
 def plain_terms(game: Game) -> dict[str, int]:
     """Each term counted per side, piece by piece, then weighted: the reference."""
     board = game.board
+    top = board.top
     pinned = board.articulation_points()
     count = {name: [0, 0] for name in WEIGHTS}
-    count["tempo"][game.ply & 1] = 1
-    rings: dict[int, tuple[int, ...]] = {}
-    for color in (0, 1):
-        h = board.hex_of[QUEENS[color]]
-        if h == HAND:
-            continue
-        rings[color] = NEIGHBORS[h]
-        free = sum(1 for n in NEIGHBORS[h] if board.top[n] == EMPTY)
-        count["queen_liberties"][color] = free
-        count["queen_danger"][color] = -DANGER[6 - free]
-        for piece in board.stack(h):
-            if COLOR_OF[piece] != color:
-                count["queen_beetles"][1 - color] += 1
-        guards = (Bug.PILLBUG, Bug.MOSQUITO) if game.game_type.pillbug else ()
-        for n in NEIGHBORS[h]:
-            top = board.top[n]
-            alone = board.height[n] == 1  # not under a Beetle, not on top of the hive
-            if top != EMPTY and alone and COLOR_OF[top] == color and BUG_OF[top] in guards:
-                count["queen_guard"][color] = 1
+    queens = [board.hex_of[QUEENS[color]] for color in (0, 1)]
+    rings = [set(NEIGHBORS[h]) if h != HAND else set() for h in queens]
     for piece in range(NUM_PIECES):
         if not game.game_type.has_piece(piece):
             continue
-        color, h = COLOR_OF[piece], board.hex_of[piece]
+        color, h, bug = COLOR_OF[piece], board.hex_of[piece], BUG_OF[piece]
         if h == HAND:
-            count["in_hand"][color] += 1
+            count["in_hand"][color] += BUG_VALUE[bug]
             continue
-        if h in rings.get(1 - color, ()):
+        if top[h] != piece:
+            continue  # under a stack
+        on_top = board.height[h] > 1
+        near = [BUG_OF[top[n]] for n in NEIGHBORS[h] if top[n] != EMPTY]
+        value = BUG_VALUE[bug]
+        crawls = bug in CRAWLERS
+        throws = bug == Bug.PILLBUG
+        if bug == Bug.MOSQUITO:
+            if on_top:
+                value = BUG_VALUE[Bug.BEETLE]
+            else:
+                value = max([BUG_VALUE[b] for b in near if b != Bug.QUEEN], default=0)
+                crawls = all(b in CRAWLERS for b in near)
+                throws = Bug.PILLBUG in near
+        if on_top:
+            value *= 2
+        stuck = not on_top and (h in pinned or (crawls and not _slides(top, h)))
+        if h in rings[color]:
+            count["queen_blockers" if stuck else "queen_neighbours"][color] += 1
+            queen = queens[color]
+            if throws and game.game_type.pillbug and board.height[queen] == 1:
+                room = [
+                    sum(1 for m in NEIGHBORS[n] if m == queen or top[m] == EMPTY)
+                    for n in NEIGHBORS[h]
+                    if top[n] == EMPTY
+                ]
+                count["pillbug_defense"][color] = int(max(room, default=0) > 2)
+        if h in rings[1 - color]:
             count["queen_attackers"][color] += 1
-        if board.top[h] != piece:
-            count["covered"][color] += 1
-        elif board.height[h] == 1 and h in pinned:
-            count["pinned"][color] += 1
-        elif color in rings:  # free to move once its Queen is down
-            bug = BUG_OF[piece]
-            if bug == Bug.MOSQUITO:
-                if board.height[h] > 1:
-                    bug = Bug.BEETLE
-                else:
-                    near = [board.top[n] for n in NEIGHBORS[h] if board.top[n] != EMPTY]
-                    bug = max((BUG_OF[p] for p in near), key=BUG_VALUE.__getitem__)
-            count["mobility"][color] += BUG_VALUE[bug]
+        elif not stuck:
+            count["mobility"][color] += value
+    if game.game_type.pillbug:
+        for color in (0, 1):
+            queen = queens[color]
+            pillbug = board.hex_of[Piece.parse("wb"[color] + "P")]
+            if queen == HAND or board.height[queen] != 1 or pillbug != HAND:
+                continue
+            count["pillbug_reserve"][color] = int(
+                any(
+                    top[n] == EMPTY
+                    and all(top[m] == EMPTY or COLOR_OF[top[m]] == color for m in NEIGHBORS[n])
+                    for n in NEIGHBORS[queen]
+                )
+            )
     me = game.ply & 1
     return {name: WEIGHTS[name] * (c[me] - c[1 - me]) for name, c in count.items()}
 

@@ -9,7 +9,7 @@ from itertools import count
 import pytest
 
 from ai.bots import LEVELS, Level
-from ai.evaluation import MATE_BOUND, WEIGHTS, WIN, evaluate, terminal_score, terms
+from ai.evaluation import BUG_VALUE, MATE_BOUND, WEIGHTS, WIN, evaluate, terminal_score, terms
 from ai.search import (
     INFINITY,
     SearchResult,
@@ -20,6 +20,7 @@ from ai.search import (
 from hive import Game, GameState, GameType, Move
 from hive.game import PASS
 from hive.notation import destination
+from hive.pieces import Bug
 from tests.vectors import tsv_rows
 
 PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
@@ -120,19 +121,18 @@ def test_terms_add_up_to_the_evaluation() -> None:
 
 def test_evaluation_is_from_the_side_to_move() -> None:
     game = Game.from_game_string("Base;NotStarted;White[1]")
-    game.play("wS1")  # Black to move, one piece more in hand
-    assert terms(game)["in_hand"] == WEIGHTS["in_hand"]
+    game.play("wS1")  # Black to move, with a Spider more in hand
+    assert terms(game)["in_hand"] == WEIGHTS["in_hand"] * BUG_VALUE[Bug.SPIDER]
     game.play("bS1 wS1-")
     assert terms(game)["in_hand"] == 0
-    # White's Beetle climbs onto the black Queen: good for White whoever is to move.
-    for move in ("wQ -wS1", "bQ bS1-", "wB1 /wS1", "bA1 bQ-", "wB1 wS1", "bA2 bA1-"):
+    # White's Ant runs round to the black Queen: good for White whoever is to move.
+    for move in ("wQ -wS1", "bQ bS1-", "wA1 /wQ", "bA1 bQ-"):
         game.play(move)
-    game.play("wB1 bS1")
-    game.play("bA3 bA2-")
-    game.play("wB1 bQ")
-    assert terms(game)["queen_beetles"] == -WEIGHTS["queen_beetles"]  # Black to move
-    game.play("bG1 bA3-")
-    assert terms(game)["queen_beetles"] == WEIGHTS["queen_beetles"]  # White to move
+    assert terms(game)["queen_attackers"] == 0
+    game.play("wA1 bQ/")
+    assert terms(game)["queen_attackers"] == -WEIGHTS["queen_attackers"]  # Black to move
+    game.play("bA2 bA1-")
+    assert terms(game)["queen_attackers"] == WEIGHTS["queen_attackers"]  # White to move
 
 
 def test_terminal_scores_prefer_quick_wins() -> None:
@@ -420,10 +420,10 @@ def test_finished_game_has_no_moves_and_a_pass_is_searched() -> None:
 
 
 def test_aggressive_tie_break_prefers_fewest_holding_replies() -> None:
-    # From a real game: two of White's moves tie for best, one leaving Black fewer replies.
+    # From a real game: two of Black's moves tie for best, one leaving White fewer replies.
     text = (
-        "Base+MLP;InProgress;White[7];wG1;bL /wG1;wM wG1/;bM /bL;wA1 wM\\;bQ bL\\;wQ \\wM;"
-        "bP /bQ;wP -wM;bA1 -bP;wM bQ\\;bM wA1\\"
+        "Base+MLP;InProgress;Black[8];wB1;bG1 -wB1;wQ wB1\\;bL -bG1;wQ bG1\\;bQ /bL;wB1 bG1;"
+        "bM \\bQ;wA1 wB1/;bA1 \\bL;wA1 bQ\\;bA1 wQ-;wM /wA1;bM /wQ;wM -bQ"
     )
     game = Game.from_game_string(text)
     result = search(game, depth=2, aggressive=True)
