@@ -18,12 +18,11 @@ from typing import Final
 
 from hive import Game, GameState
 from hive.board import EMPTY, HAND
-from hive.hexes import NEIGHBORS, SLIDES
+from hive.hexes import NEIGHBORS
 from hive.pieces import (
     BUG_OF,
     COLOR_OF,
     FIRST_OF,
-    NUM_PIECES,
     OWNER,
     PIECES_PER_COLOR,
     QUEENS,
@@ -105,7 +104,6 @@ _PILLBUG: Final = int(Bug.PILLBUG)
 _CRAWLER: Final = tuple(b in (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG) for b in Bug)
 """The bugs that move by sliding only: one with no room to slide cannot move at all."""
 # Per piece (Final: the compiled build reads them directly).
-_SIGN: Final = _signed(tuple(1 for _ in range(NUM_PIECES)))
 _HAND_W: Final = _signed(tuple(WEIGHTS["in_hand"] * BUG_VALUE[b] for b in BUG_OF))
 _MIMIC: Final = (*(0 if b == Bug.QUEEN else BUG_VALUE[b] for b in BUG_OF), 0)
 """By top piece (EMPTY last): what a Mosquito beside it moves like (a Queen's walk is no gain)."""
@@ -118,11 +116,16 @@ _RESERVE_W: Final = WEIGHTS["pillbug_reserve"]
 
 
 def _can_slide(top: list[int], h: int) -> bool:
-    """Whether a ground piece at ``h`` has an empty neighbour it can slide to (no gate)."""
-    for b, s1, s2 in SLIDES[h]:
-        if top[b] == EMPTY and (top[s1] == EMPTY) != (top[s2] == EMPTY):
-            return True
-    return False
+    """Whether a ground piece at ``h`` has an empty neighbour it can slide to: one with exactly
+    one of its two sides (the neighbours before and after it round ``h``) occupied."""
+    occupied = 0
+    bit = 1
+    for n in NEIGHBORS[h]:
+        if top[n] != EMPTY:
+            occupied |= bit
+        bit <<= 1
+    ring = occupied | occupied << 6  # bit d + 6 repeats bit d, for the wrap round
+    return (~occupied & ((ring >> 1) ^ (ring >> 5)) & 63) != 0
 
 
 def _escape(top: list[int], h: int, queen: int) -> int:
@@ -178,6 +181,20 @@ def _white_terms(game: Game) -> tuple[int, ...]:
     for h in board.articulation_points():
         if height[h] == 1:
             pinned_pieces |= 1 << top[h]
+    # The pieces next to each Queen, one bit each: next to their own, next to the enemy's.
+    home = pressing = 0
+    for color in (0, 1):
+        queen = queens[color]
+        if queen == HAND:
+            continue
+        for n in NEIGHBORS[queen]:
+            t = top[n]
+            if t == EMPTY:
+                continue
+            if OWNER[t] == color:
+                home |= 1 << t
+            else:
+                pressing |= 1 << t
     for p in game.pieces:
         h = hex_of[p]
         if h == HAND:
@@ -212,18 +229,18 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             stuck = False
         else:
             stuck = bool(pinned_pieces >> p & 1) or (crawler and not _can_slide(top, h))
-        color = COLOR_OF[p]
-        sign = _SIGN[p]
-        own = queens[color]
-        if own != HAND and h in NEIGHBORS[own]:
+        sign = 1 if p < PIECES_PER_COLOR else -1
+        if home >> p & 1:
             if stuck:
                 blockers += sign
             else:
                 neighbours += sign
-            if powers and pillbugs and height[own] == 1 and _escape(top, h, own) > 2:
-                defended[color] = True
-        enemy = queens[1 - color]
-        if enemy != HAND and h in NEIGHBORS[enemy]:
+            if powers and pillbugs:
+                color = COLOR_OF[p]
+                own = queens[color]
+                if height[own] == 1 and _escape(top, h, own) > 2:
+                    defended[color] = True
+        if pressing >> p & 1:
             attackers += sign
         elif not stuck:
             mobility += sign * value
