@@ -3,19 +3,9 @@
 // transitions of js/state.js. Run by `node --test client/test/` (tests/client/test_state_unit.py).
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { register } from "node:module";
 import { describe, test } from "node:test";
 
-const PACKAGE = new URL("../node_modules/@msgpack/msgpack/", import.meta.url);
-const { version } = JSON.parse(readFileSync(new URL("package.json", PACKAGE), "utf8"));
-const VENDOR = `/vendor/msgpack@${version}/`;
-const BUILD = new URL("dist.esm/", PACKAGE).href;
-const HOOKS = `export function resolve(specifier, context, next) {
-  const vendored = specifier.startsWith(${JSON.stringify(VENDOR)});
-  return next(vendored ? ${JSON.stringify(BUILD)} + specifier.slice(${VENDOR.length}) : specifier, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(HOOKS)}`);
+import "../testing/vendored.mjs"; // the msgpack the server vendors, from client/node_modules
 
 const S = await import("../js/state.js");
 const Pl = await import("../js/players.js");

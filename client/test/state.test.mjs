@@ -4,23 +4,9 @@
 // server/protocol.py sends them.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { register } from "node:module";
 import { describe, test } from "node:test";
 
-// protocol.js imports msgpack by the path the server serves it at (/vendor/msgpack@VERSION/,
-// the version installed: a protocol.js naming another fails here); here that path is the npm
-// package's ES module build in client/node_modules (`make test` installs it). A hook
-// registered inline, so that the runner finds no helper file to run as a test.
-const PACKAGE = new URL("../node_modules/@msgpack/msgpack/", import.meta.url);
-const { version } = JSON.parse(readFileSync(new URL("package.json", PACKAGE), "utf8"));
-const VENDOR = `/vendor/msgpack@${version}/`;
-const BUILD = new URL("dist.esm/", PACKAGE).href;
-const HOOKS = `export function resolve(specifier, context, next) {
-  const vendored = specifier.startsWith(${JSON.stringify(VENDOR)});
-  return next(vendored ? ${JSON.stringify(BUILD)} + specifier.slice(${VENDOR.length}) : specifier, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(HOOKS)}`);
+import "../testing/vendored.mjs"; // the msgpack the server vendors, from client/node_modules
 
 const S = await import("../js/state.js");
 const { ErrorCode, MAX_NICKNAME, Opponent, PASS } = await import("../js/protocol.js");
