@@ -354,8 +354,9 @@ export function selected(state, piece, from = null) {
     return { ...state, notice: { text, kind: "info" }, game: { ...view, selected: { piece, from }, premove: null } };
   }
   if (view.pending) return noticed(state, "Your move is on its way.");
-  if (owner !== gs.turn) return noticed(state, `${piece} is ${capital(owner)}'s piece: you play ${capital(gs.turn)}.`);
   const moves = legalByPiece(gs).get(piece) ?? [];
+  // the opponent's piece is picked up only for a throw (a Pillbug's, or a Mosquito's beside one)
+  if (owner !== gs.turn && moves.length === 0) return noticed(state, `${piece} is ${capital(owner)}'s piece: you play ${capital(gs.turn)}.`);
   const reason = moves.length === 0 && !gs.must_pass ? whyBarred(gs, piece, from === null) : null;
   const notice = moves.length === 0
     ? { text: gs.must_pass ? "You have no move: pass." : reason ? `${piece} cannot move now: ${reason}.` : `${piece} has no legal move now.`, kind: "info" }

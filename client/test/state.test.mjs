@@ -405,6 +405,13 @@ describe("selected", () => {
     assert.equal(S.selected(spectator, "wQ"), spectator);
   });
 
+  test("the opponent's piece is picked up when it can be thrown (a Pillbug's move)", () => {
+    const throwable = gameState({ legal: [...gameState().legal, legal("bS1 -wS1", "bS1", [1, 0], [-1, 0])] });
+    const after = S.selected(deepFreeze(adaWatching(throwable)), "bS1", { q: 1, r: 0 });
+    assert.deepEqual(after.game.selected, { piece: "bS1", from: { q: 1, r: 0 } });
+    assert.equal(after.notice, null);
+  });
+
   test("deselected drops the selection; without a game nothing changes", () => {
     const picked = deepFreeze(S.selected(adaWatching(), "wQ"));
     assert.equal(S.deselected(picked).game.selected, null);
