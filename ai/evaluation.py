@@ -58,7 +58,7 @@ WEIGHTS: Final[dict[str, int]] = {
 
 # What each bug adds to mobility and in hand (a Mosquito on the ground takes the best of its
 # neighbours' but the Queen's, on top of the hive a Beetle's).
-BUG_VALUE: Final = (12, 2, 6, 2, 7, 8, 6, 5)
+BUG_VALUE: Final[tuple[int, ...]] = (12, 2, 6, 2, 7, 8, 6, 5)
 
 _IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
 
@@ -172,7 +172,7 @@ def _white_terms(game: Game) -> tuple[int, ...]:
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
     attackers = blockers = neighbours = mobility = in_hand = 0
-    queens = (hex_of[QUEENS[0]], hex_of[QUEENS[1]])
+    queens = [hex_of[QUEENS[0]], hex_of[QUEENS[1]]]
     pillbugs = game.game_type.pillbug
     defended = [False, False]
     # The pieces alone on an articulation point (the board keeps those by shape), one bit
@@ -183,7 +183,7 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             pinned_pieces |= 1 << top[h]
     # The pieces next to each Queen, one bit each: next to their own, next to the enemy's.
     home = pressing = 0
-    for color in (0, 1):
+    for color in range(2):
         queen = queens[color]
         if queen == HAND:
             continue

@@ -46,7 +46,7 @@ _CHECK_EVERY: Final = 256
 GROWTH: Final = 4.0
 """An iterative search starts a depth only if the last one's time, times this, still fits."""
 _IN_PROGRESS: Final = GameState.IN_PROGRESS
-_WON: Final = (GameState.WHITE_WINS, GameState.BLACK_WINS)
+_WON: Final[tuple[GameState, ...]] = (GameState.WHITE_WINS, GameState.BLACK_WINS)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Final
 
 from ai.evaluation import MATE_BOUND
 from hive import Game, Move
-from hive.hashing import ZOBRIST_KEY_COUNT, splitmix64
+from hive.hashing import ZOBRIST_KEY_COUNT, zobrist_key
 from hive.pieces import NUM_PIECES
 
 EXACT: Final = 0
@@ -20,7 +20,7 @@ UPPER: Final = 2
 reached the window)."""
 
 
-STUN_KEYS: Final = tuple(splitmix64(ZOBRIST_KEY_COUNT + i) for i in range(NUM_PIECES + 1))
+STUN_KEYS: Final = tuple(zobrist_key(ZOBRIST_KEY_COUNT + i) for i in range(NUM_PIECES + 1))
 """``STUN_KEYS[piece]``: ``piece`` was moved last, so it is stunned (a Pillbug may not throw it,
 it may not move); ``STUN_KEYS[-1]``: no piece is. With Pillbugs in play this is part of the
 position. The keys follow the Zobrist keys' indices, so none is a Zobrist key."""

@@ -3,8 +3,12 @@
 A position's hash is the XOR of one key per piece on the board (its hex, and its level when it
 is not on the ground), the side-to-move key when Black is to move, and the key of the game type,
 so that the same moves in ``Base`` and ``Base+MLP`` hash differently. Keys are
-``splitmix64(i)`` for ``i`` below ``ZOBRIST_KEY_COUNT``; other users of the mixer (a search's
+``zobrist_key(i)`` for ``i`` below ``ZOBRIST_KEY_COUNT``; other users of the mixer (a search's
 own keys, say) take indices from ``ZOBRIST_KEY_COUNT`` on, so their keys are never one of these.
+
+Keys, and so hashes, have 62 bits: the compiled build holds integers below ``2**62`` unboxed
+(a "short" tagged integer), so XORing them never allocates; 64-bit keys made every ``push``
+allocate and every hash compare through a Python object.
 """
 
 from __future__ import annotations
@@ -29,6 +33,15 @@ def splitmix64(n: int) -> int:
     return z ^ z >> 31
 
 
+KEY_BITS: Final = 62
+"""Bits of a Zobrist key and of a hash."""
+
+
+def zobrist_key(n: int) -> int:
+    """The ``n``-th key: ``splitmix64(n)``'s top ``KEY_BITS`` bits."""
+    return splitmix64(n) >> (64 - KEY_BITS)
+
+
 LEVELS: Final = 8
 """Levels with a key of their own: more than a stack can hold (a piece with four Beetles and two
 Mosquitoes on it is seven)."""
@@ -38,19 +51,19 @@ _BLACK_INDEX: Final = _LEVEL_BASE + NUM_PIECES * LEVELS
 _GAME_TYPE_BASE: Final = _BLACK_INDEX + 1
 
 ZOBRIST_KEY_COUNT: Final = _GAME_TYPE_BASE + len(ALL_GAME_TYPES)
-"""The indices ``0 .. ZOBRIST_KEY_COUNT - 1`` of ``splitmix64`` make the keys below."""
+"""The indices ``0 .. ZOBRIST_KEY_COUNT - 1`` of ``zobrist_key`` make the keys below."""
 
-HEX_KEYS: Final = tuple(splitmix64(i) for i in range(_LEVEL_BASE))
+HEX_KEYS: Final = tuple(zobrist_key(i) for i in range(_LEVEL_BASE))
 """``HEX_KEYS[piece * CELLS + h]``: ``piece`` is on hex ``h`` (at any level)."""
 
-LEVEL_KEYS: Final = tuple(splitmix64(_LEVEL_BASE + i) for i in range(NUM_PIECES * LEVELS))
+LEVEL_KEYS: Final = tuple(zobrist_key(_LEVEL_BASE + i) for i in range(NUM_PIECES * LEVELS))
 """``LEVEL_KEYS[piece * LEVELS + level]``: ``piece`` is ``level`` pieces above the ground."""
 
-BLACK_KEY: Final = splitmix64(_BLACK_INDEX)
+BLACK_KEY: Final = zobrist_key(_BLACK_INDEX)
 """Black is to move."""
 
 _GAME_TYPE_KEYS: Final = {
-    game_type: splitmix64(_GAME_TYPE_BASE + i) for i, game_type in enumerate(ALL_GAME_TYPES)
+    game_type: zobrist_key(_GAME_TYPE_BASE + i) for i, game_type in enumerate(ALL_GAME_TYPES)
 }
 
 
@@ -68,10 +81,12 @@ def game_type_key(game_type: GameType) -> int:
 __all__ = [
     "BLACK_KEY",
     "HEX_KEYS",
+    "KEY_BITS",
     "LEVELS",
     "LEVEL_KEYS",
     "ZOBRIST_KEY_COUNT",
     "game_type_key",
     "piece_key",
     "splitmix64",
+    "zobrist_key",
 ]

@@ -38,7 +38,7 @@ class Bug(IntEnum):
         return "QSBGAMLP"[self]
 
 
-BUG_COUNTS: Final = (1, 2, 2, 3, 3, 1, 1, 1)
+BUG_COUNTS: Final[tuple[int, ...]] = (1, 2, 2, 3, 3, 1, 1, 1)
 """How many pieces of each bug a player has."""
 
 PIECES_PER_COLOR: Final = sum(BUG_COUNTS)  # 14
@@ -113,8 +113,10 @@ FIRST_OF: Final = tuple(
 )
 """``FIRST_OF[color][bug]`` is the piece id of that player's first piece of that bug."""
 
-QUEENS: Final = (FIRST_OF[0][Bug.QUEEN], FIRST_OF[1][Bug.QUEEN])
-"""``QUEENS[color]`` is the piece id of that player's Queen."""
+QUEENS: Final[tuple[int, ...]] = (FIRST_OF[0][Bug.QUEEN], FIRST_OF[1][Bug.QUEEN])
+"""``QUEENS[color]`` is the piece id of that player's Queen. (Typed ``tuple[int, ...]``: the
+compiled build keeps a tuple of fixed length unboxed, and boxes it again at each index by a
+variable; the other tables here have a length that only the interpreter knows.)"""
 
 OWNER: Final = (*COLOR_OF, 2)
 """``OWNER[board.top[h]]`` is the colour of the top piece at ``h``, and 2 for an empty hex

@@ -28,11 +28,13 @@ from hive import (
 from hive.hashing import (
     BLACK_KEY,
     HEX_KEYS,
+    KEY_BITS,
     LEVEL_KEYS,
     ZOBRIST_KEY_COUNT,
     game_type_key,
     piece_key,
     splitmix64,
+    zobrist_key,
 )
 from hive.hexes import CELLS, hex_at
 from hive.pieces import (
@@ -340,9 +342,18 @@ def test_zobrist_keys_are_distinct_and_leave_the_later_indices_free() -> None:
         *(game_type_key(game_type) for game_type in ALL_GAME_TYPES),
     ]
     assert len(keys) == ZOBRIST_KEY_COUNT
-    assert sorted(keys) == sorted(splitmix64(i) for i in range(ZOBRIST_KEY_COUNT))
+    assert sorted(keys) == sorted(zobrist_key(i) for i in range(ZOBRIST_KEY_COUNT))
     assert len(set(keys)) == len(keys)
-    assert splitmix64(ZOBRIST_KEY_COUNT) not in set(keys)
+    assert zobrist_key(ZOBRIST_KEY_COUNT) not in set(keys)
+
+
+def test_keys_and_hashes_have_62_bits() -> None:
+    """Below 2**62, the compiled build keeps them unboxed (and XOR cannot leave the range)."""
+    assert all(0 <= key < 1 << KEY_BITS for key in (*HEX_KEYS, *LEVEL_KEYS, BLACK_KEY))
+    assert KEY_BITS == 62
+    assert max(HEX_KEYS) >= 1 << (KEY_BITS - 1)  # the top bit is used
+    game = Game.from_game_string(STACKED_AND_THROWN)
+    assert 0 <= game.hash < 1 << KEY_BITS
 
 
 # -- tables and the Board interface ------------------------------------------------------------
