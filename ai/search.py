@@ -4,7 +4,8 @@ Below the root, a node's children are pre-scored with the static evaluation (pus
 pop), sorted best first, and only the best ``branching`` (K) of them are searched; the rest are
 *cut*. Children are searched with principal-variation windows and fail-soft alpha-beta. At a
 frontier node (one ply left) every child is a leaf whose score is its pre-score, so all are
-scored (until a cutoff) and the limit does not apply.
+scored (until a cutoff) and the limit does not apply; they are tried in a cheap order, led by
+the table's move and the killer (the move that last cut off at that ply).
 
 A forced result is proved, never guessed from the K: when every searched child of a node wins
 for the opponent, its cut children are searched too before the node is scored as lost (a cut
@@ -41,6 +42,8 @@ from hive.hexes import NEIGHBORS
 from hive.pieces import QUEENS
 
 INFINITY: Final = WIN + 1
+_MAX_PLIES: Final = 128
+"""Plies from the root with a killer move kept (deeper ones keep none)."""
 _CHECK_EVERY: Final = 256
 """Nodes between two looks at the clock (a few milliseconds: a deadline holds within them)."""
 GROWTH: Final = 4.0
@@ -124,6 +127,9 @@ class _Searcher:
         self.evals: dict[int, int] = table.evals if table is not None else {}
         self.tracer = trace if trace is not None else NO_TRACER
         self.root_length = len(game.moves)
+        # Per ply from the root, the last move that cut off at a frontier node there: tried
+        # early at its siblings (a "killer": what refutes one reply often refutes the next).
+        self.killers: list[Move | None] = [None] * _MAX_PLIES
         self.nodes = 0
         self.prunes = 0
         self.cut = 0
@@ -273,8 +279,9 @@ class _Searcher:
         return best
 
     def _frontier_order(self, moves: list[Move], best_known: Move | None) -> list[Move]:
-        """Likely refutations first: the table's move, then moves onto the enemy Queen's ring,
-        then moves that free a hex around one's own Queen."""
+        """Likely refutations first: the table's move, then the killer (the move that last cut
+        off at a frontier node of this ply, when it is legal here), then moves onto the enemy
+        Queen's ring, then moves that free a hex around one's own Queen."""
         game = self.game
         board = game.board
         hex_of, marks = board.hex_of, board.marks  # rings marked on the board's scratch list
@@ -305,6 +312,11 @@ class _Searcher:
             else:
                 rest.append(move)
         moves = first + second + rest
+        below = len(game.moves) - self.root_length
+        killer = self.killers[below] if below < _MAX_PLIES else None
+        if killer is not None and killer != best_known and killer in moves:
+            moves.remove(killer)
+            moves.insert(0, killer)
         if best_known is not None and moves[0] != best_known and best_known in moves:
             moves.remove(best_known)
             moves.insert(0, best_known)
@@ -328,6 +340,9 @@ class _Searcher:
                 best_move = move
                 if value >= beta:
                     self.prunes += 1
+                    below = len(game.moves) - self.root_length
+                    if below < _MAX_PLIES:
+                        self.killers[below] = move
                     break
         self.nodes += count
         trace.leaves(moves, count)

@@ -14,9 +14,11 @@ from ai.search import (
     INFINITY,
     SearchResult,
     TranspositionTable,
+    _Searcher,
     iterative_search,
     search,
 )
+from ai.trace import UNTRACED
 from hive import Game, GameState, GameType, Move
 from hive.game import PASS
 from hive.notation import destination
@@ -398,6 +400,24 @@ def test_a_level_floor_lies_within_its_depth() -> None:
 def test_a_deadline_needs_a_clock() -> None:
     with pytest.raises(ValueError, match="clock"):
         search(next(mid_games(1)), depth=2, deadline=1.0)
+
+
+def test_a_frontier_cutoff_move_is_tried_first_at_its_siblings() -> None:
+    """The killer heuristic: the move that cut off at a frontier node comes first at the next
+    frontier node of the same ply, where it is legal too (after the table's move)."""
+    game = next(mid_games(1))
+    searcher = _Searcher(game, branching=None, deadline=None, clock=None, table=None, trace=None)
+    moves = game.legal_moves()
+    ordered = searcher._frontier_order(list(moves), None)
+    killer = ordered[len(ordered) // 2]
+    # a window that any child beats: it cuts off, and is remembered
+    searcher._frontier([killer], -INFINITY, -INFINITY + 1, UNTRACED)
+    assert searcher.prunes == 1
+    again = searcher._frontier_order(list(moves), None)
+    assert again[0] == killer != ordered[0]
+    assert sorted(again) == sorted(moves)
+    table_move = moves[-1]
+    assert searcher._frontier_order(list(moves), table_move)[:2] == [table_move, killer]
 
 
 # -- special positions ---------------------------------------------------------------------------
