@@ -7,7 +7,6 @@ bounded by the games in play, not by every id a client names.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,14 +15,12 @@ from typing import Final
 from hive import Game
 from server.locks import Locks
 from server.protocol import MAX_WATCHING, ErrorCode, Event, ProtocolError
-from server.record import Record
+from server.record import GAME_ID, Record
 from server.session import Session
 from server.store import Store
 
 RECENT_EVENTS: Final = 64
 """Events each cached game keeps in memory to fill a watcher's gap without asking Redis."""
-
-GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
 
 
 def unknown(game_id: str) -> ProtocolError:

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from server import match
-from server.cache import GAME_ID, CachedGame, unknown
+from server.cache import CachedGame, unknown
 from server.clock import now_ms
 from server.protocol import ErrorCode, Event, ProtocolError, RatingChange
-from server.record import Record
+from server.record import GAME_ID, Record
 from server.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:

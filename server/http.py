@@ -50,7 +50,7 @@ from websockets.http11 import Request, Response
 from server import review, schema
 from server.archive import ARCHIVE_ERRORS
 from server.clock import now_ms
-from server.record import Record
+from server.record import GAME_ID, Record
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -96,10 +96,9 @@ SECURITY_HEADERS: Final = (
     ("Cross-Origin-Opener-Policy", "same-origin"),
 )
 _CONTROL: Final = re.compile(r"[\x00-\x20\x7f]")
-_GAME_TXT: Final = re.compile(r"/games/([0-9a-z]{8})\.txt")
-_TRACE: Final = re.compile(r"/games/([0-9a-z]{8})/trace/(\d{1,4})\.json")
+_GAME_TXT: Final = re.compile(rf"/games/({GAME_ID.pattern})\.txt")
+_TRACE: Final = re.compile(rf"/games/({GAME_ID.pattern})/trace/(\d{{1,4}})\.json")
 _PLAYER_GAMES: Final = re.compile(r"/@/([^/]{1,200})/games\.txt")
-_GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
 _FILE_NAME: Final = re.compile(r"[^A-Za-z0-9_-]")
 DOWNLOADS_PER_ADDRESS: Final = 30
 """Downloads of a player's games an address may make in ``DOWNLOAD_WINDOW`` seconds."""
@@ -227,7 +226,7 @@ async def _player_games(hub: Hub, quoted: str, query: str, origin: str) -> Respo
     except ValueError:  # undecodable, or a malformed or long query
         return text(HTTPStatus.BAD_REQUEST, "the only parameter is before=GAME_ID\n")
     before = fields.pop("before", [None])[0]
-    if fields or (before is not None and not _GAME_ID.fullmatch(before)):
+    if fields or (before is not None and not GAME_ID.fullmatch(before)):
         return text(HTTPStatus.BAD_REQUEST, "the only parameter is before=GAME_ID\n")
     profiles = hub.profiles
     window = DOWNLOAD_WINDOW

@@ -3,6 +3,8 @@ changed only by the rules in ``server.match`` and shown to clients through ``ser
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -19,6 +21,16 @@ from server.protocol import (
     Seat,
     TimeControl,
 )
+
+GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
+"""What may be a game's id: eight lowercase letters or digits (``new_game_id`` makes
+hexadecimal ones; one in 43 of those is digits only)."""
+
+
+def new_game_id() -> str:
+    """A new game's id, random (``GAME_ID``)."""
+    return secrets.token_hex(4)
+
 
 _RULE_ENDINGS: Final = frozenset({"queen", "both_queens", "repetition"})
 """Reasons a game ends by the rules (the engine's state says it too)."""

@@ -39,7 +39,7 @@ from typing import Any, Final, Protocol
 
 from hive import Game, HiveError, Layout, Piece
 from server.bots import ignore_interrupts
-from server.record import Record
+from server.record import GAME_ID, Record
 
 JSON: Final = "application/json"
 MAX_EXTRA_MOVES: Final = 64
@@ -232,7 +232,7 @@ async def route(games: Games, positions: Positions, path: str, query: str = "") 
         return asked
     if path.startswith("/games/") and path.endswith("/positions.json"):
         game_id = path[len("/games/") : -len("/positions.json")]
-        if len(game_id) == 8 and game_id.isalnum() and game_id.islower():
+        if GAME_ID.fullmatch(game_id):
             record = await games.get(game_id)
             if record is None:
                 return _error(HTTPStatus.NOT_FOUND, f"no game {game_id}")

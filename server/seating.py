@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import random
-import secrets
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
@@ -31,7 +30,7 @@ from server.protocol import (
     Seat,
     Speed,
 )
-from server.record import Record
+from server.record import Record, new_game_id
 from server.session import Session
 
 DAY: Final = 24 * 3600.0
@@ -80,7 +79,7 @@ class Seating:
                     "try again tomorrow",
                 )
         record = match.create(
-            secrets.token_hex(4),
+            new_game_id(),
             seat,
             game_type=message.game_type,
             time=message.time,
@@ -299,7 +298,7 @@ class Seating:
         hub = self.hub
         player = session.player
         assert player is not None
-        new_id, seed = secrets.token_hex(4), random.getrandbits(31)
+        new_id, seed = new_game_id(), random.getrandbits(31)
         started: list[Record] = []
 
         def decide(cached: CachedGame, now: int) -> tuple[Record, Event]:

@@ -9,6 +9,7 @@ import urllib.parse
 import pytest
 from playwright.async_api import Browser, expect
 
+import server.seating
 from hive import Game
 from server.client import Client
 from server.protocol import Update
@@ -94,6 +95,21 @@ async def test_positions_of_a_stored_game_follow_the_engine(srv: Running) -> Non
             game.push(move)
     status, _, _ = await http_get(f"{srv.http_url}/games/zzzzzzzz/positions.json")
     assert status == 404
+
+
+async def test_a_game_whose_id_is_all_digits_is_found(
+    srv: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One game id in 43 is digits only (eight hexadecimal digits): its review, its
+    GameString and its page are found like any other's (the review once asked for a letter)."""
+    monkeypatch.setattr(server.seating, "new_game_id", lambda: "20261126")
+    game_id, moves = await finished_game(srv)
+    assert game_id == "20261126"
+    status, _, body = await http_get(f"{srv.http_url}/games/{game_id}/positions.json")
+    assert status == 200
+    assert len(json.loads(body)["frames"]) == len(moves) + 1
+    status, _, body = await http_get(f"{srv.http_url}/games/{game_id}.txt")
+    assert status == 200 and body.decode().count(";") >= len(moves)
 
 
 async def test_positions_of_a_game_string_and_moves(srv: Running) -> None:
