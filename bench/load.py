@@ -2,11 +2,12 @@
 
     python -m bench.load [--games 1000] [--spectators 1000] [--rate 500] [--seconds 20]
                          [--runs 3] [--sweep] [--bots 20] [--procs 1] [--profile FILE]
-                         [--servers 1] [--kill] [--server-arg ARG]
+                         [--servers 1] [--together] [--kill] [--server-arg ARG]
 
 Each run starts a Redis (``server.embedded.RedisProcess``, no persistence) and ``--servers``
 server processes on it (``python -m server``; one by default), connects two players per game
-(on different processes when there are two or more) and the spectators
+(on different processes when there are two or more; ``--together``: a game's players and
+spectators all on one, as haproxy's routing by game places them) and the spectators
 (``bench.loadgen``, in ``--procs`` processes of its own), and has the players replay real
 games from ``../shared/hive-vectors`` through the real protocol at ``--rate`` moves per second
 over all games (an open-loop schedule; a move waits only for the update of the move before
@@ -475,6 +476,7 @@ def plans(
             padding=padding,
             at_once=max(1, CONNECT_AT_ONCE // procs),
             reconnect=reconnect,
+            together=args.together and mode == "server",
         )
         for p in range(procs)
     ]
@@ -1297,6 +1299,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=1,
         help="server processes on the one Redis; a game's players are on different ones "
         "(default %(default)s; with --sweep, one process is swept too, for the comparison)",
+    )
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="every connection of a game on one process, as haproxy's routing by game "
+        "places them (by default a game's players are on different processes)",
     )
     parser.add_argument(
         "--kill",

@@ -807,11 +807,16 @@ class Plan:
     http_url: str = ""
     reconnect: bool = False
     """Reconnect lost connections to another process, and keep the moves acknowledged."""
+    together: bool = False
+    """Every connection of a game on one process (as a proxy routing by game places them)."""
 
     def url_for(self, role: Role, slot: int, index: int = 0) -> str:
         """The URL a client connects to: white to its slot's process, black to the next
-        (another one when there are two or more), spectators round-robin over all of them."""
+        (another one when there are two or more), spectators round-robin over all of them;
+        ``together``: all of them to the slot's process."""
         urls = self.urls
+        if self.together:
+            return urls[slot % len(urls)]
         if role == "black":
             return urls[(slot + 1) % len(urls)]
         if role == "spectator":
