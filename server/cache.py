@@ -1,8 +1,9 @@
 """The games cached in one server process, and who follows each.
 
-A game is cached while somebody here follows it, a change of it is decided or delivered here,
-or it is in progress (its clock and its bots run here too); then it is dropped, so memory is
-bounded by the games in play, not by every id a client names.
+A game is cached while somebody here watches it, or a change of it is decided or delivered
+here; then it is dropped, so memory is bounded by the games watched here, not by every id a
+client names. While cached, a game is followed: its changes made elsewhere are heard here
+(``server.listener``), and only then.
 """
 
 from __future__ import annotations
@@ -76,12 +77,24 @@ class GameCache:
         store: Where a game not cached is loaded from.
         keep: Events each cached game keeps.
         touched: Called with a game id whenever the game's watchers change.
+        follow: Called with a game id when the game comes into the cache (its changes are
+            to be heard here).
+        unfollow: Called with a game id when the game leaves the cache.
     """
 
-    def __init__(self, store: Store, keep: int, touched: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        keep: int,
+        touched: Callable[[str], None],
+        follow: Callable[[str], None],
+        unfollow: Callable[[str], None],
+    ) -> None:
         self.store = store
         self.keep = keep
         self.touched = touched
+        self.follow = follow
+        self.unfollow = unfollow
         self.games: dict[str, CachedGame] = {}
         self.watchers: dict[str, dict[Session, None]] = {}
         self.changing = Locks()
@@ -110,6 +123,8 @@ class GameCache:
         later changes of the game."""
         cached = self.games.get(record.id)
         if cached is None or cached.record.version < record.version:
+            if cached is None:
+                self.follow(record.id)
             cached = self.games[record.id] = CachedGame.of(record, self.keep, event)
         return cached
 
@@ -143,11 +158,12 @@ class GameCache:
         self.forget_if_idle(game_id)
 
     def forget_if_idle(self, game_id: str) -> None:
-        """Drop a game once nobody here follows it and it no longer changes by itself (it is
-        over or cancelled)."""
-        cached = self.games.get(game_id)
-        if cached is None or cached.record.status == "live" or game_id in self.watchers:
+        """Drop a game once nobody here watches it (and stop hearing of its changes: a game in
+        progress is loaded again by whatever changes it here, its clock's flag or a bot's
+        move)."""
+        if game_id not in self.games or game_id in self.watchers:
             return
         if self.changing.busy(game_id) or self.sending.busy(game_id):
             return
         del self.games[game_id]
+        self.unfollow(game_id)

@@ -2,9 +2,11 @@
 
 A request's rule (``server.match``) decides the change on the cached game; the change is
 committed to Redis against the version it was decided on (retried on a fresh copy when another
-process changed the game meanwhile), published by Redis with this process's id for it, applied
-to the cached game, and passed on to the watchers here (``Fanout.pass_on``). The other
-processes' listeners (``server.listener``) pass it on to theirs as they hear of it; this
+process changed the game meanwhile), published by Redis on the game's channel with this
+process's id for it (and to every process when the game's line in the lobby changes other than
+its moves, which the lobby hears of at most twice a second), applied to the cached game, and
+passed on to the watchers here (``Fanout.pass_on``). The listeners of the other processes that
+have the game cached (``server.listener``) pass it on to their watchers as they hear of it; this
 process's listener leaves a change to its request while the request waits for the commit.
 A change that ends a rated game wakes this process's archive sweep (its players see their
 rating change at once; a casual game waits for the sweep's next round); the archive's
@@ -18,7 +20,7 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from server import match
+from server import lobby, match
 from server.cache import CachedGame, unknown
 from server.clock import now_ms
 from server.protocol import ErrorCode, Event, ProtocolError, RatingChange
@@ -94,13 +96,17 @@ class Changes:
                     return None
                 record, event = decided
                 was = cached.record
+                relisted = lobby.relisted(was, record)
                 if await self._commit(
                     record,
                     event,
                     expected=was.version,
                     deadline=self.deadline(record),
                     indexed=(was.status, self.deadline(was)),
+                    lobby=relisted,
                 ):
+                    if not relisted and len(record.moves) != len(was.moves):
+                        hub.lobby_feed.moved(record)  # the other processes' lobbies are told
                     cached.apply(record, event)  # unless a later change came meanwhile
                     if record.rated and record.status == "over" and was.status != "over":
                         hub.archive.wake()  # rated now, not at the sweep's next round

@@ -1,9 +1,14 @@
-"""The pub/sub listener: every committed change, from whichever process made it, to the
-cache, the lobby and the watchers here; and the sessions ended elsewhere, closed here.
+"""The pub/sub listener: the committed changes of the games cached here, from whichever
+process made them, to the cache, the lobby and the watchers here; the changes of every game's
+place in the lobby, and the moves of the games in progress (for the lobby); and the sessions
+ended elsewhere, closed here.
 
-Changes arrive in the order Redis committed them. After a lost connection the listener
-subscribes again and brings every watched game up to date from Redis (it may have missed
-changes meanwhile).
+A process hears the changes of a game on the game's channel while it has the game in its cache
+(``follow``, ``unfollow``), so a change is heard only by the processes that follow its game:
+with a game's connections on one process, by that one alone. Changes arrive in the order Redis
+committed them. Once a game's subscription is in place, the game is read again from Redis (a
+change may have come before it); after a lost connection the listener subscribes again and
+brings every game cached here up to date from Redis (it may have missed changes meanwhile).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
 
 from server.clock import now_ms
 from server.codec import unpack, unpack_event
@@ -29,33 +35,105 @@ RESUBSCRIBE_SECONDS = 0.5
 
 
 class Listener:
-    """This process's subscription to the changes of every process."""
+    """This process's subscriptions: the changes of the games it follows, the lobby's, the
+    control channel's."""
 
     def __init__(self, hub: Hub, redis_client: aioredis.Redis) -> None:
         self.hub = hub
         self.redis = redis_client
-        self.resyncs = 0  # times every watched game was brought up to date from Redis
+        self.resyncs = 0  # times every followed game was brought up to date from Redis
+        self.following: set[str] = set()  # the games cached here
+        # What changed in ``following`` since the subscriptions were last brought in line.
+        self._follow: set[str] = set()
+        self._unfollow: set[str] = set()
+        self._changed = asyncio.Event()
+        self._confirming: set[str] = set()  # subscribed to alone, read again once confirmed
+
+    def follow(self, game_id: str) -> None:
+        """Hear the game's changes (it is cached here now)."""
+        self.following.add(game_id)
+        self._unfollow.discard(game_id)
+        self._follow.add(game_id)
+        self._changed.set()
+
+    def unfollow(self, game_id: str) -> None:
+        """Stop hearing the game's changes (it left the cache here)."""
+        self.following.discard(game_id)
+        self._follow.discard(game_id)
+        self._unfollow.add(game_id)
+        self._changed.set()
 
     async def listen(self) -> None:
         """Forever: subscribe, resync, then pass each message on."""
-        store = self.hub.store
-        events, control = store.events_channel, store.control_channel
+        channels = self.hub.store.channels
+        control, lobby = channels.control.encode(), channels.lobby.encode()
+        games = channels.games.encode()
         while True:
             try:
                 async with self.redis.pubsub() as pubsub:
-                    await pubsub.subscribe(events, control)
+                    self._follow.clear()
+                    self._unfollow.clear()
+                    self._confirming.clear()
+                    followed = [channels.game(game_id) for game_id in self.following]
+                    await pubsub.subscribe(channels.events, channels.control, channels.lobby)
+                    for start in range(0, len(followed), 1000):
+                        await pubsub.subscribe(*followed[start : start + 1000])
                     await self.resync()
-                    async for message in pubsub.listen():
-                        if message["type"] != "message":
-                            continue
-                        if message["channel"] == control.encode():
-                            _, player, hashed = msgpack.unpackb(message["data"])
-                            self.hub.signin.signed_out(player, hashed)
-                        else:
-                            await self.published(message["data"])
+                    keeper = asyncio.create_task(self._keep(pubsub))
+                    try:
+                        async for message in pubsub.listen():
+                            kind, channel = message["type"], message["channel"]
+                            if kind == "subscribe" and channel.startswith(games):
+                                await self._confirmed(channel[len(games) :].decode())
+                            if kind != "message":
+                                continue
+                            if channel == control:
+                                _, player, hashed = msgpack.unpackb(message["data"])
+                                self.hub.signin.signed_out(player, hashed)
+                            elif channel == lobby:
+                                self.hub.lobby_feed.heard(msgpack.unpackb(message["data"]))
+                            else:
+                                await self.published(message["data"])
+                    finally:
+                        keeper.cancel()
             except STORAGE_ERRORS as error:
                 log.warning("event listener lost Redis (%s); resubscribing", error)
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away
+
+    async def _keep(self, pubsub: PubSub) -> None:
+        """Bring the subscriptions in line with ``following`` as it changes (a command for
+        all the games that came, one for all that went)."""
+        channels = self.hub.store.channels
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            came, went = self._follow, self._unfollow
+            self._follow, self._unfollow = set(), set()
+            try:
+                if came:
+                    self._confirming |= came
+                    await pubsub.subscribe(*(channels.game(game_id) for game_id in came))
+                if went:
+                    await pubsub.unsubscribe(*(channels.game(game_id) for game_id in went))
+            except STORAGE_ERRORS:
+                return  # the listener sees the connection lost, and subscribes again to all
+
+    async def _confirmed(self, game_id: str) -> None:
+        """The game's subscription is in place: read it again from Redis, for a change made
+        elsewhere before it (after the change being made here, if one is)."""
+        if game_id not in self._confirming:
+            return
+        self._confirming.discard(game_id)
+        hub = self.hub
+        async with hub.cache.changing.hold(game_id):
+            cached = hub.cache.get(game_id)
+            if cached is None or game_id not in self.following:
+                return
+            record = await hub.store.get(game_id)
+            if record is not None and record.version > cached.record.version:
+                hub.cache.put(record)
+                hub.lobby_feed.update(record)
+                await hub.fanout.deliver(game_id)
 
     async def published(self, data: bytes) -> None:
         """One committed change: update the cache, then pass it on to the lobby and the
@@ -101,7 +179,7 @@ class Listener:
             await hub.fanout.deliver(game_id)
 
     async def resync(self) -> None:
-        """Reload every watched game from Redis (after the listener missed messages)."""
+        """Reload every game followed here from Redis (after the listener missed messages)."""
         self.resyncs += 1
-        for game_id in list(self.hub.cache.watchers):
+        for game_id in list(self.following):
             await self.reload(game_id)

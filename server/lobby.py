@@ -1,6 +1,7 @@
 """The lobby, as one server process knows it: every open game and game in progress (the
-listener keeps them up to date from every process's changes), what the lobby's subscribers
-were last shown, and what changed since.
+listener keeps them up to date from every process's changes: a game's record when its line
+changes other than its moves, and the moves of each game in progress at most twice a second),
+what the lobby's subscribers were last shown, and what changed since.
 
 A subscriber first gets a ``Lobby`` snapshot of the lists as last shown, then a
 ``LobbyChange`` at each tick of the hub's broadcast (at most twice a second) that changed
@@ -18,23 +19,42 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+import msgpack
 from websockets.asyncio.server import broadcast
 
 from server import view
 from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
 from server.record import Record
 from server.session import Session
+from server.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:
     from server.runtime import Hub
 
+log = logging.getLogger(__name__)
+
 Shown = dict[str, tuple[bool, GameSummary]]
 """The lists as shown: game id -> (in the open list, its line), open games first."""
+
+SHARE_SECONDS: Final = 0.5
+"""How often a process tells the others the moves played in the games it changed."""
+
+
+def relisted(was: Record, record: Record) -> bool:
+    """Whether a change from ``was`` to ``record`` changes the game's line in the lobby, other
+    than its moves (every process hears of such a change at once; of a move, from
+    ``LobbyFeed.share``)."""
+    if was.status != record.status:
+        return True
+    if record.status not in ("open", "live"):
+        return False  # not in the lobby
+    return replace(view.summary(was, 0), moves=0) != replace(view.summary(record, 0), moves=0)
 
 
 def _open_order(record: Record) -> tuple[bool, int, str]:
@@ -64,6 +84,9 @@ class LobbyBoard:
         """Games in progress against the server's bots, by (human) player."""
         self.bot_games_from: Counter[str] = Counter()
         """Games in progress against the server's bots, by origin."""
+        self.moves: dict[str, tuple[int, int]] = {}
+        """The games in progress whose record here is older than their moves: (version, moves)
+        as another process said."""
         self._shown: Shown | None = None
         self._bots: list[BotInfo] = []
         self._totals = (0, 0)
@@ -72,6 +95,9 @@ class LobbyBoard:
         """Take the game's latest record; returns whether its status changed (or the game is
         new here)."""
         was = self.open.pop(record.id, None) or self.in_progress.pop(record.id, None)
+        later = self.moves.get(record.id)
+        if later is not None and (later[0] <= record.version or record.status != "live"):
+            del self.moves[record.id]
         if record.status == "open":
             self.open[record.id] = record
         elif record.status == "live":
@@ -83,6 +109,16 @@ class LobbyBoard:
             self._count(was, -1)
         self._count(record, 1)
         return True
+
+    def moved(self, game_id: str, version: int, moves: int) -> None:
+        """Another process changed a game in progress to ``version``, with ``moves`` moves."""
+        record = self.in_progress.get(game_id)
+        if record is None or record.version >= version:
+            return
+        later = self.moves.get(game_id)
+        if later is None or later[0] < version:
+            self.moves[game_id] = (version, moves)
+            self.dirty.set()
 
     def _count(self, record: Record, sign: int) -> None:
         if record.status == "open" and record.origin is not None:
@@ -174,9 +210,39 @@ class LobbyFeed:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.board = hub.lobby
+        self.made: dict[str, tuple[int, int]] = {}
+        """The games in progress moved in here since ``share`` last told: (version, moves)."""
 
     def summary(self, record: Record) -> GameSummary:
-        return view.summary(record, self.hub.presence.spectators(record))
+        line = view.summary(record, self.hub.presence.spectators(record))
+        later = self.board.moves.get(record.id)
+        return line if later is None else replace(line, moves=later[1])
+
+    def moved(self, record: Record) -> None:
+        """A move was made here in a game in progress (its line changed in its moves only):
+        the other processes are told at ``share``'s next round."""
+        self.made[record.id] = (record.version, len(record.moves))
+
+    def heard(self, moved: list[list[object]]) -> None:
+        """The moves another process made (see ``share``)."""
+        for game_id, version, moves in moved:
+            if isinstance(game_id, str) and isinstance(version, int) and isinstance(moves, int):
+                self.board.moved(game_id, version, moves)
+
+    async def share(self) -> None:
+        """Every ``SHARE_SECONDS``, tell the other processes the moves made here in games in
+        progress (their lobbies show them): one message for all the games, not one a move."""
+        hub = self.hub
+        while True:
+            await asyncio.sleep(SHARE_SECONDS)
+            if not self.made:
+                continue
+            made, self.made = self.made, {}
+            message = msgpack.packb([[gid, v, n] for gid, (v, n) in made.items()])
+            try:
+                await hub.store.redis.publish(hub.store.channels.lobby, message)
+            except STORAGE_ERRORS as error:  # the next move tells them
+                log.warning("the moves of %d games not shared (%s)", len(made), error)
 
     def bots_online(self) -> list[BotInfo]:
         """The bot accounts connected anywhere, with how many games each plays."""

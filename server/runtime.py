@@ -88,7 +88,14 @@ class Hub:
         self.positions = Positions()
         self.health = Health(self)
         self.presence = Presence(self)
-        self.cache = GameCache(store, settings.event_log, self.presence.touch)
+        self.listener = Listener(self, listener)
+        self.cache = GameCache(
+            store,
+            settings.event_log,
+            self.presence.touch,
+            self.listener.follow,
+            self.listener.unfollow,
+        )
         self.lobby = LobbyBoard()
         self.lobby_feed = LobbyFeed(self)
         self.fanout = Fanout(self)
@@ -101,7 +108,6 @@ class Hub:
         self.seating = Seating(self)
         self.commands = Commands(self)
         self.connections = Connections(self)
-        self.listener = Listener(self, listener)
         self.timers = Timers(self)
         self.metrics = Metrics(self)
 
@@ -112,6 +118,7 @@ class Hub:
             asyncio.create_task(self.timers.sweep()),
             asyncio.create_task(self.timers.heartbeat()),
             asyncio.create_task(self.lobby_feed.broadcast()),
+            asyncio.create_task(self.lobby_feed.share()),
             asyncio.create_task(self.fanout.catch_up()),
             asyncio.create_task(self.timers.end_abandoned()),
             asyncio.create_task(self.health.watch_loop()),

@@ -48,11 +48,13 @@ A finished game is archived in the database (``server.archive``), then marked (`
 taken out of ``hive:over``, and its keys expire after ``Settings.archive_grace``.
 
 A change to a game is committed by one Lua script: it checks the stored version, writes the
-record, appends the event to the log and publishes both on the channel ``hive:events`` (in a
-database N other than 0, ``hive:events:N``: see ``channels``), all at once, so a change is
-applied exactly once however many requests race, is acknowledged only once Redis holds it,
-and is heard by every process even when the one that made it dies or loses its reply. The
-indexes (``hive:open``, ``hive:live``...) are updated right after; ``Store.repair`` rebuilds
+record, appends the event to the log and publishes both on the game's channel (that is, on
+the channel ``hive:events:game:ID``; and on ``hive:events`` when its place in the lobby
+changes; in a database N other than 0, ``hive:events:N:game:ID`` and ``hive:events:N``: see
+``Channels``), all at once, so a change is applied exactly once however many requests race, is
+acknowledged only once Redis holds it, and is heard by every process that follows the game
+even when the one that made it dies or loses its reply. The indexes (``hive:open``, the
+others) are updated right after; ``Store.repair`` rebuilds
 them from the games on start.
 """
 
@@ -92,21 +94,48 @@ CONTROL_CHANNEL: Final = "hive:control"
 None]`` (msgpack): a session ended (None: every session of the player), whose connections
 every process closes."""
 EVENTS_CHANNEL: Final = "hive:events"
-"""Pub/sub channel (of database 0, see ``channels``): ``[game id, version, record, event,
-change, at]`` (msgpack) of every committed change; ``change``: the committing process's id for it
-(a process knows its own changes by it); ``at``: when that process sent it to be committed
-(its clock, in ms: the listeners measure how long a change takes to reach them)."""
+"""Pub/sub channel (of database 0, see ``Channels``): the committed changes every process hears,
+those that change a game's place in the lobby (a new game, a changed status), as on the game's
+channel."""
+GAME_CHANNEL: Final = "hive:events:game:"
+"""Prefix of a game's pub/sub channel (of database 0, see ``Channels``): ``[game id, version,
+record, event, change, at]`` (msgpack) of each committed change of the game, heard by the
+processes that have the game in their cache; ``change``: the committing process's id for it (a
+process knows its own changes by it); ``at``: when that process sent it to be committed (its
+clock, in ms: the listeners measure how long a change takes to reach them)."""
+LOBBY_CHANNEL: Final = "hive:lobby"
+"""Pub/sub channel (of database 0, see ``Channels``): ``[[game id, version, moves], ...]``
+(msgpack), the moves played in the games in progress a process changed since it last said, at
+most twice a second (the lobby shows them)."""
 
 
-def channels(db: int) -> tuple[str, str]:
-    """The pub/sub channels (events, control) of the servers whose keys are in database ``db``.
+class Channels(NamedTuple):
+    """The pub/sub channels of the servers whose keys are in one database.
 
     Pub/sub ignores ``SELECT``: a channel is shared by every database of a Redis server, so
     each database other than 0 has channels of its own (``hive:events:1``...). Database 0
     keeps the bare names, which servers used before there were others."""
+
+    events: str
+    control: str
+    lobby: str
+    games: str
+    """The prefix of a game's channel."""
+
+    def game(self, game_id: str) -> str:
+        return self.games + game_id
+
+
+def channels(db: int) -> Channels:
+    """The pub/sub channels of the servers whose keys are in database ``db``."""
     if db == 0:
-        return EVENTS_CHANNEL, CONTROL_CHANNEL
-    return f"{EVENTS_CHANNEL}:{db}", f"{CONTROL_CHANNEL}:{db}"
+        return Channels(EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL)
+    return Channels(
+        f"{EVENTS_CHANNEL}:{db}",
+        f"{CONTROL_CHANNEL}:{db}",
+        f"{LOBBY_CHANNEL}:{db}",
+        f"{EVENTS_CHANNEL}:{db}:game:",
+    )
 
 
 def database(redis: Redis) -> int:
@@ -124,10 +153,12 @@ end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[5], ARGV[2] .. '-1', 'e', ARGV[4])
 redis.call('PUBLISH', ARGV[6], ARGV[7])
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return 1
 """
 """KEYS: game hash, game log. ARGV: expected version ('0': the game must not exist), new
-version, record, event, log length, channel, message."""
+version, record, event, log length, the game's channel, message, the events channel (or '':
+not published there)."""
 
 _REWRITE: Final = """
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
@@ -174,8 +205,9 @@ class Store(Players, Liveness):
     def __init__(self, redis: Redis, *, event_log: int = 500) -> None:
         self.redis: Any = redis  # its replies are bytes (decode_responses off)
         self.event_log = event_log
-        self.events_channel, self.control_channel = channels(database(redis))
-        """Where this store publishes, and its servers listen (see ``channels``)."""
+        self.channels = channels(database(redis))
+        """Where this store publishes, and its servers listen."""
+        self.control_channel = self.channels.control
         self._commit = redis.register_script(_COMMIT)
         self._rewrite = redis.register_script(_REWRITE)
         self._put_trace = redis.register_script(_PUT_TRACE)
@@ -205,11 +237,13 @@ class Store(Players, Liveness):
         deadline: int | None,
         indexed: tuple[str, int | None] | None = None,
         change: str = "",
+        lobby: bool = True,
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
         (0: the game must be new), publish them with ``change`` (the committing process's id
-        for the change), and update the indexes. False: someone else changed the game first,
-        and nothing was written.
+        for the change) on the game's channel, and on the events channel too when ``lobby``
+        (the change moves the game in the lobby), and update the indexes. False: someone else
+        changed the game first, and nothing was written.
 
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
@@ -226,8 +260,9 @@ class Store(Players, Liveness):
                     body,
                     event_body,
                     self.event_log,
-                    self.events_channel,
+                    self.channels.game(record.id),
                     message,
+                    self.channels.events if lobby else "",
                 ],
             )
         except redis.exceptions.ResponseError as error:
@@ -393,13 +428,13 @@ def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
 
 
 def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
-    """A message of the events channel: the change's game, version, record and event."""
+    """A message of a game's channel: the change's game, version, record and event."""
     published = peek_published(data)
     return published.game, published.version, unpack(published.body), unpack_event(published.event)
 
 
 class Published(NamedTuple):
-    """A message of the events channel with its record and event still packed (a process that
+    """A message of a game's channel with its record and event still packed (a process that
     made the change already has them)."""
 
     game: str

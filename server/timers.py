@@ -176,9 +176,7 @@ class Timers:
                 if await store.rewrite(record):
                     await store.index(record, hub.changes.deadline(record))
             hub.lobby_feed.update(record)
-            if record.status == "live":
-                hub.cache.games[record.id] = CachedGame.of(record, hub.settings.event_log)
-                hub.bot_turns.start_if_due(record)
+            hub.bot_turns.start_if_due(record)  # loads its game into the cache
 
 
 def given_back(record: Record, last_seen: int, now: int) -> Record:

@@ -217,7 +217,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/listener.py",
-        "for game_id in list(self.hub.cache.watchers):",
+        "for game_id in list(self.following):",
         "for game_id in []:",
         "no resync after the listener loses Redis: what was published meanwhile never comes",
         LISTENER,
@@ -235,6 +235,27 @@ MUTANTS = [
         "elseif false then",
         "the commit script does not compare versions: a process commits over a change",
         PROCESSES,
+    ),
+    Mutant(
+        "server/store.py",
+        'self.channels.events if lobby else "",',
+        "self.channels.events,",
+        "every change is heard by every process, not only by those that follow its game",
+        PROCESSES,
+    ),
+    Mutant(
+        "server/lobby.py",
+        "            if not self.made:\n                continue",
+        "            if True:\n                continue",
+        "the moves of a process's games in progress never reach the other processes' lobbies",
+        PROCESSES,
+    ),
+    Mutant(
+        "client/js/app.js",
+        'if (route.page === "game") this.conn.moveTo(this.urlFor(route));',
+        "",
+        "a game's page goes on on the lobby's connection: a proxy cannot route it by game",
+        CONNECTION,
     ),
     Mutant(
         "server/fanout.py",

@@ -274,13 +274,12 @@ async def published(redis_url: str) -> AsyncIterator[Callable[[str, str], Awaita
     ``wait(game_id, kind)``, which returns the next event of that kind in that game."""
     client = aioredis.Redis.from_url(redis_url)
     pubsub = client.pubsub()
-    events, _ = channels(database(client))
-    await pubsub.subscribe(events)
+    await pubsub.psubscribe(channels(database(client)).games + "*")
 
     async def wait(game_id: str, kind: str) -> Event:
         async with asyncio.timeout(30):
             async for message in pubsub.listen():
-                if message["type"] != "message":
+                if message["type"] != "pmessage":
                     continue
                 found, _, _, event = decode_published(message["data"])
                 if found == game_id and event.kind == kind:

@@ -41,9 +41,11 @@ from tests.server.support import (
     ServerProcess,
     closed_with,
     decisive_game,
+    lobby_until,
     play,
     scrape,
     start_game,
+    until,
     updated,
     watch,
 )
@@ -246,6 +248,66 @@ async def test_a_change_is_built_once_by_each_process_that_delivers_it(
     assert grew("hive_change_delay_seconds_count{made=here}") == [1, 0]
     assert grew("hive_change_delay_seconds_count{made=elsewhere}") == [0, 1]
     assert grew("hive_change_delay_seconds_bucket{le=1.0,made=elsewhere}") == [0, 1]
+
+
+async def test_a_process_following_no_game_hears_none_of_its_moves_yet_its_lobby_counts_them(
+    start_server: StartServer,
+) -> None:
+    """A change is heard by the processes that follow its game: with both players on one
+    process, the other hears the game's creation and its start (they move it in the lobby) but
+    none of its moves, and its lobby shows the moves all the same (each process says the moves
+    it made at most twice a second)."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        one.connect("bob") as black,
+        two.connect("cy") as lobbyist,
+    ):
+        await lobbyist.send(WatchLobby())
+        game_id, w, _ = await start_game(white, black)
+        await lobby_until(lobbyist, lambda lobby: any(g.id == game_id for g in lobby.live))
+        before = await scrape(two)
+        await play(white, w, "wS1")
+        b = await updated(black, game_id)
+        await play(black, b, "bS1 wS1-")
+        await updated(white, game_id)
+
+        def moves(lobby: Lobby) -> int:
+            return next((g.moves for g in lobby.live if g.id == game_id), -1)
+
+        await lobby_until(lobbyist, lambda lobby: moves(lobby) == 2)
+        after = await scrape(two)
+    name = "hive_changes_heard_total{made=elsewhere}"
+    assert after.get(name, 0) - before.get(name, 0) == 0
+
+
+async def test_a_process_stops_hearing_a_game_in_progress_once_nobody_there_follows_it(
+    start_server: StartServer,
+) -> None:
+    """Bob joins from the lobby's connection on one process, then follows the game from the
+    other, the game's (as a game's page does behind the proxy): the first, which committed the
+    join, hears none of the game's moves once his connection there is gone."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        two.connect("ada") as white,
+    ):
+        async with one.connect("bob") as lobby_page:
+            game_id, w, _ = await start_game(white, lobby_page)
+            token = lobby_page.welcome.token
+        await until(lambda: game_id not in one.hub.cache.games, "one keeps the game")
+        async with two.connect(token=token) as black:
+            await watch(black, game_id)
+            before = await scrape(one)
+            await play(white, w, "wS1")
+            b = await updated(black, game_id)
+            await play(black, b, "bS1 wS1-")
+            await updated(white, game_id)
+            await updated(black, game_id)
+            after = await scrape(one)
+    name = "hive_changes_heard_total{made=elsewhere}"
+    assert after.get(name, 0) - before.get(name, 0) == 0
 
 
 async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
