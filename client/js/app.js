@@ -79,8 +79,9 @@ class App {
     this.nudged = false; // it became this player's turn while the tab was hidden
     this.soundButton = root.querySelector("[data-testid=sound]");
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    this.socketUrl = `${scheme}//${location.host}/ws`;
     this.conn = new Connection({
-      url: `${scheme}//${location.host}/ws`,
+      url: this.urlFor(this.state.route),
       nickname: () => this.state.nickname,
       onMessage: (message) => this.receive(message),
       onStatus: (status, attempt, reason) => this.connectionChanged(status, attempt, reason),
@@ -197,6 +198,10 @@ class App {
   receive(message) {
     switch (message.type) {
       case P.ServerType.WELCOME:
+        this.watching.clear(); // a new connection (maybe one that took over): watch anew
+        this.lobbySubscribed = false;
+        this.asked = "";
+        this.ratingsAsked = false;
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
@@ -366,12 +371,20 @@ class App {
       this.watching.delete(leaving);
     }
     const reviewBefore = this.state.review?.id;
+    if (route.page === "game") this.conn.moveTo(this.urlFor(route));
     this.dispatch(S.navigated, route);
     if (route.page === "review" && route.id !== reviewBefore) this.loadReview(route.id);
     const { profile, leaderboard } = this.state;
     if (!profile?.data && !leaderboard?.data) this.asked = ""; // a page opened again: asked again
     this.subscribe();
     window.scrollTo(0, 0);
+  }
+
+  /** The socket's address for a route: a game's page names its game, so that a proxy in front
+   * of several processes sends every connection to one game to one process (the lobby and the
+   * other pages go on on the connection they have). */
+  urlFor(route) {
+    return route.page === "game" ? `${this.socketUrl}?game=${encodeURIComponent(route.id)}` : this.socketUrl;
   }
 
   enter() {

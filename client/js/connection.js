@@ -60,6 +60,7 @@ export class Connection {
     this.renaming = false; // the next hello carries the nickname with the token
     this.reason = null; // why the server closed the connection ("closed")
     this.token = null; // the token this connection said hello with
+    this.successor = null; // a socket to another address, taking over once welcomed (moveTo)
     addEventListener("online", () => this.retryNow());
     // another tab of this browser logged in (or signed up anew): this one follows its session
     addEventListener("storage", (event) => {
@@ -77,6 +78,51 @@ export class Connection {
     this.drop(old);
     this.attempt = 0;
     this.open();
+  }
+
+  /**
+   * Connect to `url` from now on (a game's page connects to the process of its game). When
+   * online, a second socket says hello there with the session's token and takes over once
+   * welcomed: the first one goes on meanwhile, and closes then, so the player is never seen
+   * gone. Should the second fail, the first stays.
+   */
+  moveTo(url) {
+    if (url === this.url) return;
+    this.url = url;
+    this.drop(this.successor);
+    this.successor = null;
+    if (!this.online || !this.token) return; // the next connection goes there
+    let ws;
+    try {
+      ws = new WebSocket(url);
+    } catch (error) {
+      return;
+    }
+    ws.binaryType = "arraybuffer";
+    this.successor = ws;
+    const token = this.token;
+    ws.addEventListener("open", () => ws.send(encode(Hello({ token, nickname: null }))));
+    ws.addEventListener("message", (event) => this.receive(ws, event.data));
+    this.watchClose(ws);
+  }
+
+  /** The successor's first message: its welcome makes it the connection. */
+  takeOver(ws, data) {
+    this.successor = null;
+    let message = null;
+    try {
+      message = decode(data);
+    } catch (error) {
+      // not a welcome
+    }
+    if (message?.type !== ServerType.WELCOME || !this.online) {
+      this.drop(ws);
+      return;
+    }
+    const old = this.ws;
+    this.ws = ws;
+    this.drop(old);
+    this.receive(ws, data);
   }
 
   get online() {
@@ -174,6 +220,8 @@ export class Connection {
   }
 
   open() {
+    this.drop(this.successor); // a new connection goes to the address now asked for
+    this.successor = null;
     const token = tokenStore.get();
     const nickname = this.nickname();
     if (this.signedOut || (!token && !nickname)) {
@@ -196,7 +244,13 @@ export class Connection {
       ws.send(encode(hello));
     });
     ws.addEventListener("message", (event) => this.receive(ws, event.data));
+    this.watchClose(ws);
+  }
+
+  /** What to do when the socket `ws` closes. */
+  watchClose(ws) {
     ws.addEventListener("close", (event) => {
+      if (this.successor === ws) this.successor = null; // it never took over: the first stays
       if (this.ws !== ws) return;
       this.ws = null;
       this.stopPing();
@@ -217,6 +271,10 @@ export class Connection {
   }
 
   receive(ws, data) {
+    if (ws === this.successor) {
+      this.takeOver(ws, data);
+      return;
+    }
     if (ws !== this.ws) return;
     let message;
     try {

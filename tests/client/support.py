@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts"
 DESKTOP = ViewportSize(width=1280, height=800)
 PHONE = ViewportSize(width=390, height=844)
 HOLD_MS = 700
+SOCKET = re.compile(r"/ws(\?game=[0-9a-z]+)?$")
+"""The page's websocket: the lobby's, or a game page's (which names its game)."""
 """A slow tap: longer than the client's long press (450 ms), which shows a stack."""
 
 Placed = tuple[str, int, int, int]
@@ -99,7 +102,7 @@ class Person:
         else:
             context = await browser.new_context(viewport=DESKTOP)
         if link is not None:
-            await context.route_web_socket("**/ws", link.handle)
+            await context.route_web_socket(SOCKET, link.handle)
         if fake_clock:
             await context.clock.install()
         await context.add_init_script(

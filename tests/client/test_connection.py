@@ -14,7 +14,7 @@ from playwright.async_api import Browser, expect
 from hive import Game, Piece
 from server.client import Client
 from server.embedded import RedisProcess
-from server.protocol import MAX_FRAME_BYTES, Chat, Ping, encode
+from server.protocol import MAX_FRAME_BYTES, Chat, JoinGame, Ping, encode
 from tests.client.support import (
     Link,
     Person,
@@ -341,3 +341,34 @@ async def test_a_page_closed_for_what_it_did_says_why_and_waits_to_reconnect(
             assert ada.errors == []
         finally:
             await ada.close()
+
+
+async def test_a_games_page_connects_by_its_game_and_the_player_is_never_seen_gone(
+    srv: Running, browser: Browser
+) -> None:
+    """A game's page has its connection name the game (``/ws?game=ID``: a proxy in front of
+    several processes sends every connection to one game to one process): the new socket takes
+    over from the lobby's once welcomed, so the page never shows itself reconnecting, and the
+    lobby's socket closes then; the game goes on over the new one."""
+    ada = await Person.open(browser, base=srv.http_url, nickname="ada")
+    sockets: list[str] = []
+    ada.page.on("websocket", lambda ws: sockets.append(ws.url))
+    try:
+        await ada.page.evaluate(RECORD_STATUS)
+        player = next(s.player for s in srv.hub.connections.sessions if s.name == "ada")
+        assert player is not None
+        await ada.choose("Base", "none", "white")
+        await ada.page.get_by_test_id("create").click()
+        game_id = await ada.game_id()
+        await until(lambda: f"/ws?game={game_id}" in "".join(sockets), f"no socket to {game_id}")
+        presence = srv.hub.presence
+        await until(lambda: len(presence.by_player.get(player, ())) == 1, "the lobby's still open")
+        async with srv.connect("bob") as bob:
+            await bob.send(JoinGame(game_id))
+            await ada.wait_version(2)
+            game = await opening(ada, bob, game_id)
+            assert await ada.pieces() == layout_of(game)
+        assert set(await ada.page.evaluate("window.seenStatus")) <= {"online"}  # all along
+        assert ada.errors == []
+    finally:
+        await ada.close()

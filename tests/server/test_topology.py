@@ -124,7 +124,7 @@ class Haproxy:
         """The process haproxy sent the latest connection from ``client_port`` to, as its log
         says (``option logasap``: as soon as the process answered); no header tells clients."""
         said = re.findall(
-            rf"^127\.0\.0\.1:{client_port} \[[^\]]*\] hive hive_servers/(\S+) ",
+            rf"^127\.0\.0\.1:{client_port} \[[^\]]*\] hive hive_(?:servers|games)/(\S+) ",
             self.log.read_text(errors="replace"),
             re.MULTILINE,
         )
@@ -445,6 +445,29 @@ async def a_game_survives_the_loss_of_its_processes(topology: Topology) -> None:
     assert [e.version for e in events] == list(range(1, len(events) + 1))
 
 
+async def a_games_connections_meet_on_one_process(topology: Topology) -> None:
+    """Connections that name a game (``/ws?game=ID``, as a game's page does) go to one process,
+    the game's, whichever process their players were on: there a move is made and heard."""
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(Client.connect(topology.ws_url, nickname=name))
+            for name in ("dee", "eve")
+        ]
+        game_id, w, b = await start_game(*clients)
+        players = [
+            Player(name, c.welcome.token, c, last, topology.proxy)
+            for name, c, last in zip(("dee", "eve"), clients, (w, b), strict=True)
+        ]
+        url = f"{topology.ws_url}?game={game_id}"
+        for player in players:
+            player.client = await stack.enter_async_context(Client.connect(url, token=player.token))
+            player.last = await watch(player.client, game_id)
+        white, black = players
+        assert white.server == black.server
+        await play(white.client, white.last, "wS1")
+        assert (await updated(black.client, game_id)).state.moves == ["wS1"]
+
+
 async def a_hive_bot_plays_through_the_proxy(topology: Topology) -> None:
     """An operator creates a bot account on the deployment's Redis; ``hive-bot`` connects
     through the proxy, as does a person, who challenges it by name and plays it to the end."""
@@ -541,6 +564,7 @@ async def test_the_deployed_topology_behind_haproxy(
     async with deployed(redis_server, tmp_path) as topology:
         await a_hung_process_is_left_within_seconds(topology)
         await a_game_survives_the_loss_of_its_processes(topology)
+        await a_games_connections_meet_on_one_process(topology)
         await a_hive_bot_plays_through_the_proxy(topology)
 
 
