@@ -21,9 +21,10 @@ import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 
+from server.channels import peek_published
 from server.clock import now_ms
 from server.codec import unpack, unpack_event
-from server.store import STORAGE_ERRORS, peek_published
+from server.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:
     from server.runtime import Hub

@@ -2,11 +2,13 @@
 them and owns every background task.
 
 Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin`` and
-``accounts``, ``seating``, ``commands`` (each request to its rule in ``match``) -> ``changes``
+``accounts``, ``seating`` (with ``creation``'s limits), ``commands`` (each request to its rule
+in ``match``) -> ``changes``
 (decide, commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here);
 ``profiles`` answers profiles and leaderboards (and the download of a player's games) from the
 database alone.
-``listener``: every other process hears of the commit, and passes it on to its own watchers.
+``listener``: every other process that has the game cached hears of the commit on the game's
+channel (``channels``), and passes it on to its own watchers.
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
 here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``, ``metrics``. Outside the
 server process: ``hivebot`` (``hive-bot``'s command line: ``botsession``, ``botgame``,

@@ -1,6 +1,6 @@
 """Games made and joined: ``create`` (against anyone, a server bot or a bot account),
-``join``, ``cancel`` and ``rematch``, with the limits on open games and bot games, and who
-may play a rated game or one with a rating range.
+``join``, ``cancel`` and ``rematch`` (the limits on what may be created are in
+``server.creation``).
 
 A seat taken by an account (a person's or a bot's) in a game with a clock shows the player's
 rating in the game's speed then: read from the database when the game is made or joined
@@ -18,6 +18,7 @@ from server import match, ratings, rematches
 from server.archive import DATABASE_ERRORS
 from server.cache import CachedGame
 from server.clock import now_ms
+from server.creation import bot_pair, may_create, may_rate
 from server.limits import per_player
 from server.protocol import (
     CancelGame,
@@ -51,8 +52,8 @@ class Seating:
         hub = self.hub
         player = session.player
         assert player is not None
-        self._may_create(session, message)
-        self._may_rate(session, message)
+        may_create(hub.lobby, hub.settings, session, message)
+        may_rate(session, message)
         await per_player(hub.store, player, "create", hub.settings.games_per_minute, 60.0)
         if message.opponent == "bot" and (
             message.level is None or not hub.pool.knows(message.level)
@@ -65,7 +66,7 @@ class Seating:
                     ErrorCode.BAD_MESSAGE, "a challenge names a bot: it goes with opponent 'bots'"
                 )
             challenge = await self._challenge(message)
-        pair = self._bot_pair(session, message, challenge)
+        pair = bot_pair(session, message, challenge)
         ranged = message.rating_min is not None or message.rating_max is not None
         pool = ratings.speed(message.time)
         seat = await self.seat(session, pool, needed=message.rated or ranged)
@@ -109,96 +110,6 @@ class Seating:
             raise
         if pair is not None:
             await hub.store.count_in_window(pair, "pair", DAY, now)
-
-    @staticmethod
-    def _bot_pair(session: Session, message: CreateGame, challenge: Seat | None) -> str | None:
-        """The key of the daily cap when a bot account challenges a server level or another
-        bot account (None otherwise): the two players, in either order."""
-        if not session.bot or session.player is None:
-            return None
-        if message.opponent == "bot" and message.level is not None:
-            other = f"bot:{message.level}"
-        elif challenge is not None:
-            other = challenge.player
-        else:
-            return None
-        return "pair:" + ":".join(sorted((session.player, other)))
-
-    def _may_create(self, session: Session, message: CreateGame) -> None:
-        """Refuse a game past the limits on open games (the player's, the address's, the
-        whole lobby's) or on games against the server's bots (the player's, the address's).
-
-        Raises:
-            ProtocolError: NOT_ALLOWED.
-        """
-        board, settings, player = self.hub.lobby, self.hub.settings, session.player
-        assert player is not None
-        if message.opponent == "bot":
-            checks = [
-                (board.bot_games_of[player], settings.bot_games, "you play"),
-                (
-                    board.bot_games_from[session.origin],
-                    settings.bot_games_per_address,
-                    "your address plays",
-                ),
-            ]
-            for count, limit, who in checks:
-                if count >= limit:
-                    raise ProtocolError(
-                        ErrorCode.NOT_ALLOWED,
-                        f"{who} {count} games against the server's bots (the most allowed): "
-                        "finish one first",
-                    )
-            return
-        mine = sum(1 for r in board.open.values() if r.creator == player)
-        if mine >= settings.open_games:
-            raise ProtocolError(
-                ErrorCode.NOT_ALLOWED,
-                f"you have {mine} open games (the most allowed): cancel one first",
-            )
-        if board.open_from[session.origin] >= settings.open_games_per_address:
-            raise ProtocolError(
-                ErrorCode.NOT_ALLOWED,
-                f"your address has {settings.open_games_per_address} open games (the most "
-                "allowed): cancel one first",
-            )
-        if len(board.open) >= settings.open_games_total:
-            raise ProtocolError(
-                ErrorCode.NOT_ALLOWED,
-                "the lobby is full: join one of its open games, or try again shortly",
-            )
-
-    @staticmethod
-    def _may_rate(session: Session, message: CreateGame) -> None:
-        """Refuse a rated game or a rating range where it cannot be: against the server's bots
-        (casual), without a clock (no speed, so no rating), an empty range (BAD_MESSAGE: the
-        request contradicts itself, whoever sends it); a rated game made by a guest
-        (ACCOUNT_REQUIRED).
-
-        Raises:
-            ProtocolError: BAD_MESSAGE, ACCOUNT_REQUIRED.
-        """
-        low, high = message.rating_min, message.rating_max
-        if not message.rated and low is None and high is None:
-            return
-        what = "a rated game" if message.rated else "a rating range"
-        if message.opponent == "bot":
-            raise ProtocolError(
-                ErrorCode.BAD_MESSAGE,
-                f"games against the server's bots are casual: {what} is for opponent "
-                "'anyone' or 'bots'",
-            )
-        if message.time.kind == "none":
-            raise ProtocolError(
-                ErrorCode.BAD_MESSAGE,
-                f"a game without a clock has no rating: {what} needs a clock or days per move",
-            )
-        if low is not None and high is not None and low > high:
-            raise ProtocolError(
-                ErrorCode.BAD_MESSAGE, f"rating_min {low} is above rating_max {high}"
-            )
-        if message.rated and not (session.account or session.bot):
-            raise ProtocolError(ErrorCode.ACCOUNT_REQUIRED, "sign up or log in to play rated games")
 
     async def seat(self, session: Session, pool: Speed | None, *, needed: bool) -> Seat:
         """``session``'s seat in a game of speed ``pool``: with the player's rating in it for

@@ -51,7 +51,7 @@ A change to a game is committed by one Lua script: it checks the stored version,
 record, appends the event to the log and publishes both on the game's channel (that is, on
 the channel ``hive:events:game:ID``; and on ``hive:events`` when its place in the lobby
 changes; in a database N other than 0, ``hive:events:N:game:ID`` and ``hive:events:N``: see
-``Channels``), all at once, so a change is applied exactly once however many requests race, is
+``server.channels``), all at once, so a change is applied exactly once however many requests race, is
 acknowledged only once Redis holds it, and is heard by every process that follows the game
 even when the one that made it dies or loses its reply. The indexes (``hive:open``, the
 others) are updated right after; ``Store.repair`` rebuilds
@@ -61,13 +61,14 @@ them from the games on start.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import msgpack
 import redis.exceptions
 from redis.asyncio import Redis
 
 from server import match
+from server.channels import channels
 from server.clock import now_ms
 from server.codec import pack, pack_event, unpack, unpack_event
 from server.liveness import Liveness
@@ -89,53 +90,6 @@ BOT_OFFERS_KEY: Final = "hive:bot-offers"
 PROCESSES_KEY: Final = "hive:processes"
 
 SECRET_KEY: Final = "hive:secret"
-CONTROL_CHANNEL: Final = "hive:control"
-"""Pub/sub channel (of database 0, see ``channels``): ``["signed_out", player id, token hash or
-None]`` (msgpack): a session ended (None: every session of the player), whose connections
-every process closes."""
-EVENTS_CHANNEL: Final = "hive:events"
-"""Pub/sub channel (of database 0, see ``Channels``): the committed changes every process hears,
-those that change a game's place in the lobby (a new game, a changed status), as on the game's
-channel."""
-GAME_CHANNEL: Final = "hive:events:game:"
-"""Prefix of a game's pub/sub channel (of database 0, see ``Channels``): ``[game id, version,
-record, event, change, at]`` (msgpack) of each committed change of the game, heard by the
-processes that have the game in their cache; ``change``: the committing process's id for it (a
-process knows its own changes by it); ``at``: when that process sent it to be committed (its
-clock, in ms: the listeners measure how long a change takes to reach them)."""
-LOBBY_CHANNEL: Final = "hive:lobby"
-"""Pub/sub channel (of database 0, see ``Channels``): ``[[game id, version, moves], ...]``
-(msgpack), the moves played in the games in progress a process changed since it last said, at
-most twice a second (the lobby shows them)."""
-
-
-class Channels(NamedTuple):
-    """The pub/sub channels of the servers whose keys are in one database.
-
-    Pub/sub ignores ``SELECT``: a channel is shared by every database of a Redis server, so
-    each database other than 0 has channels of its own (``hive:events:1``...). Database 0
-    keeps the bare names, which servers used before there were others."""
-
-    events: str
-    control: str
-    lobby: str
-    games: str
-    """The prefix of a game's channel."""
-
-    def game(self, game_id: str) -> str:
-        return self.games + game_id
-
-
-def channels(db: int) -> Channels:
-    """The pub/sub channels of the servers whose keys are in database ``db``."""
-    if db == 0:
-        return Channels(EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL)
-    return Channels(
-        f"{EVENTS_CHANNEL}:{db}",
-        f"{CONTROL_CHANNEL}:{db}",
-        f"{LOBBY_CHANNEL}:{db}",
-        f"{EVENTS_CHANNEL}:{db}:game:",
-    )
 
 
 def database(redis: Redis) -> int:
@@ -425,27 +379,3 @@ def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
     if deadline is None:
         return redis.zrem("hive:deadlines", game_id)
     return redis.zadd("hive:deadlines", {game_id: deadline})
-
-
-def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
-    """A message of a game's channel: the change's game, version, record and event."""
-    published = peek_published(data)
-    return published.game, published.version, unpack(published.body), unpack_event(published.event)
-
-
-class Published(NamedTuple):
-    """A message of a game's channel with its record and event still packed (a process that
-    made the change already has them)."""
-
-    game: str
-    version: int
-    body: bytes
-    event: bytes
-    change: str
-    """The committing process's id for the change."""
-    at: int
-    """When the committing process sent it to Redis (ms, its clock)."""
-
-
-def peek_published(data: bytes) -> Published:
-    return Published(*msgpack.unpackb(data))

@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ai.bots import Bot
 from hive import Game, GameState
+from server.channels import channels, decode_published
 from server.client import Client
 from server.protocol import (
     CreateGame,
@@ -45,7 +46,7 @@ from server.protocol import (
     encode,
 )
 from server.record import Record
-from server.store import channels, database, decode_published
+from server.store import database
 
 if TYPE_CHECKING:
     from tests.server.conftest import Running

@@ -11,12 +11,13 @@ import pytest
 import redis.asyncio as aioredis
 
 from server import match
+from server.channels import CONTROL_CHANNEL
 from server.codec import pack_event, unpack_event
 from server.embedded import RedisProcess
 from server.players import token_hash
 from server.protocol import Event, Seat, TimeControl
 from server.record import Record
-from server.store import CONTROL_CHANNEL, Store, game_key
+from server.store import Store, game_key
 
 
 @pytest.fixture
