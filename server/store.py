@@ -51,10 +51,10 @@ A change to a game is committed by one Lua script: it checks the stored version,
 record, appends the event to the log and publishes both on the game's channel (that is, on
 the channel ``hive:events:game:ID``; and on ``hive:events`` when its place in the lobby
 changes; in a database N other than 0, ``hive:events:N:game:ID`` and ``hive:events:N``: see
-``server.channels``), all at once, so a change is applied exactly once however many requests race, is
-acknowledged only once Redis holds it, and is heard by every process that follows the game
-even when the one that made it dies or loses its reply. The indexes (``hive:open``, the
-others) are updated right after; ``Store.repair`` rebuilds
+``server.channels``), all at once, so a change is applied exactly once however many requests
+race, is acknowledged only once Redis holds it, and is heard by every process that follows
+the game even when the one that made it dies or loses its reply. The indexes (``hive:open``,
+the others) are updated right after; ``Store.repair`` rebuilds
 them from the games on start.
 """
 
