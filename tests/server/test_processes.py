@@ -250,6 +250,20 @@ async def test_a_change_is_built_once_by_each_process_that_delivers_it(
     assert grew("hive_change_delay_seconds_bucket{le=1.0,made=elsewhere}") == [0, 1]
 
 
+async def two_moves(game_id: str, white: Client, w: Update, black: Client) -> None:
+    """White plays wS1 (``w``: the update white last saw), Black answers; both see the end."""
+    await play(white, w, "wS1")
+    await play(black, await updated(black, game_id), "bS1 wS1-")
+    await updated(white, game_id)
+    await updated(black, game_id)
+
+
+def heard_elsewhere(before: dict[str, float], after: dict[str, float]) -> float:
+    """The changes made by other processes that a process heard between two /metrics."""
+    name = "hive_changes_heard_total{made=elsewhere}"
+    return after.get(name, 0) - before.get(name, 0)
+
+
 async def test_a_process_following_no_game_hears_none_of_its_moves_yet_its_lobby_counts_them(
     start_server: StartServer,
 ) -> None:
@@ -268,18 +282,13 @@ async def test_a_process_following_no_game_hears_none_of_its_moves_yet_its_lobby
         game_id, w, _ = await start_game(white, black)
         await lobby_until(lobbyist, lambda lobby: any(g.id == game_id for g in lobby.live))
         before = await scrape(two)
-        await play(white, w, "wS1")
-        b = await updated(black, game_id)
-        await play(black, b, "bS1 wS1-")
-        await updated(white, game_id)
+        await two_moves(game_id, white, w, black)
 
         def moves(lobby: Lobby) -> int:
             return next((g.moves for g in lobby.live if g.id == game_id), -1)
 
         await lobby_until(lobbyist, lambda lobby: moves(lobby) == 2)
-        after = await scrape(two)
-    name = "hive_changes_heard_total{made=elsewhere}"
-    assert after.get(name, 0) - before.get(name, 0) == 0
+        assert heard_elsewhere(before, await scrape(two)) == 0
 
 
 async def test_a_process_stops_hearing_a_game_in_progress_once_nobody_there_follows_it(
@@ -300,14 +309,8 @@ async def test_a_process_stops_hearing_a_game_in_progress_once_nobody_there_foll
         async with two.connect(token=token) as black:
             await watch(black, game_id)
             before = await scrape(one)
-            await play(white, w, "wS1")
-            b = await updated(black, game_id)
-            await play(black, b, "bS1 wS1-")
-            await updated(white, game_id)
-            await updated(black, game_id)
-            after = await scrape(one)
-    name = "hive_changes_heard_total{made=elsewhere}"
-    assert after.get(name, 0) - before.get(name, 0) == 0
+            await two_moves(game_id, white, w, black)
+            assert heard_elsewhere(before, await scrape(one)) == 0
 
 
 async def test_shared_spectators_follow_watchers_who_leave_or_join_the_game(
