@@ -43,8 +43,8 @@ class Listener:
         self.hub = hub
         self.redis = redis_client
         self.resyncs = 0  # times every followed game was brought up to date from Redis
-        self.following: set[str] = set()  # the games cached here
-        # What changed in ``following`` since the subscriptions were last brought in line.
+        # The games followed are those cached here (``GameCache.games``); what came and went
+        # since the subscriptions were last brought in line:
         self._follow: set[str] = set()
         self._unfollow: set[str] = set()
         self._changed = asyncio.Event()
@@ -52,14 +52,12 @@ class Listener:
 
     def follow(self, game_id: str) -> None:
         """Hear the game's changes (it is cached here now)."""
-        self.following.add(game_id)
         self._unfollow.discard(game_id)
         self._follow.add(game_id)
         self._changed.set()
 
     def unfollow(self, game_id: str) -> None:
         """Stop hearing the game's changes (it left the cache here)."""
-        self.following.discard(game_id)
         self._follow.discard(game_id)
         self._unfollow.add(game_id)
         self._changed.set()
@@ -75,7 +73,7 @@ class Listener:
                     self._follow.clear()
                     self._unfollow.clear()
                     self._confirming.clear()
-                    followed = [channels.game(game_id) for game_id in self.following]
+                    followed = [channels.game(game_id) for game_id in self.hub.cache.games]
                     await pubsub.subscribe(channels.events, channels.control, channels.lobby)
                     for start in range(0, len(followed), 1000):
                         await pubsub.subscribe(*followed[start : start + 1000])
@@ -102,8 +100,8 @@ class Listener:
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away
 
     async def _keep(self, pubsub: PubSub) -> None:
-        """Bring the subscriptions in line with ``following`` as it changes (a command for
-        all the games that came, one for all that went)."""
+        """Bring the subscriptions in line with the games cached as they change (a command
+        for all the games that came, one for all that went)."""
         channels = self.hub.store.channels
         while True:
             await self._changed.wait()
@@ -125,16 +123,9 @@ class Listener:
         if game_id not in self._confirming:
             return
         self._confirming.discard(game_id)
-        hub = self.hub
-        async with hub.cache.changing.hold(game_id):
-            cached = hub.cache.get(game_id)
-            if cached is None or game_id not in self.following:
-                return
-            record = await hub.store.get(game_id)
-            if record is not None and record.version > cached.record.version:
-                hub.cache.put(record)
-                hub.lobby_feed.update(record)
-                await hub.fanout.deliver(game_id)
+        async with self.hub.cache.changing.hold(game_id):
+            if game_id in self.hub.cache.games:  # (else no longer followed)
+                await self.reload(game_id, newer=True)
 
     async def published(self, data: bytes) -> None:
         """One committed change: update the cache, then pass it on to the lobby and the
@@ -165,22 +156,25 @@ class Listener:
         except Exception:  # one game's failure must not stop the others' events
             log.exception("game %s: event %d not delivered", game_id, version)
 
-    async def reload(self, game_id: str) -> None:
+    async def reload(self, game_id: str, *, newer: bool = False) -> None:
         """Bring the game and its watchers here up to date from Redis (a change of it went
-        unheard).
+        unheard); ``newer``: only if Redis holds a later version than the cache here (the
+        watchers are not sent the version they have, or are about to get, again).
 
         Raises:
             STORAGE_ERRORS: Redis did not answer.
         """
         hub = self.hub
         record = await hub.store.get(game_id)
-        if record is not None:
-            hub.cache.put(record)
-            hub.lobby_feed.update(record)
-            await hub.fanout.deliver(game_id)
+        cached = hub.cache.get(game_id)
+        if record is None or (newer and cached and cached.record.version >= record.version):
+            return
+        hub.cache.put(record)
+        hub.lobby_feed.update(record)
+        await hub.fanout.deliver(game_id)
 
     async def resync(self) -> None:
         """Reload every game followed here from Redis (after the listener missed messages)."""
         self.resyncs += 1
-        for game_id in list(self.following):
+        for game_id in list(self.hub.cache.games):
             await self.reload(game_id)

@@ -217,7 +217,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/listener.py",
-        "for game_id in list(self.following):",
+        "for game_id in list(self.hub.cache.games):",
         "for game_id in []:",
         "no resync after the listener loses Redis: what was published meanwhile never comes",
         LISTENER,
