@@ -186,22 +186,23 @@ class App {
   // -- the socket ---------------------------------------------------------------------------------
 
   connectionChanged(status, attempt, reason) {
-    if (status !== "online") {
-      this.watching.clear();
-      this.lobbySubscribed = false;
-      this.asked = "";
-      this.ratingsAsked = false;
-    }
+    if (status !== "online") this.forgetSubscriptions();
     this.dispatch(S.connectionChanged, status, attempt, reason);
+  }
+
+  /** Nothing is watched or asked for on the connection now (it is down, or new): `subscribe`
+   * asks again once welcomed. */
+  forgetSubscriptions() {
+    this.watching.clear();
+    this.lobbySubscribed = false;
+    this.asked = "";
+    this.ratingsAsked = false;
   }
 
   receive(message) {
     switch (message.type) {
       case P.ServerType.WELCOME:
-        this.watching.clear(); // a new connection (maybe one that took over): watch anew
-        this.lobbySubscribed = false;
-        this.asked = "";
-        this.ratingsAsked = false;
+        this.forgetSubscriptions(); // a new connection (maybe one that took over): watch anew
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();

@@ -92,18 +92,12 @@ export class Connection {
     this.drop(this.successor);
     this.successor = null;
     if (!this.online || !this.token) return; // the next connection goes there
-    let ws;
-    try {
-      ws = new WebSocket(url);
-    } catch (error) {
-      return;
-    }
-    ws.binaryType = "arraybuffer";
-    this.successor = ws;
     const token = this.token;
-    ws.addEventListener("open", () => ws.send(encode(Hello({ token, nickname: null }))));
-    ws.addEventListener("message", (event) => this.receive(ws, event.data));
-    this.watchClose(ws);
+    try {
+      this.successor = this.socket(url, () => Hello({ token, nickname: null }));
+    } catch (error) {
+      // the next connection goes there
+    }
   }
 
   /** The successor's first message: its welcome makes it the connection. */
@@ -228,23 +222,25 @@ export class Connection {
       this.setStatus("signed-out");
       return;
     }
-    let ws;
     try {
-      ws = new WebSocket(this.url);
+      this.ws = this.socket(this.url, () => (token ? Hello({ token, nickname: this.renaming ? nickname : null }) : Hello({ nickname })));
     } catch (error) {
       this.scheduleRetry();
       return;
     }
-    ws.binaryType = "arraybuffer";
-    this.ws = ws;
     this.setStatus(this.number === 0 && this.attempt === 0 ? "connecting" : "reconnecting");
     this.token = token;
-    ws.addEventListener("open", () => {
-      const hello = token ? Hello({ token, nickname: this.renaming ? nickname : null }) : Hello({ nickname });
-      ws.send(encode(hello));
-    });
+  }
+
+  /** A socket to `url` that says `hello()` once open, its frames to `receive` and its close
+   * watched (throws as `new WebSocket` does, on a URL it refuses). */
+  socket(url, hello) {
+    const ws = new WebSocket(url);
+    ws.binaryType = "arraybuffer";
+    ws.addEventListener("open", () => ws.send(encode(hello())));
     ws.addEventListener("message", (event) => this.receive(ws, event.data));
     this.watchClose(ws);
+    return ws;
   }
 
   /** What to do when the socket `ws` closes. */
