@@ -6,7 +6,7 @@ by its weight (the search trace shows them); ``evaluate(game)`` is their sum. Bo
 one pass over the position, ``_white_terms``. The weights live in one place, ``WEIGHTS``.
 
 The evaluation is cheap on purpose: one pass over the 28 pieces and one articulation-point
-search (``board.articulation_points()``), never a legal-move generation.
+search (``board.pinned()``), never a legal-move generation.
 
 Terminal positions score ``±(WIN - ply)``: a win found sooner scores higher, a loss later
 scores less badly. A draw scores 0.
@@ -14,7 +14,7 @@ scores less badly. A draw scores 0.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hive import Game, GameState
 from hive.board import EMPTY, HAND
@@ -28,6 +28,9 @@ from hive.pieces import (
     QUEENS,
     Bug,
 )
+
+if TYPE_CHECKING:  # the compiled build's fixed-width integers; plain ints when run as Python
+    from mypy_extensions import i64
 
 WIN: Final = 1_000_000
 """The score of a win at ply 0; a win at ply ``p`` scores ``WIN - p``."""
@@ -87,9 +90,8 @@ def evaluate(game: Game) -> int:
     """The position's score for the side to move: positive is good for it."""
     if game.state not in _IN_PROGRESS:
         return terminal_score(game)
-    score = 0
-    for term in _white_terms(game):
-        score += term
+    a, b, c, d, e, f, g = _white_terms(game)
+    score = a + b + c + d + e + f + g
     return score if game.ply & 1 == 0 else -score
 
 
@@ -118,24 +120,26 @@ _RESERVE_W: Final = WEIGHTS["pillbug_reserve"]
 def _can_slide(top: list[int], h: int) -> bool:
     """Whether a ground piece at ``h`` has an empty neighbour it can slide to: one with exactly
     one of its two sides (the neighbours before and after it round ``h``) occupied."""
-    occupied = 0
-    bit = 1
+    occupied: i64 = 0
+    bit: i64 = 1
     for n in NEIGHBORS[h]:
         if top[n] != EMPTY:
             occupied |= bit
         bit <<= 1
-    ring = occupied | occupied << 6  # bit d + 6 repeats bit d, for the wrap round
+    ring: i64 = occupied | occupied << 6  # bit d + 6 repeats bit d, for the wrap round
     return (~occupied & ((ring >> 1) ^ (ring >> 5)) & 63) != 0
 
 
-def _escape(top: list[int], h: int, queen: int) -> int:
+def _escape(top: list[int], h: i64, queen: i64) -> i64:
     """The most room a Queen at ``queen`` would have if a Pillbug at ``h`` threw her onto one
     of its empty neighbours: that hex's empty neighbours (her own hex included)."""
-    best = 0
+    best: i64 = 0
+    lib: i64
+    n: i64
     for lib in NEIGHBORS[h]:
         if top[lib] != EMPTY:
             continue
-        room = 0
+        room: i64 = 0
         for n in NEIGHBORS[lib]:
             if n == queen or top[n] == EMPTY:
                 room += 1
@@ -148,17 +152,20 @@ def _reserve(game: Game, color: int) -> bool:
     """Whether ``color`` has a Pillbug in hand and an empty hex next to its uncovered Queen
     where it could place it (no enemy piece beside it)."""
     board = game.board
-    queen = board.hex_of[QUEENS[color]]
+    queen: i64 = board.hex_of[QUEENS[color]]
     pillbug = FIRST_OF[color][_PILLBUG]
     if queen == HAND or board.height[queen] != 1 or board.hex_of[pillbug] != HAND:
         return False
     top = board.top
+    enemy: i64 = 1 - color
+    lib: i64
+    n: i64
     for lib in NEIGHBORS[queen]:
         if top[lib] != EMPTY:
             continue
         placeable = True
         for n in NEIGHBORS[lib]:
-            if OWNER[top[n]] == 1 - color:
+            if OWNER[top[n]] == enemy:
                 placeable = False
                 break
         if placeable:
@@ -166,23 +173,26 @@ def _reserve(game: Game, color: int) -> bool:
     return False
 
 
-def _white_terms(game: Game) -> tuple[int, ...]:
+def _white_terms(game: Game) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
     """Every term (``WEIGHTS``), weighted, from White's point of view: one pass over the
-    pieces, each one's mobility and its place next to either Queen, then the Pillbugs in hand."""
+    pieces, each one's mobility and its place next to either Queen, then the Pillbugs in hand.
+    (Seven integers, not ``tuple[int, ...]``: a fixed length is a C struct, not a Python tuple,
+    in the compiled build.)"""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
-    attackers = blockers = neighbours = mobility = in_hand = 0
+    attackers: i64 = 0
+    blockers: i64 = 0
+    neighbours: i64 = 0
+    mobility: i64 = 0
+    in_hand: i64 = 0
     queens = [hex_of[QUEENS[0]], hex_of[QUEENS[1]]]
     pillbugs = game.game_type.pillbug
     defended = [False, False]
-    # The pieces alone on an articulation point (the board keeps those by shape), one bit
-    # each: a small integer, where a set of hexes would make an object of each hex looked up.
-    pinned_pieces = 0
-    for h in board.articulation_points():
-        if height[h] == 1:
-            pinned_pieces |= 1 << top[h]
+    # The pieces alone on an articulation point, one bit each.
+    pinned_pieces: i64 = board.pinned()
     # The pieces next to each Queen, one bit each: next to their own, next to the enemy's.
-    home = pressing = 0
+    home: i64 = 0
+    pressing: i64 = 0
     for color in range(2):
         queen = queens[color]
         if queen == HAND:
@@ -204,7 +214,7 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             continue
         bug = BUG_OF[p]
         up = height[h] > 1
-        value = BUG_VALUE[bug]
+        value: i64 = BUG_VALUE[bug]
         crawler = _CRAWLER[bug]
         powers = bug == _PILLBUG
         if bug == _MOSQUITO:
@@ -229,7 +239,7 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             stuck = False
         else:
             stuck = bool(pinned_pieces >> p & 1) or (crawler and not _can_slide(top, h))
-        sign = 1 if p < PIECES_PER_COLOR else -1
+        sign: i64 = 1 if p < PIECES_PER_COLOR else -1
         if home >> p & 1:
             if stuck:
                 blockers += sign
@@ -244,7 +254,8 @@ def _white_terms(game: Game) -> tuple[int, ...]:
             attackers += sign
         elif not stuck:
             mobility += sign * value
-    defense = reserve = 0
+    defense: i64 = 0
+    reserve: i64 = 0
     if pillbugs:
         defense = int(defended[0]) - int(defended[1])
         reserve = int(_reserve(game, 0)) - int(_reserve(game, 1))

@@ -196,13 +196,17 @@ class _Searcher:
         game = self.game
         me = game.ply & 1
         queen = QUEENS[1 - me]
-        where = game.board.hex_of[queen]
+        board = game.board
+        where = board.hex_of[queen]
         if where == HAND:
             return None
-        ring = NEIGHBORS[where]
+        marks = board.marks  # the Queen's ring marked on the board's scratch list
+        ring = board.new_stamp()
+        for n in NEIGHBORS[where]:
+            marks[n] = ring
         won = _WON[me]
         for move in moves:
-            if move.destination in ring or move.piece == queen:
+            if marks[move.destination] == ring or move.piece == queen:
                 game.push(move)
                 self.nodes += 1
                 state = game.state
@@ -314,12 +318,10 @@ class _Searcher:
         moves = first + second + rest
         below = len(game.moves) - self.root_length
         killer = self.killers[below] if below < _MAX_PLIES else None
-        if killer is not None and killer != best_known and killer in moves:
-            moves.remove(killer)
-            moves.insert(0, killer)
-        if best_known is not None and moves[0] != best_known and best_known in moves:
-            moves.remove(best_known)
-            moves.insert(0, best_known)
+        if killer is not None and killer != best_known:
+            _to_front(moves, killer)
+        if best_known is not None:
+            _to_front(moves, best_known)
         return moves
 
     def _frontier(
@@ -378,9 +380,8 @@ class _Searcher:
                 order, rest = order[:limit], order[limit:]
             # The table's best move first, if it is one of the K (a best move found at a
             # frontier node, where every child is scored, may lie beyond them).
-            if best_known is not None and order[0] != best_known and best_known in order:
-                order.remove(best_known)
-                order.insert(0, best_known)
+            if best_known is not None:
+                _to_front(order, best_known)
         best = -INFINITY
         best_move = order[0]
         searched = 0
@@ -508,6 +509,19 @@ class _Searcher:
         replies = {move: self.holding_replies(move, top, depth) for move, _ in tied}
         tied.sort(key=lambda pair: replies[pair[0]])
         return tied + ranked[len(tied) :], replies
+
+
+def _to_front(moves: list[Move], move: Move) -> None:
+    """Move ``move`` to the front of ``moves`` if it is there (the rest keep their order).
+
+    Moves are compared field by field: ``in`` and ``remove`` compare them as Python tuples,
+    several times slower in the compiled build."""
+    piece, source, destination = move
+    for i, other in enumerate(moves):
+        if other.destination == destination and other.piece == piece and other.source == source:
+            if i:
+                moves.insert(0, moves.pop(i))
+            return
 
 
 def _exact_count(ranked: list[tuple[Move, int]], top: int | None, depth: int) -> int:

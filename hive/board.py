@@ -10,10 +10,13 @@ search reads the board at list-indexing speed.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hive.hexes import CELLS, NEIGHBORS
 from hive.pieces import NUM_PIECES
+
+if TYPE_CHECKING:  # the compiled build's fixed-width integers; plain ints when run as Python
+    from mypy_extensions import i64
 
 EMPTY: Final = -1
 """``Board.top[h]`` of a hex with no piece."""
@@ -80,7 +83,7 @@ class Board:
         self.stamp = 0
         self._order: list[int] = [0] * CELLS
         self._low: list[int] = [0] * CELLS
-        self._points: dict[int, set[int]] = {}
+        self._points: dict[int, list[int]] = {}
 
     def copy(self) -> Board:
         """An independent board with the same stacks."""
@@ -146,11 +149,24 @@ class Board:
         return {h for h in self.hex_of if h != HAND}
 
     def articulation_points(self) -> set[int]:
-        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan).
+        """Hexes whose stack, lifted whole, would split the hive (one linear DFS, Tarjan)."""
+        return set(self._kept_points())
 
-        They depend only on the occupied hexes, so the board keeps them by ``shape`` (a search
-        meets the same shapes again and again; up to ``POINTS_KEPT`` of them, then it
-        forgets them all). Callers read the set and never change it."""
+    def pinned(self) -> int:
+        """The pieces that may not move because they stand alone on an articulation point
+        (lifting them would split the hive), one bit each: bit ``p`` for piece ``p``. (A small
+        integer: a set of hexes would make an object of each hex in the compiled build.)"""
+        top, height = self.top, self.height
+        pieces: i64 = 0
+        for h in self._kept_points():
+            if height[h] == 1:
+                pieces |= 1 << top[h]
+        return pieces
+
+    def _kept_points(self) -> list[int]:
+        """The articulation points, which depend only on the occupied hexes: the board keeps
+        them by ``shape`` (a search meets the same shapes again and again; up to
+        ``POINTS_KEPT`` of them, then it forgets them all). Callers never change the list."""
         points = self._points.get(self.shape)
         if points is None:
             if len(self._points) >= POINTS_KEPT:
@@ -158,32 +174,33 @@ class Board:
             points = self._points[self.shape] = self._articulation_points()
         return points
 
-    def _articulation_points(self) -> set[int]:
+    def _articulation_points(self) -> list[int]:
         top = self.top
-        start = HAND
+        start: i64 = HAND
         for h in self.hex_of:
             if h != HAND:
                 start = h
                 break
         if start == HAND:
-            return set()
+            return []
         hex_of = self.hex_of
         order = self._order  # 1 + the order in which the DFS reaches a hex; 0: not yet
         low = self._low  # the lowest order reachable from a hex's subtree by one back edge
         order[start] = low[start] = 1
-        reached = 1
+        reached: i64 = 1
         # The DFS's stack holds the top piece of each hex (a small integer, which the compiled
         # build stores without allocating; a hex is not), and the next direction to look in.
         path = [top[start]]
         turns = [0]
-        points: set[int] = set()
-        root_children = 0
+        points: list[int] = []
+        found: i64 = 0  # the top pieces of ``points``, one bit each
+        root_children: i64 = 0
         while path:
-            v = hex_of[path[-1]]
-            d = turns[-1]
+            v: i64 = hex_of[path[-1]]
+            d: i64 = turns[-1]
             around = NEIGHBORS[v]
             while d < 6:
-                w = around[d]
+                w: i64 = around[d]
                 d += 1
                 if top[w] == EMPTY:
                     continue
@@ -200,15 +217,16 @@ class Board:
                 path.pop()
                 turns.pop()
                 if path:
-                    u = hex_of[path[-1]]
+                    u: i64 = hex_of[path[-1]]
                     if low[v] < low[u]:
                         low[u] = low[v]
                     if u == start:
                         root_children += 1
-                    elif low[v] >= order[u]:
-                        points.add(u)
+                    elif low[v] >= order[u] and not found >> path[-1] & 1:
+                        found |= 1 << path[-1]
+                        points.append(u)
         if root_children > 1:
-            points.add(start)
+            points.append(start)
         for h in hex_of:
             if h != HAND:
                 order[h] = low[h] = 0

@@ -428,7 +428,7 @@ class Game:
             return f"{name} was just moved by the opponent's Pillbug and must rest a turn"
         if dst == src:
             return f"{name} must move somewhere else"
-        if board.height[src] == 1 and src in board.articulation_points():
+        if board.pinned() >> piece & 1:
             return f"moving {name} would break the hive"
         return f"{name} cannot move there"
 

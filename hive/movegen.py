@@ -24,6 +24,8 @@ from hive.hexes import NEIGHBORS, ORIGIN, SLIDES
 from hive.pieces import BUG_AT, BUG_OF, FIRST_OF, OWNER, PIECES_PER_COLOR, Bug
 
 if TYPE_CHECKING:
+    from mypy_extensions import i64  # the compiled build's fixed-width integers
+
     from hive.game import Game
 
 Group = tuple[int, int, Collection[int]]
@@ -77,13 +79,16 @@ def placement_hexes(game: Game) -> list[int]:
         return list(NEIGHBORS[ORIGIN])
     board = game.board
     top, hex_of, marks = board.top, board.hex_of, board.marks
-    stamp = board.new_stamp()
-    color = ply & 1
-    other = 1 - color
+    stamp: i64 = board.new_stamp()
+    color: i64 = ply & 1
+    other: i64 = 1 - color
     cells = []
-    start = color * PIECES_PER_COLOR
+    start: i64 = color * PIECES_PER_COLOR
+    p: i64
+    c: i64
+    n: i64
     for p in range(start, start + PIECES_PER_COLOR):
-        h = hex_of[p]
+        h: i64 = hex_of[p]
         if h == HAND or top[h] != p:
             continue
         for c in NEIGHBORS[h]:
@@ -102,13 +107,7 @@ def movements(game: Game, color: int) -> list[Group]:
     """Moves of pieces on the board, including Pillbug (and Mosquito-as-Pillbug) throws."""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
-    pinned = board.articulation_points()
-    # The pieces alone on those hexes, one bit each (a small integer, where looking hexes up
-    # in the set would make an object of each hex in the compiled build).
-    pinned_pieces = 0
-    for h in pinned:
-        if height[h] == 1:
-            pinned_pieces |= 1 << top[h]
+    pinned = board.pinned()
     stunned = game.last_moved
     groups: list[Group] = []
     throwers: list[int] = []
@@ -124,7 +123,7 @@ def movements(game: Game, color: int) -> list[Group]:
             or (bug == MOSQUITO and any(BUG_AT[top[n]] == PILLBUG for n in NEIGHBORS[h]))
         ):
             throwers.append(h)
-        if on_ground and pinned_pieces >> p & 1:
+        if on_ground and pinned >> p & 1:
             continue
         board.lift(h)
         dests = destinations(board, bug, h)
@@ -177,10 +176,13 @@ def _spider(board: Board, h: int) -> list[int]:
 
 def _ant(board: Board, h: int) -> list[int]:
     top, marks = board.top, board.marks
-    stamp = board.new_stamp()
+    stamp: i64 = board.new_stamp()
     marks[h] = stamp
     ends = []
     todo = [h]
+    b: i64
+    s1: i64
+    s2: i64
     while todo:
         for b, s1, s2 in SLIDES[todo.pop()]:
             if top[b] == EMPTY and marks[b] != stamp and (top[s1] == EMPTY) != (top[s2] == EMPTY):
@@ -270,7 +272,7 @@ def _add_throws(
     height: list[int],
     groups: list[Group],
     throwers: list[int],
-    pinned: set[int],
+    pinned: int,
     stunned: int,
 ) -> list[Group]:
     """Add the throws of each Pillbug (or Mosquito touching one) at the hexes ``throwers``.
@@ -290,7 +292,7 @@ def _add_throws(
             t = top[n]
             if t == EMPTY:
                 empties.append(n)
-            elif height[n] == 1 and t != stunned and n not in pinned:
+            elif height[n] == 1 and t != stunned and not pinned >> t & 1:
                 targets.append((t, n))
         if empties:
             for t, n in targets:

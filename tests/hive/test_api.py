@@ -394,7 +394,8 @@ def test_legal_moves_are_generated_once_per_position_and_each_call_owns_its_list
 
 def test_the_articulation_points_a_board_keeps_by_shape_are_its_own() -> None:
     """Along random games and back, the points the board keeps by shape are those a fresh
-    board computes, and the shape is the bit set of the occupied hexes."""
+    board computes, the shape is the bit set of the occupied hexes, and the pinned pieces are
+    those alone on the points."""
     for number, game_type in enumerate(ALL_GAME_TYPES):
         game = random_game(game_type, 0, "shapes")
         rng = random.Random(number)
@@ -405,6 +406,8 @@ def test_the_articulation_points_a_board_keeps_by_shape_are_its_own() -> None:
             assert board.shape == occupied
             points = board.articulation_points()
             assert points == board.copy().articulation_points()  # a copy computes them anew
+            alone = [board.top[h] for h in points if board.height[h] == 1]
+            assert board.pinned() == sum(1 << piece for piece in alone)
             seen.append((occupied, set(points)))
             moves = game.legal_moves()
             if len(seen) == 60 or not moves:

@@ -31,6 +31,10 @@ ALLOWED: frozenset[str] = frozenset(
 )
 """Pure standard-library modules hive/ may import; ``hive`` and ``hive.*`` are allowed too."""
 
+TYPES_ONLY: frozenset[str] = frozenset({"mypy_extensions"})
+"""Modules hive/ may import only under ``if TYPE_CHECKING:``, which never runs: their names
+are annotations (the compiled build's fixed-width ``i64``), plain ``int`` when run as Python."""
+
 REFUSED = (
     "asyncio",
     "logging",
@@ -55,7 +59,17 @@ def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
     """``file:line: name`` for each import of a module outside the allow-list, and each call
     of a builtin that does IO or imports by name."""
     found: list[tuple[int, int, str]] = []  # (line, column, what)
-    for node in ast.walk(ast.parse(source, filename)):
+    tree = ast.parse(source, filename)
+    for_types = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If)
+        and isinstance(node.test, ast.Name)
+        and node.test.id == "TYPE_CHECKING"
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
@@ -64,7 +78,7 @@ def forbidden_imports(source: str, filename: str = "<source>") -> list[str]:
             found.extend(
                 (node.lineno, node.col_offset, module)
                 for module in modules
-                if not is_allowed(module)
+                if not is_allowed(module) and not (module in TYPES_ONLY and id(node) in for_types)
             )
         elif (
             isinstance(node, ast.Call)
@@ -132,3 +146,20 @@ def test_pure_modules_are_allowed(module: str) -> None:
 @pytest.mark.parametrize("near_miss", ["hivemind", "hive_extra", "typing_extensions", "regex"])
 def test_names_that_only_look_allowed_are_refused(near_miss: str) -> None:
     assert forbidden_imports(f"import {near_miss}\n") == [f"<source>:1: {near_miss}"]
+
+
+def test_a_module_for_types_only_is_allowed_only_where_it_never_runs() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from mypy_extensions import i64\n"
+        "    import os\n"
+        "else:\n"
+        "    from mypy_extensions import i32\n"
+        "import mypy_extensions\n"
+    )
+    assert forbidden_imports(source) == [
+        "<source>:4: os",
+        "<source>:6: mypy_extensions",
+        "<source>:7: mypy_extensions",
+    ]
