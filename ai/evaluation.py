@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Final
 from hive import Game, GameState
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
+from hive.movegen import slide_directions
 from hive.pieces import (
     BUG_OF,
     COLOR_OF,
@@ -115,19 +116,6 @@ _NEIGHBOURS_W: Final = WEIGHTS["queen_neighbours"]
 _MOBILITY_W: Final = WEIGHTS["mobility"]
 _DEFENSE_W: Final = WEIGHTS["pillbug_defense"]
 _RESERVE_W: Final = WEIGHTS["pillbug_reserve"]
-
-
-def _can_slide(top: list[int], h: int) -> bool:
-    """Whether a ground piece at ``h`` has an empty neighbour it can slide to: one with exactly
-    one of its two sides (the neighbours before and after it round ``h``) occupied."""
-    occupied: i64 = 0
-    bit: i64 = 1
-    for n in NEIGHBORS[h]:
-        if top[n] != EMPTY:
-            occupied |= bit
-        bit <<= 1
-    ring: i64 = occupied | occupied << 6  # bit d + 6 repeats bit d, for the wrap round
-    return (~occupied & ((ring >> 1) ^ (ring >> 5)) & 63) != 0
 
 
 def _escape(top: list[int], h: i64, queen: i64) -> i64:
@@ -238,7 +226,7 @@ def _white_terms(game: Game) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
             value *= 2
             stuck = False
         else:
-            stuck = bool(pinned_pieces >> p & 1) or (crawler and not _can_slide(top, h))
+            stuck = bool(pinned_pieces >> p & 1) or (crawler and not slide_directions(top, h))
         sign: i64 = 1 if p < PIECES_PER_COLOR else -1
         if home >> p & 1:
             if stuck:

@@ -199,31 +199,35 @@ class Board:
             v: i64 = hex_of[path[-1]]
             d: i64 = turns[-1]
             around = NEIGHBORS[v]
+            low_v: i64 = low[v]  # kept here while v's neighbours are seen
             while d < 6:
                 w: i64 = around[d]
                 d += 1
                 if top[w] == EMPTY:
                     continue
-                if order[w] == 0:  # a tree edge: go down to w
+                seen: i64 = order[w]
+                if seen == 0:  # a tree edge: go down to w
+                    low[v] = low_v
                     reached += 1
                     order[w] = low[w] = reached
                     turns[-1] = d
                     path.append(top[w])
                     turns.append(0)
                     break
-                if order[w] < low[v]:
-                    low[v] = order[w]
+                if seen < low_v:
+                    low_v = seen
             else:  # every neighbour seen: back up to the parent
                 path.pop()
                 turns.pop()
                 if path:
-                    u: i64 = hex_of[path[-1]]
-                    if low[v] < low[u]:
-                        low[u] = low[v]
+                    parent: i64 = path[-1]
+                    u: i64 = hex_of[parent]
+                    if low_v < low[u]:
+                        low[u] = low_v
                     if u == start:
                         root_children += 1
-                    elif low[v] >= order[u] and not found >> path[-1] & 1:
-                        found |= 1 << path[-1]
+                    elif low_v >= order[u] and not found >> parent & 1:
+                        found |= 1 << parent
                         points.append(u)
         if root_children > 1:
             points.append(start)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from enum import Enum
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from hive import movegen, notation
 from hive.board import EMPTY, HAND, Board
@@ -26,6 +26,9 @@ from hive.pieces import (
     GameType,
     Piece,
 )
+
+if TYPE_CHECKING:  # the compiled build's fixed-width integers; plain ints when run as Python
+    from mypy_extensions import i64
 
 
 class GameState(Enum):
@@ -93,9 +96,9 @@ _MADE: Final[list[Move | None]] = [None] * (NUM_PIECES * CELLS)
 meets the same moves in position after position, and reusing them spares building them."""
 
 
-def _move(piece: int, source: int, destination: int) -> Move:
+def _move(piece: i64, source: i64, destination: i64) -> Move:
     """``Move(piece, source, destination)``, the one made before when it is the same."""
-    index = piece * CELLS + destination
+    index: i64 = piece * CELLS + destination
     move = _MADE[index]
     if move is None or move.source != source:
         move = _MADE[index] = Move(piece, source, destination)
