@@ -72,6 +72,10 @@ class SearchResult:
         exact: How many moves at the head of ``ranked`` have exact scores: at least the
             search's ``exact_top`` (all when there are fewer moves), and every move scoring as
             much as the last of them. The others score less, and hold upper bounds.
+        deeper: True when the first move comes from the depth the deadline cut short
+            (``depth + 1``): that depth proved it better than the last complete depth's best
+            before time ran out, so it leads, with its score at that depth (exact), before
+            the rest of the last complete ranking.
     """
 
     ranked: list[tuple[Move, int]]
@@ -85,6 +89,7 @@ class SearchResult:
     branching: int | None = None
     replies: dict[Move, int] = field(default_factory=dict)
     exact: int = 0
+    deeper: bool = False
 
     @property
     def best(self) -> Move | None:
@@ -130,6 +135,8 @@ class _Searcher:
         # Per ply from the root, the last move that cut off at a frontier node there: tried
         # early at its siblings (a "killer": what refutes one reply often refutes the next).
         self.killers: list[Move | None] = [None] * _MAX_PLIES
+        # The root moves searched so far at the depth in progress: (move, score, exact).
+        self.searched: list[tuple[Move, int, bool]] = []
         self.nodes = 0
         self.prunes = 0
         self.cut = 0
@@ -445,6 +452,7 @@ class _Searcher:
             if order is None:
                 order = [move for _, move in scored]
             ranked = []
+            self.searched = []
             top = self.exact_top
             best_exact: list[int] = []  # a min-heap of the best ``top`` exact scores so far
             for move in order:
@@ -468,6 +476,7 @@ class _Searcher:
                     else:
                         heapq.heappushpop(best_exact, value)
                 ranked.append((move, value))
+                self.searched.append((move, value, exact))
             ranked.sort(key=itemgetter(1), reverse=True)
         trace.rank(ranked, self.nodes - start_nodes)
         if self.table is not None:
@@ -607,7 +616,8 @@ def iterative_search(
     Depths up to ``min_depth`` are always started, whatever the last one's time predicts (a
     level does not give up its usual depth on a guess), but the deadline ends every depth
     past the first: a budget is a wall-clock promise, kept on a slow or busy machine too,
-    where the move then comes from the last depth completed.
+    where the move then comes from the last depth completed, unless the depth cut short had
+    already proved another move better than that depth's best (``SearchResult.deeper``).
 
     Args: as ``search``, with ``max_depth`` (None: no limit but time) instead of ``depth``,
     and ``min_depth``, the floor.
@@ -640,8 +650,9 @@ def _deepening(
     pace: _Pace | None = None,
 ) -> SearchResult:
     """Both searches: depth 1, then each of ``depths`` in turn, searching the root moves in the
-    last ranking's order, until the deadline interrupts one (the last complete ranking stands);
-    then the aggressive tie-break.
+    last ranking's order, until the deadline interrupts one (the last complete ranking stands,
+    for an iterative search led by a move the interrupted depth proved better than its best:
+    ``_led_by_deeper_best``); then the aggressive tie-break (not after such a lead).
 
     With a ``pace`` (``iterative_search``), a depth is not started once the ranking is proved,
     nor after ``min_depth`` when the last depth's time says it would not finish; the deadline
@@ -653,7 +664,7 @@ def _deepening(
     started = searcher.now()
     ranked = _deepen(searcher, None, 1)
     assert ranked is not None  # depth 1 always completes
-    depth, completed = 1, True
+    depth, completed, partial = 1, True, False
     last_time = searcher.now() - started if pace is not None else 0.0
     for next_depth in depths:
         if pace is not None:
@@ -665,12 +676,16 @@ def _deepening(
         deeper = _deepen(searcher, ranked, next_depth)
         if deeper is None:
             completed = False
+            if pace is not None:
+                led = _led_by_deeper_best(ranked, searcher.searched, searcher.exact_top)
+                if led is not None:
+                    ranked, partial = led, True
             break
         if pace is not None:
             last_time = searcher.now() - begun
         ranked, depth = deeper, next_depth
     replies: dict[Move, int] = {}
-    if aggressive and (completed or pace is not None):
+    if aggressive and (completed or pace is not None) and not partial:
         try:
             ranked, replies = searcher.aggressive(ranked, depth)
         except _Timeout:
@@ -686,7 +701,8 @@ def _deepening(
         table_hits=searcher.hits,
         branching=searcher.branching,
         replies=replies,
-        exact=_exact_count(ranked, searcher.exact_top, depth),
+        exact=1 if partial else _exact_count(ranked, searcher.exact_top, depth),
+        deeper=partial,
     )
     searcher.tracer.note(
         nodes=result.nodes,
@@ -694,11 +710,35 @@ def _deepening(
         branching=result.branching,
         seconds=round(result.seconds, 6),
         completed=result.completed,
+        deeper=result.deeper,
         prunes=result.prunes,
         cut=result.cut,
         table_hits=result.table_hits,
     )
     return result
+
+
+def _led_by_deeper_best(
+    ranked: list[tuple[Move, int]], searched: list[tuple[Move, int, bool]], exact_top: int | None
+) -> list[tuple[Move, int]] | None:
+    """The last complete ``ranked``, led by the best move of the depth the deadline cut short
+    when that depth proved it better than the move it searched first (``ranked``'s best,
+    searched with a full window), with its score there; None when none was.
+
+    Only when the search wants the best move alone (``exact_top`` 1 or None): a move found
+    better is then a better choice, whatever the moves not yet searched at that depth hold,
+    while a level that may pick the second or third best needs a ranking of one depth.
+    """
+    if exact_top not in (None, 1) or len(searched) < 2 or not searched[0][2]:
+        return None
+    first = searched[0][1]
+    best: tuple[Move, int] | None = None
+    for move, value, exact in searched[1:]:
+        if exact and value > first and (best is None or value > best[1]):
+            best = (move, value)
+    if best is None:
+        return None
+    return [best, *(pair for pair in ranked if pair[0] != best[0])]
 
 
 def _deepen(

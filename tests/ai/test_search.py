@@ -391,6 +391,39 @@ def test_an_iterative_search_starts_its_floor_whatever_the_last_depth_predicts()
     assert ranked_scores(floor) == ranked_scores(search(game, depth=3, branching=5))
 
 
+def cut_after(readings: int) -> Callable[[], float]:
+    """A clock at 0.0 for its first ``readings`` readings, then at 10.0."""
+    seen = count(1)
+    return lambda: 0.0 if next(seen) <= readings else 10.0
+
+
+def test_a_depth_cut_short_is_led_by_a_move_it_proved_better_than_the_last_best() -> None:
+    """Whatever the reading at which the deadline cuts depth 2 or 3 short: when that depth has
+    scored a move above the one it searched first (the last complete depth's best), that move
+    leads, with its score at that depth, which the whole depth confirms above that best's;
+    otherwise the last complete ranking stands as it was."""
+    game = list(mid_games(6))[2]
+    full = {d: search(game, depth=d, branching=6).ranked for d in (1, 2, 3)}
+    led = kept = 0
+    for readings in count(2):
+        cut = iterative_search(
+            game, max_depth=3, min_depth=3, branching=6, deadline=1.0, clock=cut_after(readings)
+        )
+        if cut.completed:
+            break
+        deeper = dict(full[cut.depth + 1])
+        if cut.deeper:
+            led += 1
+            (move, score), (best, _) = cut.ranked[:2]
+            assert score == deeper[move] > deeper[best] and cut.exact == 1
+            rest = {key(m): s for m, s in full[cut.depth] if m != move}
+            assert {key(m): s for m, s in cut.ranked[1:]} == rest
+        else:
+            kept += 1
+            assert ranked_scores(cut) == {key(m): s for m, s in full[cut.depth]}
+    assert led > 10 and kept > 10
+
+
 def test_a_level_floor_lies_within_its_depth() -> None:
     for depth, floor in ((2, 3), (None, 0)):
         with pytest.raises(ValueError, match="min_depth"):
