@@ -69,6 +69,7 @@ def bench_levels(games: list[Game], names: list[str]) -> None:
         times = []
         cpu = []
         depths: dict[int, int] = {}
+        deeper = 0  # moves led by a depth cut short (SearchResult.deeper)
         for number, game in enumerate(games):
             bot = Bot(level, seed=number, use_book=False)
             before = game.game_string()
@@ -80,7 +81,10 @@ def bench_levels(games: list[Game], names: list[str]) -> None:
                 raise SystemExit(f"{name} changed the game {before!r}")
             if choice.result is not None:
                 depths[choice.result.depth] = depths.get(choice.result.depth, 0) + 1
+                deeper += choice.result.deeper
         reached = " ".join(f"{d}:{n}" for d, n in sorted(depths.items()))
+        if deeper:
+            reached += f", {deeper} led by the next depth cut short"
         print(
             f"{name:9} {level.depth or '-':>5} {level.seconds or '-':>5} "
             f"{level.branching or '-':>4} {level.quotient or '-':>4}  "

@@ -65,6 +65,13 @@ MUTANTS = [
     ),
     Mutant(
         "ai/search.py",
+        "                    ranked, partial = led, True",
+        "                    pass",
+        "a depth cut short is thrown away even when it proved a move better than the last best",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/search.py",
         "floor = -(WIN - ply - 1) if self._one_gap() else -(WIN - ply - 2)",
         "floor = -(WIN - ply - 2)",
         "the mate-distance floor forgets that a move can fill its own Queen's last gap",
