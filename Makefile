@@ -104,9 +104,13 @@ typecheck: $(STAMP)
 # Every test on the build installed (compiled when a C compiler was there), then the rules' and
 # the bots' tests again on the pure build (the .py sources, the compiled .so files ignored),
 # but for the deepest searches (marked deep: they would take minutes uncompiled).
+# pytest-xdist runs them in one worker process per core (at most 4; WORKERS=0: in this one).
+# Every test starts its own servers on free ports, so they run side by side.
+WORKERS ?= auto
+PYTEST := $(BIN)/pytest -n $(WORKERS) --maxprocesses 4 --dist worksteal
 pytest: $(BUILD) $(CLIENT_DEPS) system-tools
-	$(BIN)/pytest
-	$(BIN)/pytest --pure -m 'not deep' tests/hive tests/ai tests/test_build.py
+	$(PYTEST)
+	$(PYTEST) --pure -m 'not deep' tests/hive tests/ai tests/test_build.py
 
 ## schema: write the JSON Schema of every message (from server/protocol.py) to docs/protocol.schema.json
 schema: $(BUILD)

@@ -20,7 +20,13 @@ PACKAGES = ("hive", "ai")
 
 class SourceFinder:
     """A finder placed first in ``sys.meta_path``: it asks the other finders for a module of
-    ``PACKAGES`` and, when they find a compiled one, returns its source beside it instead."""
+    ``PACKAGES`` and, when they find a compiled one, returns its source beside it instead.
+
+    A process may hold this module twice, as ``sitecustomize`` and as
+    ``tests.pure.sitecustomize`` (a pytest-xdist worker of ``pytest --pure``): the finders of
+    both copies say ``pure_build``, so that only one is installed and neither asks the other."""
+
+    pure_build = True
 
     @classmethod
     def find_spec(
@@ -29,7 +35,7 @@ class SourceFinder:
         if name.partition(".")[0] not in PACKAGES:
             return None
         for finder in sys.meta_path:
-            if finder is cls or not hasattr(finder, "find_spec"):
+            if getattr(finder, "pure_build", False) or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is not None:
@@ -45,7 +51,7 @@ class SourceFinder:
 
 def install() -> None:
     """Put the finder first (once); modules already imported stay as they are."""
-    if SourceFinder not in sys.meta_path:
+    if not any(getattr(finder, "pure_build", False) for finder in sys.meta_path):
         sys.meta_path.insert(0, SourceFinder)
 
 
