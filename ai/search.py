@@ -207,10 +207,8 @@ class _Searcher:
         where = board.hex_of[queen]
         if where == HAND:
             return None
-        marks = board.marks  # the Queen's ring marked on the board's scratch list
-        ring = board.new_stamp()
-        for n in NEIGHBORS[where]:
-            marks[n] = ring
+        marks = board.marks
+        ring = board.mark_ring(where)
         won = _WON[me]
         for move in moves:
             if marks[move.destination] == ring or move.piece == queen:
@@ -297,12 +295,7 @@ class _Searcher:
         board = game.board
         hex_of, marks = board.hex_of, board.marks  # rings marked on the board's scratch list
         me = game.ply & 1
-        theirs = hex_of[QUEENS[1 - me]]
-        mine = hex_of[QUEENS[me]]
-        attack = board.new_stamp()
-        if theirs != HAND:
-            for n in NEIGHBORS[theirs]:
-                marks[n] = attack
+        attack = board.mark_ring(hex_of[QUEENS[1 - me]])
         first = []
         others = []
         for move in moves:
@@ -310,10 +303,7 @@ class _Searcher:
                 first.append(move)
             else:
                 others.append(move)
-        guard = board.new_stamp()
-        if mine != HAND:
-            for n in NEIGHBORS[mine]:
-                marks[n] = guard
+        guard = board.mark_ring(hex_of[QUEENS[me]])
         second = []
         rest = []
         for move in others:
@@ -451,7 +441,6 @@ class _Searcher:
         else:
             if order is None:
                 order = [move for _, move in scored]
-            ranked = []
             self.searched = []
             top = self.exact_top
             best_exact: list[int] = []  # a min-heap of the best ``top`` exact scores so far
@@ -475,8 +464,8 @@ class _Searcher:
                         heapq.heappush(best_exact, value)
                     else:
                         heapq.heappushpop(best_exact, value)
-                ranked.append((move, value))
                 self.searched.append((move, value, exact))
+            ranked = [(move, value) for move, value, _ in self.searched]
             ranked.sort(key=itemgetter(1), reverse=True)
         trace.rank(ranked, self.nodes - start_nodes)
         if self.table is not None:

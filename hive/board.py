@@ -111,6 +111,17 @@ class Board:
         self.stamp = stamp
         return stamp
 
+    def mark_ring(self, h: int) -> int:
+        """A new stamp (``new_stamp``) marked on the six hexes around ``h``, none when ``h`` is
+        ``HAND`` (a piece off the board): ``marks[n] == stamp`` then asks whether ``n``
+        touches ``h``, as the search asks of a move's hexes and a Queen's."""
+        stamp = self.new_stamp()
+        if h != HAND:
+            marks = self.marks
+            for n in NEIGHBORS[h]:
+                marks[n] = stamp
+        return stamp
+
     def place(self, piece: int, h: int) -> None:
         """Put ``piece`` on top of the stack at ``h``."""
         below = self.top[h]

@@ -36,7 +36,7 @@ from hive.hashing import (
     splitmix64,
     zobrist_key,
 )
-from hive.hexes import CELLS, hex_at
+from hive.hexes import CELLS, NEIGHBORS, hex_at
 from hive.pieces import (
     ALL_GAME_TYPES,
     BUG_AT,
@@ -458,6 +458,20 @@ def test_board_interface_is_exported_and_describes_the_position() -> None:
         in_play = game.game_type.has_piece(piece)
         assert (h == HAND and in_play) == (piece in game.hand(piece.color))
         assert h == HAND or piece in board.stack(h)
+
+
+def test_stamps_are_new_each_time_and_mark_ring_marks_the_six_hexes_round_one() -> None:
+    """Every stamp is one no hex holds, past the wrap at 255 too; ``mark_ring`` marks exactly
+    the six neighbours of its hex with a new stamp, and nothing for a piece in hand."""
+    board = Board()
+    h = hex_at(3, -2)
+    for round_ in range(600):  # more than two wraps of the stamps
+        ring = board.mark_ring(h if round_ % 2 else HAND)
+        assert 1 <= ring <= 255
+        marked = {n for n in range(CELLS) if board.marks[n] == ring}
+        assert marked == (set(NEIGHBORS[h]) if round_ % 2 else set())
+        stamp = board.new_stamp()
+        assert stamp not in board.marks
 
 
 def test_board_copy_is_independent() -> None:
