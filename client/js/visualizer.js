@@ -20,8 +20,8 @@ const RUN_FIGURES = [
   ["level", "level"], ["source", "source"], ["chosen", "chosen move"], ["chosen_index", "its rank"],
   ["skipped_best", "skipped the best"], ["quotient", "randomness Q"], ["depth", "depth (plies)"],
   ["branching", "branching K"], ["nodes", "positions visited"], ["seconds", "seconds"],
-  ["completed", "completed"], ["deeper", "led by the depth cut short"], ["prunes", "alpha-beta cutoffs"], ["cut", "moves cut by K"],
-  ["table_hits", "table hits"],
+  ["completed", "completed"], ["deeper", "led by the depth cut short"],
+  ["prunes", "alpha-beta cutoffs"], ["cut", "moves cut by K"], ["table_hits", "table hits"],
 ];
 
 /** The only addresses `?src=` may load: this site's search traces of bots' moves. */
