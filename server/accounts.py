@@ -92,11 +92,16 @@ def account_name(text: str, reserved: frozenset[str]) -> str:
 
 
 def check_password(password: str) -> None:
-    """Raises: ProtocolError: BAD_PASSWORD when ``password`` is too short or too long."""
+    """Raises: ProtocolError: BAD_PASSWORD when ``password`` is too short or too long, or
+    blank (whitespace alone: eight spaces are no password)."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ProtocolError(
             ErrorCode.BAD_PASSWORD,
             f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
+        )
+    if not password.strip():
+        raise ProtocolError(
+            ErrorCode.BAD_PASSWORD, "a password may not be only spaces or other blanks"
         )
 
 

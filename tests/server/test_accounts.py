@@ -153,6 +153,18 @@ async def test_bad_and_reserved_names_and_bad_passwords_are_refused_clearly(
     assert sorted(r["name"] for r in await accounts(database_url)) == ["A" * 20, "bo"]
 
 
+async def test_a_blank_password_is_refused(srv: Running) -> None:
+    """Eight spaces (or any whitespace alone) are the right length, and no password."""
+    async with srv.connect("gil") as gil:
+        for password in [" " * 8, "\t \n" * 3, "\u3000" * 10]:
+            refused = await refusal(gil, SignUp("gil", password))
+            assert refused.code == ErrorCode.BAD_PASSWORD, repr(password)
+            assert "only spaces" in refused.message
+        await sign_up(gil, "gil", " spaced out ")
+        refused = await refusal(gil, ChangePassword(" spaced out ", " " * 12))
+        assert refused.code == ErrorCode.BAD_PASSWORD and "only spaces" in refused.message
+
+
 async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(
     start_server: StartServer, database_url: str
 ) -> None:
