@@ -167,6 +167,14 @@ class AccountBook:
         async with self.database.engine.connect() as connection:
             return (await connection.execute(query)).first()
 
+    async def names(self, size: int = 1000) -> AsyncIterator[list[str]]:
+        """The names of every person's account, ``size`` at a time."""
+        query = select(tables.accounts.c.name).where(tables.accounts.c.bot.is_(False))
+        async with self.database.engine.connect() as connection:
+            found = await connection.stream(query)
+            async for rows in found.partitions(size):
+                yield [row.name for row in rows]
+
     async def of(self, player: str) -> Any:
         query = select(tables.accounts).where(tables.accounts.c.player == player)
         async with self.database.engine.connect() as connection:
@@ -189,6 +197,12 @@ class Accounts:
         self.hub = hub
         self.book = AccountBook(hub.database)
 
+    async def recover(self) -> None:
+        """On start: every account's name in Redis, folded, so that no guest takes one on
+        any process (accounts made before it was kept there, or a Redis that lost it)."""
+        async for found in self.book.names():
+            await self.hub.store.add_account_names([names.folded(name) for name in found])
+
     async def signup(self, session: Session, message: SignUp) -> None:
         player = session.player
         assert player is not None
@@ -203,6 +217,9 @@ class Accounts:
             if await self.book.named(name) is not None:
                 raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
             hashed = await asyncio.to_thread(HASHER.hash, message.password)
+            # No guest takes the name from now on (before the account is made, lest one
+            # take it meanwhile; a name kept for an account that failed is kept for nothing).
+            await self.hub.store.add_account_names([names.folded(name)])
             await self.book.add(player, name, hashed, now_ms())
         await self.hub.store.make_account(player, name)
         session.name = name

@@ -199,6 +199,10 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         except DATABASE_ERRORS as error:
             raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
         await hub.timers.recover()
+        try:
+            await hub.accounts.recover()
+        except DATABASE_ERRORS as error:
+            raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
         tasks = hub.loops()
         if embedded is not None:
             tasks.append(asyncio.create_task(embedded.supervise()))

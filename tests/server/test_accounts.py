@@ -100,6 +100,49 @@ async def test_an_account_name_is_not_renamed_by_hello(srv: Running) -> None:
     assert refused.value.error.code == ErrorCode.NOT_ALLOWED
 
 
+async def hello_refused(srv: Running, nickname: str, token: str | None = None) -> Error:
+    with pytest.raises(ServerError) as refused:
+        async with Client.connect(srv.ws_url, nickname=nickname, token=token):
+            pass
+    return refused.value.error
+
+
+async def test_a_guest_never_takes_an_accounts_name_on_any_process(
+    start_server: StartServer,
+) -> None:
+    """Not as it is, nor in another case, with other separators or in full-width letters;
+    neither as a new guest nor by a rename, on the process that made the account or another
+    (one Redis, one database); and once more after a restart that finds the name in the
+    database alone (an account made before names were kept in Redis)."""
+    taken = [
+        "magnus_c",
+        "Magnus_C",
+        "\uff4d\uff41\uff47\uff4e\uff55\uff53_c",
+        "MAGNUS C",
+        "magnus.c",
+    ]
+    async with start_server() as one, start_server() as two:
+        async with one.connect("mc") as mc:
+            await sign_up(mc, "magnus_c")
+        async with two.connect("kim") as kim:
+            pass
+        for srv in (one, two):
+            for nickname in taken:
+                refused = await hello_refused(srv, nickname)
+                assert refused.code == ErrorCode.NAME_TAKEN, nickname
+                assert "an account's name" in refused.message, refused.message
+                renamed = await hello_refused(srv, nickname, kim.welcome.token)
+                assert renamed.code == ErrorCode.NAME_TAKEN, nickname
+        async with two.connect(token=kim.welcome.token) as again:
+            assert again.welcome.nickname == "kim"
+        async with two.connect("magnus") as other:  # another name is free
+            assert other.welcome.nickname == "magnus"
+        await one.hub.store.redis.delete("hive:account-names")
+    async with start_server() as three:
+        for nickname in taken:
+            assert (await hello_refused(three, nickname)).code == ErrorCode.NAME_TAKEN
+
+
 async def test_names_are_unique_ignoring_case(start_server: StartServer, database_url: str) -> None:
     async with (
         start_server(database_url=database_url) as srv,

@@ -229,11 +229,11 @@ async def test_a_hello_while_redis_is_frozen_is_answered_unavailable_not_timed_o
             ):
                 for ws, hello in ((guest, Hello("bob")), (again, Hello(token=token))):
                     await ws.send(encode(hello))
-                    answer = decode_server(await ws.recv())
+                    answer = decode_server(await ws.recv(decode=False))
                     assert isinstance(answer, Error), answer
                     assert answer.code == ErrorCode.UNAVAILABLE, answer
         finally:
             redis_server.process.send_signal(signal.SIGCONT)
         async with connect(srv.ws_url) as ws:
             await ws.send(encode(Hello("bob")))
-            assert isinstance(decode_server(await ws.recv()), Welcome)
+            assert isinstance(decode_server(await ws.recv(decode=False)), Welcome)
