@@ -8,9 +8,12 @@ argon2id (``argon2-cffi``'s default parameters, RFC 9106's low-memory choice), o
 loop; it is never logged nor stored. Changing it ends every other session of the account (a
 stolen session does not outlive the change); the one that changed it goes on.
 
-Login attempts are counted per address and per account name (``LOGINS_PER_ADDRESS``,
-``LOGINS_PER_ACCOUNT`` in ``LOGIN_WINDOW``), and a wrong password and an unknown name get the
-same answer, after the same work (an unknown name is checked against a hash of nothing).
+Login attempts are counted per address, per address and account name, and per account name
+(``LOGINS_PER_ADDRESS``, ``LOGINS_PER_ADDRESS_ACCOUNT``, ``LOGINS_PER_ACCOUNT`` in
+``LOGIN_WINDOW``): past the first two they are refused, past the third only slowed, so that
+nobody can lock an account's owner out by guessing at it from elsewhere. A wrong password and
+an unknown name get the same answer, after the same work (an unknown name is checked against a
+hash of nothing).
 """
 
 from __future__ import annotations
@@ -55,8 +58,16 @@ MAX_PASSWORD: Final = 128
 LOGIN_WINDOW: Final = 600.0
 """The window of the login limits, in seconds."""
 LOGINS_PER_ADDRESS: Final = 30
+"""Login attempts (and ``change_password``'s) from one address in ``LOGIN_WINDOW``, on any
+names: the next are refused."""
+LOGINS_PER_ADDRESS_ACCOUNT: Final = 10
+"""Login attempts from one address on one account name in ``LOGIN_WINDOW``: the next are
+refused."""
 LOGINS_PER_ACCOUNT: Final = 10
-"""Login attempts (and ``change_password``'s) on one account name in ``LOGIN_WINDOW``."""
+"""Login attempts on one account name from every address in ``LOGIN_WINDOW``: the next are
+slowed (``SLOW_LOGIN``), never refused, so that no stranger's guesses lock its owner out."""
+SLOW_LOGIN: Final = 2.0
+"""Seconds an attempt on an account past ``LOGINS_PER_ACCOUNT`` waits before it is checked."""
 
 HASHER: Final = PasswordHasher()  # argon2id
 
@@ -258,7 +269,9 @@ class Accounts:
         await session.send(Account(player, found.name))
 
     async def _count(self, session: Session, name: str) -> None:
-        """One more attempt at ``name``'s password from this address.
+        """One more attempt at ``name``'s password from this address: refused past the
+        limits of the address and of the address on that account, slowed past the account's
+        own (a stranger's guesses from elsewhere never refuse its owner's password).
 
         Raises:
             ProtocolError: RATE_LIMITED.
@@ -267,13 +280,20 @@ class Accounts:
         await per_origin(
             store, session.origin, "login", LOGINS_PER_ADDRESS, LOGIN_WINDOW, "login attempts"
         )
-        key = "account:" + name.lower()[:MAX_NAME_KEY]
-        if await store.count_in_window(key, "login", LOGIN_WINDOW, now_ms()) > LOGINS_PER_ACCOUNT:
+        account = "account:" + name.lower()[:MAX_NAME_KEY]
+        here = f"{session.origin}:{account}"
+        if await store.count_in_window(here, "login", LOGIN_WINDOW, now_ms()) > (
+            LOGINS_PER_ADDRESS_ACCOUNT
+        ):
             raise ProtocolError(
                 ErrorCode.RATE_LIMITED,
-                f"at most {LOGINS_PER_ACCOUNT} login attempts on one account in "
-                f"{LOGIN_WINDOW / 60:.0f} min; wait a little",
+                f"at most {LOGINS_PER_ADDRESS_ACCOUNT} login attempts on one account from one "
+                f"address in {LOGIN_WINDOW / 60:.0f} min; wait a little",
             )
+        if await store.count_in_window(account, "login", LOGIN_WINDOW, now_ms()) > (
+            LOGINS_PER_ACCOUNT
+        ):
+            await asyncio.sleep(SLOW_LOGIN)  # guessed at from everywhere: slowed, not refused
 
 
 @contextlib.asynccontextmanager

@@ -455,7 +455,8 @@ class SignUp(Message):
 @dataclass(frozen=True)
 class LogIn(Message):
     """Sign in to an account, instead of ``hello``: answered with ``welcome`` and a new
-    session token. Attempts are limited per address and per account."""
+    session token. Attempts are limited per address and per address on one account (and slowed
+    past a number on one account from everywhere: never refused for it)."""
 
     name: str
     password: str

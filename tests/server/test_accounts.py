@@ -7,6 +7,7 @@ logged nor stored."""
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ import redis.asyncio as aioredis
 from sqlalchemy import select
 from websockets.exceptions import ConnectionClosed
 
-from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS
+from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS, LOGINS_PER_ADDRESS_ACCOUNT
 from server.client import Client, ServerError
 from server.db import tables
 from server.db.database import Database
@@ -57,9 +58,18 @@ async def sign_up(client: Client, name: str, password: str = PASSWORD) -> Accoun
     return await client.expect(Account)
 
 
-async def login_refused(srv: Running, name: str, password: str) -> Error:
+def logged_in(srv: Running, name: str, password: str, address: str | None = None) -> Any:
+    """A connection logged in to ``name``, from ``address`` (said in ``X-Forwarded-For``, to
+    a server that trusts 127.0.0.1 as its proxy) if given."""
+    headers = None if address is None else {"X-Forwarded-For": address}
+    return Client.connect(srv.ws_url, nickname=name, password=password, headers=headers)
+
+
+async def login_refused(
+    srv: Running, name: str, password: str, address: str | None = None
+) -> Error:
     with pytest.raises(ServerError) as refused:
-        async with Client.connect(srv.ws_url, nickname=name, password=password):
+        async with logged_in(srv, name, password, address):
             pass
     return refused.value.error
 
@@ -98,6 +108,13 @@ async def test_an_account_name_is_not_renamed_by_hello(srv: Running) -> None:
         async with Client.connect(srv.ws_url, nickname="kitty", token=cat.welcome.token):
             pass
     assert refused.value.error.code == ErrorCode.NOT_ALLOWED
+
+
+@pytest.fixture
+async def srv_proxied(start_server: StartServer) -> AsyncIterator[Running]:
+    """A server that trusts 127.0.0.1 as its proxy: a client says its address."""
+    async with start_server(trusted_proxies="127.0.0.1") as running_server:
+        yield running_server
 
 
 async def hello_refused(srv: Running, nickname: str, token: str | None = None) -> Error:
@@ -225,28 +242,48 @@ async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(
             assert refused.code == ErrorCode.ALREADY_AUTHENTICATED
 
 
-async def test_login_attempts_are_limited_per_account_then_per_address(
+async def test_login_attempts_are_limited_per_account_and_address_then_per_address(
     start_server: StartServer, database_url: str
 ) -> None:
-    async with start_server(database_url=database_url) as srv:
+    async with start_server(database_url=database_url, trusted_proxies="127.0.0.1") as srv:
         for name in ["eve", "fay"]:
             async with Client.connect(srv.ws_url, nickname=name) as guest:
                 await sign_up(guest, name)
-        for _ in range(LOGINS_PER_ACCOUNT):
-            assert (await login_refused(srv, "EVE", "wrong password")).code == ErrorCode.BAD_LOGIN
-        # The right password, too late: the account waits.
-        refused = await login_refused(srv, "eve", PASSWORD)
-        assert refused.code == ErrorCode.RATE_LIMITED and "one account" in refused.message
-        # Another account from the same address still logs in...
-        async with Client.connect(srv.ws_url, nickname="fay", password=PASSWORD):
+        for _ in range(LOGINS_PER_ADDRESS_ACCOUNT):
+            refused = await login_refused(srv, "EVE", "wrong password", "10.0.0.1")
+            assert refused.code == ErrorCode.BAD_LOGIN
+        # This address has guessed at the account too often...
+        refused = await login_refused(srv, "eve", PASSWORD, "10.0.0.1")
+        assert refused.code == ErrorCode.RATE_LIMITED
+        assert "one account from one address" in refused.message
+        # ... another account from the same address still logs in...
+        async with logged_in(srv, "fay", PASSWORD, "10.0.0.1"):
             pass
         # ... until the address has tried too often, on any names.
-        tried = LOGINS_PER_ACCOUNT + 2
+        tried = LOGINS_PER_ADDRESS_ACCOUNT + 2
         for number in range(LOGINS_PER_ADDRESS - tried):
-            refused = await login_refused(srv, f"name{number}", PASSWORD)
+            refused = await login_refused(srv, f"name{number}", PASSWORD, "10.0.0.1")
             assert refused.code == ErrorCode.BAD_LOGIN
-        refused = await login_refused(srv, "fay", PASSWORD)
+        refused = await login_refused(srv, "fay", PASSWORD, "10.0.0.1")
         assert refused.code == ErrorCode.RATE_LIMITED and "one address" in refused.message
+        # The owner, elsewhere, is not locked out.
+        async with logged_in(srv, "eve", PASSWORD, "10.0.0.2") as eve:
+            assert eve.welcome.nickname == "eve"
+
+
+async def test_a_strangers_guesses_never_lock_the_owner_out(srv_proxied: Running) -> None:
+    """Guesses at an account from many addresses, more than it may take (each address under
+    its own limits), slow its logins down but never refuse its owner's right password."""
+    srv = srv_proxied
+    async with srv.connect("gus") as gus:
+        await sign_up(gus, "gus")
+    guesses = LOGINS_PER_ACCOUNT + 5
+    for number in range(guesses):
+        address = f"10.0.1.{number % 3}"
+        refused = await login_refused(srv, "gus", f"guess number {number}", address)
+        assert refused.code == ErrorCode.BAD_LOGIN
+    async with logged_in(srv, "GUS", PASSWORD, "10.0.2.1") as owner:
+        assert owner.player == gus.player and owner.welcome.account is True
 
 
 async def test_changing_the_password_ends_every_other_session(
