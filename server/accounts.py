@@ -4,9 +4,9 @@
 An account is a row of the database's ``accounts`` table, keyed by player id: a guest who signs
 up keeps their id, so their games stay theirs. Its sessions are tokens in Redis, as a guest's
 (hashed, expiring after ``Settings.session_ttl`` without use). A password is hashed with
-argon2id (``argon2-cffi``'s default parameters, RFC 9106's low-memory choice), off the event
-loop; it is never logged nor stored. Changing it ends every other session of the account (a
-stolen session does not outlive the change); the one that changed it goes on.
+argon2id on the bounded pool of ``server.passwords`` (a login or signup past its queue is
+refused at once); it is never logged nor stored. Changing it ends every other session of the
+account (a stolen session does not outlive the change); the one that changed it goes on.
 
 Login attempts are counted per address, per address and account name, and per account name
 (``LOGINS_PER_ADDRESS``, ``LOGINS_PER_ADDRESS_ACCOUNT``, ``LOGINS_PER_ACCOUNT`` in
@@ -20,13 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import re
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -36,6 +33,7 @@ from server.archive import DATABASE_ERRORS
 from server.clock import now_ms
 from server.db import tables
 from server.limits import per_origin
+from server.passwords import hash_password, verify
 from server.protocol import (
     Account,
     ChangePassword,
@@ -49,6 +47,8 @@ from server.session import Session
 if TYPE_CHECKING:
     from server.db.database import Database
     from server.runtime import Hub
+
+_T = TypeVar("_T")
 
 NAME_RE: Final = re.compile(r"[A-Za-z0-9_-]{2,20}")
 MAX_NAME_KEY: Final = 24
@@ -68,21 +68,6 @@ LOGINS_PER_ACCOUNT: Final = 10
 slowed (``SLOW_LOGIN``), never refused, so that no stranger's guesses lock its owner out."""
 SLOW_LOGIN: Final = 2.0
 """Seconds an attempt on an account past ``LOGINS_PER_ACCOUNT`` waits before it is checked."""
-
-HASHER: Final = PasswordHasher()  # argon2id
-
-
-@functools.cache
-def _nothing() -> str:
-    """A hash to check an unknown name's password against (as long as a real check)."""
-    return HASHER.hash("not anyone's password")
-
-
-def _verify(hashed: str | None, password: str) -> bool:
-    try:
-        return HASHER.verify(hashed or _nothing(), password) and hashed is not None
-    except (VerificationError, InvalidHashError):
-        return False
 
 
 def account_name(text: str, reserved: frozenset[str]) -> str:
@@ -227,7 +212,7 @@ class Accounts:
                 raise ProtocolError(ErrorCode.NOT_ALLOWED, "this player has an account")
             if await self.book.named(name) is not None:
                 raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
-            hashed = await asyncio.to_thread(HASHER.hash, message.password)
+            hashed = await self._hashed(session, hash_password, message.password)
             # No guest takes the name from now on (before the account is made, lest one
             # take it meanwhile; a name kept for an account that failed is kept for nothing).
             await self.hub.store.add_account_names([names.folded(name)])
@@ -245,7 +230,7 @@ class Accounts:
         async with _database():
             found = await self.book.named(message.name)
         hashed = None if found is None or found.bot else found.password
-        if not await asyncio.to_thread(_verify, hashed, message.password):
+        if not await self._hashed(session, verify, hashed, message.password):
             raise ProtocolError(ErrorCode.BAD_LOGIN, "wrong name or password")
         ttl = int(self.hub.settings.session_ttl)
         token = await self.hub.store.new_session(found.player, found.name, now_ms(), ttl)
@@ -259,14 +244,19 @@ class Accounts:
         if found is None or found.bot:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "only an account has a password")
         await self._count(session, found.name)
-        if not await asyncio.to_thread(_verify, found.password, message.old):
+        if not await self._hashed(session, verify, found.password, message.old):
             raise ProtocolError(ErrorCode.BAD_PASSWORD, "the old password is wrong")
         check_password(message.new)
-        hashed = await asyncio.to_thread(HASHER.hash, message.new)
+        hashed = await self._hashed(session, hash_password, message.new)
         async with _database():
             await self.book.set_password(player, hashed, now_ms())
         await self.hub.store.end_other_sessions(player, session.token)
         await session.send(Account(player, found.name))
+
+    async def _hashed(self, session: Session, work: Callable[..., _T], *args: object) -> _T:
+        """``work(*args)`` (a hash or a check) on the password pool (``server.passwords``),
+        unless the connection is gone before its turn."""
+        return await self.hub.hashing.run(session.is_open, work, *args)
 
     async def _count(self, session: Session, name: str) -> None:
         """One more attempt at ``name``'s password from this address: refused past the

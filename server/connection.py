@@ -33,6 +33,7 @@ from websockets.protocol import State
 
 from server.clock import now_ms
 from server.http import client_address, text
+from server.passwords import GoneError
 from server.protocol import (
     BotReady,
     CancelGame,
@@ -220,6 +221,8 @@ class Connections:
             await session.send(Error(error.code, error.message, request, game))
             if error.code == ErrorCode.RATE_LIMITED:
                 self._strike(session)
+        except GoneError:
+            pass  # the connection went away while its password waited: nothing to answer
         except STORAGE_ERRORS as error:
             hub.health.storage(False, error)
             await session.send(

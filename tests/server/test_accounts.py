@@ -6,13 +6,17 @@ logged nor stored."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 from sqlalchemy import select
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS, LOGINS_PER_ADDRESS_ACCOUNT
@@ -30,10 +34,11 @@ from server.protocol import (
     Pong,
     SignUp,
     TimeControl,
+    decode_server,
     encode,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import create_bot, start_game
+from tests.server.support import create_bot, start_game, until
 
 PASSWORD = "correct horse battery"
 
@@ -385,3 +390,74 @@ async def test_create_bot_makes_an_account_flagged_as_a_bot_whose_token_works(
     assert set(rows) == {"Robo.2", "jo"}
     assert rows["Robo.2"]["bot"] is True and rows["Robo.2"]["password"] is None
     assert rows["Robo.2"]["player"] == robo.player
+
+
+# -- the password pool -----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def pool_held(srv: Running) -> AsyncIterator[None]:
+    """The password pool's one thread held busy (by a job of the test's through the pool
+    itself) until the block ends."""
+    hashing = srv.hub.hashing
+    release = threading.Event()
+    holder = asyncio.create_task(hashing.run(lambda: True, release.wait))
+    try:
+        await until(lambda: hashing.pending == 1, "the holder never reached the pool")
+        yield
+    finally:
+        release.set()
+        await holder
+
+
+async def send_login(srv: Running, name: str) -> ClientConnection:
+    ws = await connect(srv.ws_url, compression=None)
+    await ws.send(encode(LogIn(name, PASSWORD)))
+    return ws
+
+
+async def answer(ws: ClientConnection) -> Error:
+    found = decode_server(await ws.recv(decode=False))
+    assert isinstance(found, Error), found
+    return found
+
+
+async def test_passwords_are_hashed_on_a_bounded_pool_and_the_rest_refused_at_once(
+    start_server: StartServer,
+) -> None:
+    """One thread and two waiting (``hash_workers``, ``hash_queue``): with the thread busy,
+    two logins wait their turn, the next is refused at once (``rate_limited``, saying the
+    server is busy), and the two are answered once the thread is free; no hash ran on a
+    thread of another pool."""
+    async with start_server(hash_workers=1, hash_queue=2) as srv:
+        hashing = srv.hub.hashing
+        async with pool_held(srv):
+            waiting = [await send_login(srv, f"nobody{n}") for n in range(2)]
+            await until(lambda: hashing.pending == 3, "the logins did not queue")
+            third = await send_login(srv, "nobody2")
+            refused = await answer(third)
+            assert refused.code == ErrorCode.RATE_LIMITED and "busy" in refused.message
+            assert hashing.pending == 3
+        for ws in waiting:
+            assert (await answer(ws)).code == ErrorCode.BAD_LOGIN
+        for ws in [*waiting, third]:
+            await ws.close()
+        threads = {t.name.split("_")[0] for t in threading.enumerate() if t.name != "MainThread"}
+        assert "asyncio" not in threads, threads  # not the default executor's
+        assert hashing.executor._max_workers == 1
+
+
+async def test_a_hash_whose_connection_is_gone_before_its_turn_is_not_run(
+    start_server: StartServer,
+) -> None:
+    async with start_server(hash_workers=1, hash_queue=2) as srv:
+        hashing = srv.hub.hashing
+        async with pool_held(srv):
+            ws = await send_login(srv, "nobody")
+            await until(lambda: hashing.pending == 2, "the login did not queue")
+            await ws.close()
+            sessions = srv.hub.connections.sessions
+            await until(lambda: not any(s.is_open() for s in sessions), "still open there")
+            assert hashing.skipped == 0
+        await until(lambda: hashing.pending == 0, "the pool never emptied")
+        assert hashing.skipped == 1
