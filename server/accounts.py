@@ -4,26 +4,26 @@
 An account is a row of the database's ``accounts`` table, keyed by player id: a guest who signs
 up keeps their id, so their games stay theirs. Its sessions are tokens in Redis, as a guest's
 (hashed, expiring after ``Settings.session_ttl`` without use). A password is hashed with
-argon2id (``argon2-cffi``'s default parameters, RFC 9106's low-memory choice), off the event
-loop; it is never logged nor stored. Changing it ends every other session of the account (a
-stolen session does not outlive the change); the one that changed it goes on.
+argon2id on the bounded pool of ``server.passwords`` (a login or signup past its queue is
+refused at once); it is never logged nor stored. Changing it ends every other session of the
+account (a stolen session does not outlive the change); the one that changed it goes on.
 
-Login attempts are counted per address and per account name (``LOGINS_PER_ADDRESS``,
-``LOGINS_PER_ACCOUNT`` in ``LOGIN_WINDOW``), and a wrong password and an unknown name get the
-same answer, after the same work (an unknown name is checked against a hash of nothing).
+Login attempts are counted per address, per address and account name, and per account name
+(``LOGINS_PER_ADDRESS``, ``LOGINS_PER_ADDRESS_ACCOUNT``, ``LOGINS_PER_ACCOUNT`` in
+``LOGIN_WINDOW``): past the first two they are refused, past the third only slowed, so that
+nobody can lock an account's owner out by guessing at it from elsewhere. A wrong password and
+an unknown name get the same answer, after the same work (an unknown name is checked against a
+hash of nothing).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import re
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -33,6 +33,7 @@ from server.archive import DATABASE_ERRORS
 from server.clock import now_ms
 from server.db import tables
 from server.limits import per_origin
+from server.passwords import hash_password, verify
 from server.protocol import (
     Account,
     ChangePassword,
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from server.db.database import Database
     from server.runtime import Hub
 
+_T = TypeVar("_T")
+
 NAME_RE: Final = re.compile(r"[A-Za-z0-9_-]{2,20}")
 MAX_NAME_KEY: Final = 24
 """What of a name sent to ``login`` keys its count (no account has a longer one)."""
@@ -55,23 +58,16 @@ MAX_PASSWORD: Final = 128
 LOGIN_WINDOW: Final = 600.0
 """The window of the login limits, in seconds."""
 LOGINS_PER_ADDRESS: Final = 30
+"""Login attempts (and ``change_password``'s) from one address in ``LOGIN_WINDOW``, on any
+names: the next are refused."""
+LOGINS_PER_ADDRESS_ACCOUNT: Final = 10
+"""Login attempts from one address on one account name in ``LOGIN_WINDOW``: the next are
+refused."""
 LOGINS_PER_ACCOUNT: Final = 10
-"""Login attempts (and ``change_password``'s) on one account name in ``LOGIN_WINDOW``."""
-
-HASHER: Final = PasswordHasher()  # argon2id
-
-
-@functools.cache
-def _nothing() -> str:
-    """A hash to check an unknown name's password against (as long as a real check)."""
-    return HASHER.hash("not anyone's password")
-
-
-def _verify(hashed: str | None, password: str) -> bool:
-    try:
-        return HASHER.verify(hashed or _nothing(), password) and hashed is not None
-    except (VerificationError, InvalidHashError):
-        return False
+"""Login attempts on one account name from every address in ``LOGIN_WINDOW``: the next are
+slowed (``SLOW_LOGIN``), never refused, so that no stranger's guesses lock its owner out."""
+SLOW_LOGIN: Final = 2.0
+"""Seconds an attempt on an account past ``LOGINS_PER_ACCOUNT`` waits before it is checked."""
 
 
 def account_name(text: str, reserved: frozenset[str]) -> str:
@@ -92,11 +88,16 @@ def account_name(text: str, reserved: frozenset[str]) -> str:
 
 
 def check_password(password: str) -> None:
-    """Raises: ProtocolError: BAD_PASSWORD when ``password`` is too short or too long."""
+    """Raises: ProtocolError: BAD_PASSWORD when ``password`` is too short or too long, or
+    blank (whitespace alone: eight spaces are no password)."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ProtocolError(
             ErrorCode.BAD_PASSWORD,
             f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
+        )
+    if not password.strip():
+        raise ProtocolError(
+            ErrorCode.BAD_PASSWORD, "a password may not be only spaces or other blanks"
         )
 
 
@@ -162,6 +163,14 @@ class AccountBook:
         async with self.database.engine.connect() as connection:
             return (await connection.execute(query)).first()
 
+    async def names(self, size: int = 1000) -> AsyncIterator[list[str]]:
+        """The names of every person's account, ``size`` at a time."""
+        query = select(tables.accounts.c.name).where(tables.accounts.c.bot.is_(False))
+        async with self.database.engine.connect() as connection:
+            found = await connection.stream(query)
+            async for rows in found.partitions(size):
+                yield [row.name for row in rows]
+
     async def of(self, player: str) -> Any:
         query = select(tables.accounts).where(tables.accounts.c.player == player)
         async with self.database.engine.connect() as connection:
@@ -184,6 +193,12 @@ class Accounts:
         self.hub = hub
         self.book = AccountBook(hub.database)
 
+    async def recover(self) -> None:
+        """On start: every account's name in Redis, folded, so that no guest takes one on
+        any process (accounts made before it was kept there, or a Redis that lost it)."""
+        async for found in self.book.names():
+            await self.hub.store.add_account_names([names.folded(name) for name in found])
+
     async def signup(self, session: Session, message: SignUp) -> None:
         player = session.player
         assert player is not None
@@ -197,7 +212,10 @@ class Accounts:
                 raise ProtocolError(ErrorCode.NOT_ALLOWED, "this player has an account")
             if await self.book.named(name) is not None:
                 raise ProtocolError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken")
-            hashed = await asyncio.to_thread(HASHER.hash, message.password)
+            hashed = await self._hashed(session, hash_password, message.password)
+            # No guest takes the name from now on (before the account is made, lest one
+            # take it meanwhile; a name kept for an account that failed is kept for nothing).
+            await self.hub.store.add_account_names([names.folded(name)])
             await self.book.add(player, name, hashed, now_ms())
         await self.hub.store.make_account(player, name)
         session.name = name
@@ -212,7 +230,7 @@ class Accounts:
         async with _database():
             found = await self.book.named(message.name)
         hashed = None if found is None or found.bot else found.password
-        if not await asyncio.to_thread(_verify, hashed, message.password):
+        if not await self._hashed(session, verify, hashed, message.password):
             raise ProtocolError(ErrorCode.BAD_LOGIN, "wrong name or password")
         ttl = int(self.hub.settings.session_ttl)
         token = await self.hub.store.new_session(found.player, found.name, now_ms(), ttl)
@@ -226,17 +244,24 @@ class Accounts:
         if found is None or found.bot:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "only an account has a password")
         await self._count(session, found.name)
-        if not await asyncio.to_thread(_verify, found.password, message.old):
+        if not await self._hashed(session, verify, found.password, message.old):
             raise ProtocolError(ErrorCode.BAD_PASSWORD, "the old password is wrong")
         check_password(message.new)
-        hashed = await asyncio.to_thread(HASHER.hash, message.new)
+        hashed = await self._hashed(session, hash_password, message.new)
         async with _database():
             await self.book.set_password(player, hashed, now_ms())
         await self.hub.store.end_other_sessions(player, session.token)
         await session.send(Account(player, found.name))
 
+    async def _hashed(self, session: Session, work: Callable[..., _T], *args: object) -> _T:
+        """``work(*args)`` (a hash or a check) on the password pool (``server.passwords``),
+        unless the connection is gone before its turn."""
+        return await self.hub.hashing.run(session.is_open, work, *args)
+
     async def _count(self, session: Session, name: str) -> None:
-        """One more attempt at ``name``'s password from this address.
+        """One more attempt at ``name``'s password from this address: refused past the
+        limits of the address and of the address on that account, slowed past the account's
+        own (a stranger's guesses from elsewhere never refuse its owner's password).
 
         Raises:
             ProtocolError: RATE_LIMITED.
@@ -245,13 +270,20 @@ class Accounts:
         await per_origin(
             store, session.origin, "login", LOGINS_PER_ADDRESS, LOGIN_WINDOW, "login attempts"
         )
-        key = "account:" + name.lower()[:MAX_NAME_KEY]
-        if await store.count_in_window(key, "login", LOGIN_WINDOW, now_ms()) > LOGINS_PER_ACCOUNT:
+        account = "account:" + name.lower()[:MAX_NAME_KEY]
+        here = f"{session.origin}:{account}"
+        if await store.count_in_window(here, "login", LOGIN_WINDOW, now_ms()) > (
+            LOGINS_PER_ADDRESS_ACCOUNT
+        ):
             raise ProtocolError(
                 ErrorCode.RATE_LIMITED,
-                f"at most {LOGINS_PER_ACCOUNT} login attempts on one account in "
-                f"{LOGIN_WINDOW / 60:.0f} min; wait a little",
+                f"at most {LOGINS_PER_ADDRESS_ACCOUNT} login attempts on one account from one "
+                f"address in {LOGIN_WINDOW / 60:.0f} min; wait a little",
             )
+        if await store.count_in_window(account, "login", LOGIN_WINDOW, now_ms()) > (
+            LOGINS_PER_ACCOUNT
+        ):
+            await asyncio.sleep(SLOW_LOGIN)  # guessed at from everywhere: slowed, not refused
 
 
 @contextlib.asynccontextmanager

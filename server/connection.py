@@ -1,6 +1,7 @@
 """The websocket at ``/ws``: admission, the hello, each frame to its handler, and the end.
 
-A connection must say hello within ``Settings.hello_timeout``; an address has at most
+A connection must send its hello within ``Settings.hello_timeout`` (then it is answered,
+``unavailable`` if storage is away); an address has at most
 ``Settings.connections_per_address`` of them; a process takes as many as its file limit allows
 (a warning is logged from four fifths of it). Each frame is decoded, counted against the
 connection's message budget and passed to its handler; a refusal is an ``Error`` reply and the
@@ -32,6 +33,7 @@ from websockets.protocol import State
 
 from server.clock import now_ms
 from server.http import client_address, text
+from server.passwords import GoneError
 from server.protocol import (
     BotReady,
     CancelGame,
@@ -174,14 +176,19 @@ class Connections:
 
     async def _hello_in_time(self, session: Session) -> None:
         """Answer the connection's frames until it has said hello; close it with 1008 when it
-        has not within ``Settings.hello_timeout``."""
-        try:
-            async with asyncio.timeout(self.hub.settings.hello_timeout):
-                while session.player is None and not session.closing:
-                    await self.receive(session, await session.ws.recv())
-        except TimeoutError:
-            self.hub.metrics.refused.labels("no_hello").inc()
-            self.close(session, CloseCode.POLICY_VIOLATION, "no hello in time")
+        has not sent one within ``Settings.hello_timeout``. Only the wait for a frame is
+        timed: a hello that came in time is answered, however long storage takes (each of
+        its commands gives up after ``Settings.redis_timeout``: ``unavailable``)."""
+        deadline = asyncio.get_running_loop().time() + self.hub.settings.hello_timeout
+        while session.player is None and not session.closing:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    frame = await session.ws.recv()
+            except TimeoutError:
+                self.hub.metrics.refused.labels("no_hello").inc()
+                self.close(session, CloseCode.POLICY_VIOLATION, "no hello in time")
+                return
+            await self.receive(session, frame)
 
     async def receive(self, session: Session, frame: bytes | str) -> None:
         """Answer one frame: refusals become ``Error`` messages, the connection lives on
@@ -214,6 +221,8 @@ class Connections:
             await session.send(Error(error.code, error.message, request, game))
             if error.code == ErrorCode.RATE_LIMITED:
                 self._strike(session)
+        except GoneError:
+            pass  # the connection went away while its password waited: nothing to answer
         except STORAGE_ERRORS as error:
             hub.health.storage(False, error)
             await session.send(

@@ -7,6 +7,8 @@ Its letters must come from one script, so that ``аda`` (a Cyrillic ``а``) does
 ``ada``; the lookalike tables are the Unicode consortium's (``confusable_homoglyphs``). A
 person's name may not pretend to be a bot: not a bot level or a bot account, and no last word
 ``bot``, whatever the case, the separators or the lookalike letters (``Ехреrt_Bot`` is refused).
+Nor may a guest take an account's name, whatever the case, the separators or the width of its
+letters (``folded``: ``Magnus C`` and ``ｍａｇｎｕｓ_c`` are ``magnus_c``'s).
 """
 
 from __future__ import annotations
@@ -50,6 +52,13 @@ def readable(text: str, what: str = "nickname") -> str:
     if confusables.is_mixed_script(name):
         raise _refuse(f"a {what}'s letters come from one script (no lookalike letters)")
     return name
+
+
+def folded(name: str) -> str:
+    """``name`` as NFKC, case folded, its separators (spaces, ``.``, ``_``, ``-``) dropped: how
+    a guest's name is compared with the accounts' (``Ｍａｇｎｕｓ c`` is ``magnusc``, as
+    ``magnus_c`` is)."""
+    return _SEPARATORS.sub("", unicodedata.normalize("NFKC", name).casefold())
 
 
 def skeleton(name: str) -> str:

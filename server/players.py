@@ -15,6 +15,8 @@ from server.protocol import BotInfo, to_plain
 BOTS_KEY: Final = "hive:bots"
 BOT_OFFERS_KEY: Final = "hive:bot-offers"
 SECRET_KEY: Final = "hive:secret"
+ACCOUNT_NAMES_KEY: Final = "hive:account-names"
+"""The accounts' names as ``server.names.folded`` folds them: no guest may take one."""
 
 
 def _player_key(player: str) -> str:
@@ -85,6 +87,16 @@ class Players:
     async def make_account(self, player: str, name: str) -> None:
         """The guest ``player`` is now the account ``name`` (its sessions go on)."""
         await self.redis.hset(_player_key(player), mapping={"name": name, "account": 1})
+
+    async def add_account_names(self, folded: list[str]) -> None:
+        """Accounts' names (folded, see ``server.names.folded``) no guest may take from now
+        on."""
+        if folded:
+            await self.redis.sadd(ACCOUNT_NAMES_KEY, *folded)
+
+    async def is_account_name(self, folded: str) -> bool:
+        """Whether an account has a name that folds to ``folded``."""
+        return bool(await self.redis.sismember(ACCOUNT_NAMES_KEY, folded))
 
     async def is_account(self, player: str) -> bool:
         return bool(await self.redis.hexists(_player_key(player), "account"))

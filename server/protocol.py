@@ -87,7 +87,8 @@ class ErrorCode(enum.StrEnum):
     BAD_NAME = "bad_name"
     """Not an account's name (2-20 letters, digits, ``_``, ``-``), or a bot's."""
     NAME_TAKEN = "name_taken"
-    """An account has that name, ignoring case."""
+    """An account has that name, ignoring case (``signup``), or a guest's nickname is an
+    account's name (``hello``: ignoring case, width and separators)."""
     BAD_PASSWORD = "bad_password"
     """A new password too short or too long, or the old one wrong (``change_password``)."""
     BAD_LOGIN = "bad_login"
@@ -454,7 +455,8 @@ class SignUp(Message):
 @dataclass(frozen=True)
 class LogIn(Message):
     """Sign in to an account, instead of ``hello``: answered with ``welcome`` and a new
-    session token. Attempts are limited per address and per account."""
+    session token. Attempts are limited per address and per address on one account (and slowed
+    past a number on one account from everywhere: never refused for it)."""
 
     name: str
     password: str

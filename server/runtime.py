@@ -21,8 +21,9 @@ mutes) and ``rematches``, and ``view`` (a record to the wire ``GameState``). Sto
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
 sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
-while used, a connection must say hello within ``Settings.hello_timeout``, and an address has
-a bounded number of connections, guests, open games and games against bots.
+while used, a connection must say hello within ``Settings.hello_timeout``, an address has
+a bounded number of connections, guests, open games and games against bots, and passwords are
+hashed by ``Settings.hash_workers`` threads with at most ``Settings.hash_queue`` waiting.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from server.http import SERVER, http, metrics_endpoint
 from server.listener import Listener
 from server.lobby import LobbyBoard, LobbyFeed
 from server.metrics import Metrics
+from server.passwords import Hashing
 from server.presence import Presence
 from server.profiles import Profiles
 from server.protocol import MAX_FRAME_BYTES
@@ -105,6 +107,7 @@ class Hub:
         self.archive = Archive(store, database, self.changes.rated)
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
+        self.hashing = Hashing(settings.hash_workers, settings.hash_queue)
         self.accounts = Accounts(self)
         self.profiles = Profiles(database)
         self.seating = Seating(self)
@@ -199,6 +202,10 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
         except DATABASE_ERRORS as error:
             raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
         await hub.timers.recover()
+        try:
+            await hub.accounts.recover()
+        except DATABASE_ERRORS as error:
+            raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
         tasks = hub.loops()
         if embedded is not None:
             tasks.append(asyncio.create_task(embedded.supervise()))
@@ -228,6 +235,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
     finally:
         await _cancel_all([*tasks, *hub.tasks()])
         pool.close()
+        hub.hashing.close()
         hub.positions.close()
         await client.aclose()
         await listener.aclose()

@@ -8,6 +8,7 @@ from typing import Final
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from server.limits import Bucket
 from server.protocol import AccountKind, Message, Seat, encode
@@ -65,6 +66,10 @@ class Session:
         assert self.player is not None
         kind: AccountKind = "bot" if self.bot else "account" if self.account else "guest"
         return Seat(self.player, self.name, account=kind, rating=rating, provisional=provisional)
+
+    def is_open(self) -> bool:
+        """Whether the connection is open and not being closed (read from any thread)."""
+        return not self.closing and self.ws.state is State.OPEN
 
     def queued(self) -> int:
         """Bytes waiting to be sent to this client."""

@@ -134,6 +134,14 @@ class Settings:
         32, "open connections from one address (to this process)"
     )
     hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
+    hash_workers: int = _setting(
+        1,
+        "threads hashing and checking passwords (argon2id: 64 MiB and about 0.2 s of a core "
+        "each), the most a stream of logins and signups may take at once",
+    )
+    hash_queue: int = _setting(
+        8, "password hashes that may wait for a thread; the next logins are refused at once"
+    )
     trusted_proxies: str = _setting(
         "",
         "comma-separated addresses or networks (CIDR) of proxies whose X-Forwarded-For "

@@ -61,6 +61,23 @@ class SignIn:
         """The names a person may not take (the bots')."""
         return names.reserved(LEVELS, await self.hub.store.bot_names())
 
+    async def _guest_name(self, text: str) -> str:
+        """``text`` as a guest's name: a nickname (``names.nickname``), and no account's,
+        ignoring case, separators and the width of letters (``names.folded``): an account's
+        name is its alone, on every process (they are kept in Redis).
+
+        Raises:
+            ProtocolError: BAD_MESSAGE (not a nickname, or a bot's), NAME_TAKEN (an
+                account's).
+        """
+        name = names.nickname(text, await self._reserved())
+        if await self.hub.store.is_account_name(names.folded(name)):
+            raise ProtocolError(
+                ErrorCode.NAME_TAKEN,
+                f"{name!r} is an account's name: log in to it, or choose another nickname",
+            )
+        return name
+
     async def hello(self, session: Session, message: Hello) -> None:
         hub = self.hub
         store, settings = hub.store, hub.settings
@@ -80,7 +97,7 @@ class SignIn:
                     raise ProtocolError(
                         ErrorCode.NOT_ALLOWED, "an account's name stays as it was made"
                     )
-                nickname = names.nickname(nickname, await self._reserved())
+                nickname = await self._guest_name(nickname)
                 await store.rename(player, nickname)
                 name = nickname
             hashed = token_hash(token)
@@ -89,7 +106,7 @@ class SignIn:
         elif nickname is None:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello needs a nickname or a token")
         else:
-            name = names.nickname(nickname, await self._reserved())
+            name = await self._guest_name(nickname)
             await per_origin(
                 store,
                 session.origin,

@@ -11,6 +11,9 @@ key                            type        holds
                                            guest expires with its last session, not while
                                            it plays a game in progress
 ``hive:bots``                  hash        bot account names -> player ids
+``hive:account-names``         set         every account's name, folded (NFKC, case folded,
+                                           no separators): no guest takes one (filled from
+                                           the database on start, and by each signup)
 ``hive:bot-offers``            hash        player id -> what a bot account plays (msgpack of
                                            its last ``bot_ready``)
 ``hive:p:{PID}:games``         set         the player's games in progress

@@ -6,15 +6,20 @@ logged nor stored."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 from sqlalchemy import select
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS
+from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS, LOGINS_PER_ADDRESS_ACCOUNT
 from server.client import Client, ServerError
 from server.db import tables
 from server.db.database import Database
@@ -29,10 +34,11 @@ from server.protocol import (
     Pong,
     SignUp,
     TimeControl,
+    decode_server,
     encode,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import create_bot, start_game
+from tests.server.support import create_bot, start_game, until
 
 PASSWORD = "correct horse battery"
 
@@ -57,9 +63,18 @@ async def sign_up(client: Client, name: str, password: str = PASSWORD) -> Accoun
     return await client.expect(Account)
 
 
-async def login_refused(srv: Running, name: str, password: str) -> Error:
+def logged_in(srv: Running, name: str, password: str, address: str | None = None) -> Any:
+    """A connection logged in to ``name``, from ``address`` (said in ``X-Forwarded-For``, to
+    a server that trusts 127.0.0.1 as its proxy) if given."""
+    headers = None if address is None else {"X-Forwarded-For": address}
+    return Client.connect(srv.ws_url, nickname=name, password=password, headers=headers)
+
+
+async def login_refused(
+    srv: Running, name: str, password: str, address: str | None = None
+) -> Error:
     with pytest.raises(ServerError) as refused:
-        async with Client.connect(srv.ws_url, nickname=name, password=password):
+        async with logged_in(srv, name, password, address):
             pass
     return refused.value.error
 
@@ -98,6 +113,56 @@ async def test_an_account_name_is_not_renamed_by_hello(srv: Running) -> None:
         async with Client.connect(srv.ws_url, nickname="kitty", token=cat.welcome.token):
             pass
     assert refused.value.error.code == ErrorCode.NOT_ALLOWED
+
+
+@pytest.fixture
+async def srv_proxied(start_server: StartServer) -> AsyncIterator[Running]:
+    """A server that trusts 127.0.0.1 as its proxy: a client says its address."""
+    async with start_server(trusted_proxies="127.0.0.1") as running_server:
+        yield running_server
+
+
+async def hello_refused(srv: Running, nickname: str, token: str | None = None) -> Error:
+    with pytest.raises(ServerError) as refused:
+        async with Client.connect(srv.ws_url, nickname=nickname, token=token):
+            pass
+    return refused.value.error
+
+
+async def test_a_guest_never_takes_an_accounts_name_on_any_process(
+    start_server: StartServer,
+) -> None:
+    """Not as it is, nor in another case, with other separators or in full-width letters;
+    neither as a new guest nor by a rename, on the process that made the account or another
+    (one Redis, one database); and once more after a restart that finds the name in the
+    database alone (an account made before names were kept in Redis)."""
+    taken = [
+        "magnus_c",
+        "Magnus_C",
+        "\uff4d\uff41\uff47\uff4e\uff55\uff53_c",
+        "MAGNUS C",
+        "magnus.c",
+    ]
+    async with start_server() as one, start_server() as two:
+        async with one.connect("mc") as mc:
+            await sign_up(mc, "magnus_c")
+        async with two.connect("kim") as kim:
+            pass
+        for srv in (one, two):
+            for nickname in taken:
+                refused = await hello_refused(srv, nickname)
+                assert refused.code == ErrorCode.NAME_TAKEN, nickname
+                assert "an account's name" in refused.message, refused.message
+                renamed = await hello_refused(srv, nickname, kim.welcome.token)
+                assert renamed.code == ErrorCode.NAME_TAKEN, nickname
+        async with two.connect(token=kim.welcome.token) as again:
+            assert again.welcome.nickname == "kim"
+        async with two.connect("magnus") as other:  # another name is free
+            assert other.welcome.nickname == "magnus"
+        await one.hub.store.redis.delete("hive:account-names")
+    async with start_server() as three:
+        for nickname in taken:
+            assert (await hello_refused(three, nickname)).code == ErrorCode.NAME_TAKEN
 
 
 async def test_names_are_unique_ignoring_case(start_server: StartServer, database_url: str) -> None:
@@ -153,6 +218,18 @@ async def test_bad_and_reserved_names_and_bad_passwords_are_refused_clearly(
     assert sorted(r["name"] for r in await accounts(database_url)) == ["A" * 20, "bo"]
 
 
+async def test_a_blank_password_is_refused(srv: Running) -> None:
+    """Eight spaces (or any whitespace alone) are the right length, and no password."""
+    async with srv.connect("gil") as gil:
+        for password in [" " * 8, "\t \n" * 3, "\u3000" * 10]:
+            refused = await refusal(gil, SignUp("gil", password))
+            assert refused.code == ErrorCode.BAD_PASSWORD, repr(password)
+            assert "only spaces" in refused.message
+        await sign_up(gil, "gil", " spaced out ")
+        refused = await refusal(gil, ChangePassword(" spaced out ", " " * 12))
+        assert refused.code == ErrorCode.BAD_PASSWORD and "only spaces" in refused.message
+
+
 async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(
     start_server: StartServer, database_url: str
 ) -> None:
@@ -170,28 +247,48 @@ async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(
             assert refused.code == ErrorCode.ALREADY_AUTHENTICATED
 
 
-async def test_login_attempts_are_limited_per_account_then_per_address(
+async def test_login_attempts_are_limited_per_account_and_address_then_per_address(
     start_server: StartServer, database_url: str
 ) -> None:
-    async with start_server(database_url=database_url) as srv:
+    async with start_server(database_url=database_url, trusted_proxies="127.0.0.1") as srv:
         for name in ["eve", "fay"]:
             async with Client.connect(srv.ws_url, nickname=name) as guest:
                 await sign_up(guest, name)
-        for _ in range(LOGINS_PER_ACCOUNT):
-            assert (await login_refused(srv, "EVE", "wrong password")).code == ErrorCode.BAD_LOGIN
-        # The right password, too late: the account waits.
-        refused = await login_refused(srv, "eve", PASSWORD)
-        assert refused.code == ErrorCode.RATE_LIMITED and "one account" in refused.message
-        # Another account from the same address still logs in...
-        async with Client.connect(srv.ws_url, nickname="fay", password=PASSWORD):
+        for _ in range(LOGINS_PER_ADDRESS_ACCOUNT):
+            refused = await login_refused(srv, "EVE", "wrong password", "10.0.0.1")
+            assert refused.code == ErrorCode.BAD_LOGIN
+        # This address has guessed at the account too often...
+        refused = await login_refused(srv, "eve", PASSWORD, "10.0.0.1")
+        assert refused.code == ErrorCode.RATE_LIMITED
+        assert "one account from one address" in refused.message
+        # ... another account from the same address still logs in...
+        async with logged_in(srv, "fay", PASSWORD, "10.0.0.1"):
             pass
         # ... until the address has tried too often, on any names.
-        tried = LOGINS_PER_ACCOUNT + 2
+        tried = LOGINS_PER_ADDRESS_ACCOUNT + 2
         for number in range(LOGINS_PER_ADDRESS - tried):
-            refused = await login_refused(srv, f"name{number}", PASSWORD)
+            refused = await login_refused(srv, f"name{number}", PASSWORD, "10.0.0.1")
             assert refused.code == ErrorCode.BAD_LOGIN
-        refused = await login_refused(srv, "fay", PASSWORD)
+        refused = await login_refused(srv, "fay", PASSWORD, "10.0.0.1")
         assert refused.code == ErrorCode.RATE_LIMITED and "one address" in refused.message
+        # The owner, elsewhere, is not locked out.
+        async with logged_in(srv, "eve", PASSWORD, "10.0.0.2") as eve:
+            assert eve.welcome.nickname == "eve"
+
+
+async def test_a_strangers_guesses_never_lock_the_owner_out(srv_proxied: Running) -> None:
+    """Guesses at an account from many addresses, more than it may take (each address under
+    its own limits), slow its logins down but never refuse its owner's right password."""
+    srv = srv_proxied
+    async with srv.connect("gus") as gus:
+        await sign_up(gus, "gus")
+    guesses = LOGINS_PER_ACCOUNT + 5
+    for number in range(guesses):
+        address = f"10.0.1.{number % 3}"
+        refused = await login_refused(srv, "gus", f"guess number {number}", address)
+        assert refused.code == ErrorCode.BAD_LOGIN
+    async with logged_in(srv, "GUS", PASSWORD, "10.0.2.1") as owner:
+        assert owner.player == gus.player and owner.welcome.account is True
 
 
 async def test_changing_the_password_ends_every_other_session(
@@ -293,3 +390,74 @@ async def test_create_bot_makes_an_account_flagged_as_a_bot_whose_token_works(
     assert set(rows) == {"Robo.2", "jo"}
     assert rows["Robo.2"]["bot"] is True and rows["Robo.2"]["password"] is None
     assert rows["Robo.2"]["player"] == robo.player
+
+
+# -- the password pool -----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def pool_held(srv: Running) -> AsyncIterator[None]:
+    """The password pool's one thread held busy (by a job of the test's through the pool
+    itself) until the block ends."""
+    hashing = srv.hub.hashing
+    release = threading.Event()
+    holder = asyncio.create_task(hashing.run(lambda: True, release.wait))
+    try:
+        await until(lambda: hashing.pending == 1, "the holder never reached the pool")
+        yield
+    finally:
+        release.set()
+        await holder
+
+
+async def send_login(srv: Running, name: str) -> ClientConnection:
+    ws = await connect(srv.ws_url, compression=None)
+    await ws.send(encode(LogIn(name, PASSWORD)))
+    return ws
+
+
+async def answer(ws: ClientConnection) -> Error:
+    found = decode_server(await ws.recv(decode=False))
+    assert isinstance(found, Error), found
+    return found
+
+
+async def test_passwords_are_hashed_on_a_bounded_pool_and_the_rest_refused_at_once(
+    start_server: StartServer,
+) -> None:
+    """One thread and two waiting (``hash_workers``, ``hash_queue``): with the thread busy,
+    two logins wait their turn, the next is refused at once (``rate_limited``, saying the
+    server is busy), and the two are answered once the thread is free; no hash ran on a
+    thread of another pool."""
+    async with start_server(hash_workers=1, hash_queue=2) as srv:
+        hashing = srv.hub.hashing
+        async with pool_held(srv):
+            waiting = [await send_login(srv, f"nobody{n}") for n in range(2)]
+            await until(lambda: hashing.pending == 3, "the logins did not queue")
+            third = await send_login(srv, "nobody2")
+            refused = await answer(third)
+            assert refused.code == ErrorCode.RATE_LIMITED and "busy" in refused.message
+            assert hashing.pending == 3
+        for ws in waiting:
+            assert (await answer(ws)).code == ErrorCode.BAD_LOGIN
+        for ws in [*waiting, third]:
+            await ws.close()
+        threads = {t.name.split("_")[0] for t in threading.enumerate() if t.name != "MainThread"}
+        assert "asyncio" not in threads, threads  # not the default executor's
+        assert hashing.executor._max_workers == 1
+
+
+async def test_a_hash_whose_connection_is_gone_before_its_turn_is_not_run(
+    start_server: StartServer,
+) -> None:
+    async with start_server(hash_workers=1, hash_queue=2) as srv:
+        hashing = srv.hub.hashing
+        async with pool_held(srv):
+            ws = await send_login(srv, "nobody")
+            await until(lambda: hashing.pending == 2, "the login did not queue")
+            await ws.close()
+            sessions = srv.hub.connections.sessions
+            await until(lambda: not any(s.is_open() for s in sessions), "still open there")
+            assert hashing.skipped == 0
+        await until(lambda: hashing.pending == 0, "the pool never emptied")
+        assert hashing.skipped == 1

@@ -208,3 +208,32 @@ async def test_the_embedded_redis_is_started_again_when_it_dies(tmp_path: Path) 
             await play(black, b, "bS1 wS1-")
             w = await updated(white, game_id)
         assert w.state.moves == ["wS1", "bS1 wS1-"]
+
+
+async def test_a_hello_while_redis_is_frozen_is_answered_unavailable_not_timed_out(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """A new guest's ``hello`` and a session's, sent while Redis is stopped dead (SIGSTOP),
+    are answered ``unavailable`` (each Redis command gives up after ``redis_timeout``), not
+    closed for want of a hello: the time to say hello is the time to send it, not the
+    server's time to answer it. Once Redis is back the same connection is welcomed."""
+    assert redis_server.process is not None
+    async with start_server(redis_timeout=1.0, hello_timeout=2.0) as srv:
+        async with srv.connect("ada") as ada:
+            token = ada.welcome.token
+        redis_server.process.send_signal(signal.SIGSTOP)
+        try:
+            async with (
+                connect(srv.ws_url) as guest,
+                connect(srv.ws_url) as again,
+            ):
+                for ws, hello in ((guest, Hello("bob")), (again, Hello(token=token))):
+                    await ws.send(encode(hello))
+                    answer = decode_server(await ws.recv(decode=False))
+                    assert isinstance(answer, Error), answer
+                    assert answer.code == ErrorCode.UNAVAILABLE, answer
+        finally:
+            redis_server.process.send_signal(signal.SIGCONT)
+        async with connect(srv.ws_url) as ws:
+            await ws.send(encode(Hello("bob")))
+            assert isinstance(decode_server(await ws.recv(decode=False)), Welcome)
