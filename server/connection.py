@@ -1,7 +1,8 @@
 """The websocket at ``/ws``: admission, the hello, each frame to its handler, and the end.
 
 A connection must say hello within ``Settings.hello_timeout``; an address has at most
-``Settings.connections_per_address`` of them; a process takes as many as its file limit allows
+``Settings.connections_per_address`` of them (an IPv6 address counts as its /64: see
+``server.http.address_block``); a process takes as many as its file limit allows
 (a warning is logged from four fifths of it). Each frame is decoded, counted against the
 connection's message budget and passed to its handler; a refusal is an ``Error`` reply and the
 connection lives on, but a connection that keeps breaking limits is closed with 1008.
@@ -31,7 +32,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from server.clock import now_ms
-from server.http import client_address, text
+from server.http import address_block, client_address, text
 from server.protocol import (
     BotReady,
     CancelGame,
@@ -126,7 +127,7 @@ class Connections:
         """Whether a websocket handshake may go on (None) or the refusal: too many connections
         from its address, or near the file limit."""
         settings, metrics = self.hub.settings, self.hub.metrics
-        address = client_address(connection, request, settings.proxies)
+        address = address_block(client_address(connection, request, settings.proxies))
         if self.by_address[address] >= settings.connections_per_address:
             metrics.refused.labels("connections_per_address").inc()
             return text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n")
@@ -148,7 +149,9 @@ class Connections:
 
     async def handle(self, ws: ServerConnection) -> None:
         settings = self.hub.settings
-        address = client_address(ws, ws.request, settings.proxies) if ws.request else "unknown"
+        address = "unknown"
+        if ws.request is not None:
+            address = address_block(client_address(ws, ws.request, settings.proxies))
         session = Session(ws, settings, address, self.origin_of(address))
         sock = ws.transport.get_extra_info("socket")
         if sock is not None:

@@ -104,6 +104,9 @@ DOWNLOADS_PER_ADDRESS: Final = 30
 """Downloads of a player's games an address may make in ``DOWNLOAD_WINDOW`` seconds."""
 DOWNLOAD_WINDOW: Final = 3600.0
 
+IPV6_BLOCK: Final = 64
+"""The prefix length of the IPv6 block that the limits per address count as one address."""
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -154,6 +157,22 @@ def client_address(
         if not _is_in(hop, proxies):
             break
     return address
+
+
+def address_block(address: str) -> str:
+    """What the limits per address count ``address`` as: an IPv4 address itself (an
+    IPv4-mapped IPv6 address, ``::ffff:a.b.c.d``, as its IPv4 address), an IPv6 address as its
+    /64 (``2001:db8:1:2::/64``: the least a site gets from its provider, and what one client
+    takes its addresses from at will), anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_BLOCK), strict=False))
+    return str(ip)
 
 
 def _is_in(address: str, networks: tuple[Network, ...]) -> bool:
@@ -208,7 +227,7 @@ async def _route(
         return _gzipped(trace, "application/json", request)
     found = _PLAYER_GAMES.fullmatch(path)
     if found:
-        address = client_address(connection, request, hub.settings.proxies)
+        address = address_block(client_address(connection, request, hub.settings.proxies))
         return await _player_games(hub, found[1], query, hub.connections.origin_of(address))
     answer = await review.route(hub.archive, hub.positions, path, query)
     if answer is not None:
