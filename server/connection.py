@@ -32,7 +32,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from server.clock import now_ms
-from server.http import address_block, client_address, text
+from server.http import address_block, client_address, is_allowed_origin, text
 from server.protocol import (
     BotReady,
     CancelGame,
@@ -124,9 +124,13 @@ class Connections:
         return hmac.new(self.secret, address.encode(), hashlib.sha256).hexdigest()[:16]
 
     def admit(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Whether a websocket handshake may go on (None) or the refusal: too many connections
-        from its address, or near the file limit."""
+        """Whether a websocket handshake may go on (None) or the refusal: a web page of
+        another site (``is_allowed_origin``), too many connections from its address, or near
+        the file limit."""
         settings, metrics = self.hub.settings, self.hub.metrics
+        if not is_allowed_origin(request, settings.allowed_origins):
+            metrics.refused.labels("origin").inc()
+            return text(HTTPStatus.FORBIDDEN, "pages of another site may not connect here\n")
         address = address_block(client_address(connection, request, settings.proxies))
         if self.by_address[address] >= settings.connections_per_address:
             metrics.refused.labels("connections_per_address").inc()

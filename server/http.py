@@ -51,6 +51,7 @@ from server import review, schema
 from server.archive import ARCHIVE_ERRORS
 from server.clock import now_ms
 from server.record import GAME_ID, Record
+from server.settings import DEFAULT_PORTS, origin_of
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -173,6 +174,27 @@ def address_block(address: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.IPv6Network((ip, IPV6_BLOCK), strict=False))
     return str(ip)
+
+
+def is_allowed_origin(request: Request, allowed: frozenset[tuple[str, str, int]]) -> bool:
+    """Whether a websocket handshake may come from where it says: a client that sends no
+    ``Origin`` (a bot, ``server.client``; a browser always sends one) may; a web page may when
+    its origin is the server's own (the host and port it asked for, its ``Host`` header, which
+    a page elsewhere cannot choose) or one of ``allowed`` (``Settings.origins``). The scheme is
+    not compared with the server's own: a proxy in front may take https for it."""
+    origins = request.headers.get_all("Origin")
+    if not origins:
+        return True
+    if len(origins) > 1:
+        return False
+    try:
+        scheme, host, port = origin_of(origins[0])
+        if (scheme, host, port) in allowed:
+            return True
+        asked = urllib.parse.urlsplit("//" + request.headers.get("Host", ""))
+        return (asked.hostname, asked.port or DEFAULT_PORTS[scheme]) == (host, port)
+    except ValueError:  # "null" (a sandboxed page, a file), a malformed origin or host
+        return False
 
 
 def _is_in(address: str, networks: tuple[Network, ...]) -> bool:

@@ -14,13 +14,16 @@ import urllib.request
 from typing import Any
 
 import pytest
+from websockets.exceptions import InvalidStatus
 
 from server.bots import trace_json
+from server.client import Client
 from server.http import CONTENT_SECURITY_POLICY
 from server.protocol import Ping, Pong
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
-from tests.server.conftest import Running
-from tests.server.support import http_get, play, start_game, updated
+from server.settings import Settings, from_args
+from tests.server.conftest import Running, StartServer
+from tests.server.support import http_get, play, scrape, start_game, updated
 
 REPETITION = ["wQ \\wS1", "bQ bS1/", "wQ -wS1", "bQ bS1-"]
 """Four moves that bring the queens back where they were (without the repetition draw)."""
@@ -193,3 +196,50 @@ async def test_a_records_header_gives_the_result_and_the_reason_uhp_cannot_say(
     status, headers, body = await raw_http(srv, get(f"/games/{game_id}.txt"))
     assert status == 200 and body.decode().startswith("Base;Draw;")
     assert (headers["hive-result"], headers["hive-reason"]) == ("Draw", "repetition")
+
+
+async def test_only_the_sites_own_pages_and_those_configured_may_open_the_websocket(
+    start_server: StartServer,
+) -> None:
+    """A browser says which page opens a websocket (``Origin``): the server's own (the host
+    and port it was asked for, whichever scheme a proxy in front takes) and the configured
+    ones are welcomed, a page elsewhere is refused with 403 before any handshake; a client
+    that says no origin (a bot) is welcomed."""
+    async with start_server(origins="https://play.example, http://[2001:db8::1]:8000") as srv:
+        port = srv.ws_url.split(":")[2].split("/")[0]
+        welcomed = [
+            None,
+            f"http://127.0.0.1:{port}",
+            f"https://127.0.0.1:{port}",
+            "https://play.example",
+            "https://PLAY.example:443",
+            "http://[2001:db8::1]:8000",
+        ]
+        for origin in welcomed:
+            headers = None if origin is None else {"Origin": origin}
+            async with Client.connect(srv.ws_url, nickname="ada", headers=headers) as client:
+                assert client.welcome.player
+        refused = [
+            "https://evil.example",
+            f"http://127.0.0.1:{int(port) + 1}",  # another port of the same host
+            f"http://localhost:{port}",  # another name of the same host
+            "http://play.example",  # another scheme of a configured origin
+            "null",  # a sandboxed page, a file
+            f"http://127.0.0.1:{port}/ws",
+        ]
+        for origin in refused:
+            with pytest.raises(InvalidStatus) as refusal:
+                async with Client.connect(srv.ws_url, nickname="ada", headers={"Origin": origin}):
+                    pass
+            assert refusal.value.response.status_code == 403, origin
+        assert (await scrape(srv))["hive_refused_total{code=origin}"] == len(refused)
+
+
+def test_a_configured_origin_is_an_origin() -> None:
+    with pytest.raises(ValueError, match="not an origin"):
+        Settings(origins="https://play.example/lobby")
+    with pytest.raises(SystemExit):
+        from_args(["--origins", "play.example"])
+    assert from_args(["--origins", "https://play.example"]).allowed_origins == {
+        ("https", "play.example", 443)
+    }
