@@ -73,7 +73,7 @@ async def test_every_answer_says_what_the_browser_may_do_and_no_version(
     ("request_", "status"),
     [
         (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", 405),
-        (b"HEAD / HTTP/1.1\r\nHost: h\r\n\r\n", 405),
+        (b"OPTIONS / HTTP/1.1\r\nHost: h\r\n\r\n", 405),
         (b"DELETE /games/00000000.txt HTTP/1.1\r\nHost: h\r\n\r\n", 405),
         (b"PUT /ws HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", 405),
         (get("/" + "a" * 7000), 414),
@@ -89,11 +89,86 @@ async def test_requests_that_are_not_ours_get_their_status_and_no_traceback(
         answer, headers, body = await raw_http(srv, request_)
     assert answer == status
     if status == 405:
-        assert headers["allow"] == "GET"
+        assert headers["allow"] == "GET, HEAD"
     assert len(body) < 200
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     # and the server goes on
     assert (await http_get(f"{srv.http_url}/healthz"))[0] == 200
+
+
+def head(path: str, *more: str) -> bytes:
+    return "\r\n".join([f"HEAD {path} HTTP/1.1", "Host: hive", *more, "", ""]).encode()
+
+
+async def raw_head(srv: Running, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send a ``HEAD`` request; its status, headers and whatever came after them (the server
+    closes the connection after its answer: anything it sent is read)."""
+    host, port = srv.http_url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        answer = await reader.read(-1)
+    finally:
+        writer.close()
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {
+        name.lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in lines if line)
+    }
+    return int(status_line.split()[1]), headers, rest
+
+
+@pytest.mark.parametrize(
+    ("path", "more"),
+    [
+        ("/", ()),
+        ("/", ("Accept-Encoding: gzip",)),
+        ("/visualizer", ()),
+        ("/js/app.js", ("Accept-Encoding: gzip",)),
+        ("/favicon.svg", ()),
+        ("/healthz", ()),
+        ("/protocol.schema.json", ()),
+        ("/games/00000000.txt", ()),
+        ("/nope", ()),
+        ("/package.json", ()),
+    ],
+)
+async def test_head_is_answered_as_get_without_a_body(
+    srv: Running, path: str, more: tuple[str, ...]
+) -> None:
+    """RFC 9110: the status and headers a ``GET`` would get (its ``Content-Length`` too),
+    and no body."""
+    status, headers, body = await raw_head(srv, head(path, *more))
+    got, get_headers, get_body = await raw_http(
+        srv, "\r\n".join([f"GET {path} HTTP/1.1", "Host: hive", *more, "", ""]).encode()
+    )
+    assert (status, body) == (got, b"")
+    drop = {"date"}
+    if path == "/healthz":  # its JSON counts what is open now: its length may change
+        drop.add("content-length")
+    assert {k: v for k, v in headers.items() if k not in drop} == {
+        k: v for k, v in get_headers.items() if k not in drop
+    }
+    assert int(headers["content-length"]) == len(get_body) or path == "/healthz"
+
+
+async def test_head_opens_no_websocket_and_metrics_answer_it_too(srv: Running) -> None:
+    upgrade = (
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version: 13",
+    )
+    status, headers, body = await raw_head(srv, head("/ws", *upgrade))
+    assert (status, headers["upgrade"], body) == (426, "websocket", b"")
+    assert not srv.hub.connections.sessions
+    metrics = f"http://127.0.0.1:{srv.hub.metrics.port}"
+    request = urllib.request.Request(f"{metrics}/metrics", method="HEAD")
+    answer = await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
+    assert answer.status == 200 and answer.read() == b""
+    assert int(answer.headers["Content-Length"]) > 1000
 
 
 def positions_url(srv: Running, moves: list[str]) -> str:
