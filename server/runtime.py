@@ -106,7 +106,7 @@ class Hub:
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
         self.accounts = Accounts(self)
-        self.profiles = Profiles(database)
+        self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
         self.seating = Seating(self)
         self.commands = Commands(self)
         self.connections = Connections(self)
