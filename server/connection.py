@@ -2,7 +2,8 @@
 
 A connection must send its hello within ``Settings.hello_timeout`` (then it is answered,
 ``unavailable`` if storage is away); an address has at most
-``Settings.connections_per_address`` of them; a process takes as many as its file limit allows
+``Settings.connections_per_address`` of them (an IPv6 address counts as its /64: see
+``server.http.address_block``); a process takes as many as its file limit allows
 (a warning is logged from four fifths of it). Each frame is decoded, counted against the
 connection's message budget and passed to its handler; a refusal is an ``Error`` reply and the
 connection lives on, but a connection that keeps breaking limits is closed with 1008.
@@ -32,7 +33,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from server.clock import now_ms
-from server.http import client_address, text
+from server.http import address_block, client_address, is_allowed_origin, text
 from server.passwords import GoneError
 from server.protocol import (
     BotReady,
@@ -125,10 +126,14 @@ class Connections:
         return hmac.new(self.secret, address.encode(), hashlib.sha256).hexdigest()[:16]
 
     def admit(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Whether a websocket handshake may go on (None) or the refusal: too many connections
-        from its address, or near the file limit."""
+        """Whether a websocket handshake may go on (None) or the refusal: a web page of
+        another site (``is_allowed_origin``), too many connections from its address, or near
+        the file limit."""
         settings, metrics = self.hub.settings, self.hub.metrics
-        address = client_address(connection, request, settings.proxies)
+        if not is_allowed_origin(request, settings.allowed_origins):
+            metrics.refused.labels("origin").inc()
+            return text(HTTPStatus.FORBIDDEN, "pages of another site may not connect here\n")
+        address = address_block(client_address(connection, request, settings.proxies))
         if self.by_address[address] >= settings.connections_per_address:
             metrics.refused.labels("connections_per_address").inc()
             return text(HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n")
@@ -150,7 +155,9 @@ class Connections:
 
     async def handle(self, ws: ServerConnection) -> None:
         settings = self.hub.settings
-        address = client_address(ws, ws.request, settings.proxies) if ws.request else "unknown"
+        address = "unknown"
+        if ws.request is not None:
+            address = address_block(client_address(ws, ws.request, settings.proxies))
         session = Session(ws, settings, address, self.origin_of(address))
         sock = ws.transport.get_extra_info("socket")
         if sock is not None:

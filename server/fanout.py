@@ -1,7 +1,8 @@
 """Passing a game's changes on to the connections here that follow it.
 
 Every watcher is brought to the game's latest version: the events it has not seen, then the
-state (a snapshot when the events are too old, or more than ``FAR_BEHIND``). A client that
+state (a snapshot when the events are too old, more than ``FAR_BEHIND``, or weigh
+``EVENTS_SHARE`` of the state or more: a small request never buys a large answer). A client that
 does not read (more than ``Settings.queue_limit`` bytes wait for it) is skipped and owed the
 game; ``catch_up`` sends it one update when it reads again.
 """
@@ -12,11 +13,12 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Final
 
+import msgpack
 from websockets.asyncio.server import broadcast
 
 from hive import Game, Layout
 from server.clock import now_ms
-from server.protocol import Event, GameState, Update, encode
+from server.protocol import Event, GameState, Update, encode, to_plain
 from server.record import Record
 from server.session import Session
 from server.store import STORAGE_ERRORS
@@ -27,6 +29,13 @@ if TYPE_CHECKING:
 
 FAR_BEHIND: Final = 50
 """A watcher more events behind than this gets a snapshot, not the events it missed."""
+EVENTS_SHARE: Final = 0.5
+"""The events a watcher missed go with the state while their bytes are under this share of
+the state's; beyond, the state alone (a snapshot) says what matters in fewer bytes (the state
+holds the chat's last lines too), so that no update weighs more than 1.5 states."""
+STATE_FLOOR: Final = 256
+"""Fewer bytes than any state takes (the names of its fields alone take more): events under
+``EVENTS_SHARE`` of it go without the state being measured."""
 CATCH_UP_SECONDS: Final = 0.25
 """How often the clients whose feeds were skipped are looked at again."""
 
@@ -122,6 +131,8 @@ class Fanout:
                     events = cached.events_after(seen)
                     if events is None:
                         events = await self.hub.store.events_after(game_id, seen)
+                    if events and _outweigh(events, game_state):
+                        events = None
                 snapshot = events is None
                 frame = encode(Update(game_id, record.version, events or [], game_state, snapshot))
                 broadcast([s.ws for s in sessions], frame)
@@ -152,3 +163,12 @@ class Fanout:
                     if game_id in session.watching:
                         with contextlib.suppress(*STORAGE_ERRORS):
                             await self.deliver(game_id, also=session)
+
+
+def _outweigh(events: list[Event], game_state: GameState) -> bool:
+    """Whether ``events`` weigh ``EVENTS_SHARE`` of ``game_state`` or more, in msgpack bytes
+    (the state is measured only when the events might)."""
+    weight = len(msgpack.packb(to_plain(events)))
+    if weight < STATE_FLOOR * EVENTS_SHARE:
+        return False
+    return weight >= len(msgpack.packb(to_plain(game_state))) * EVENTS_SHARE

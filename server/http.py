@@ -1,6 +1,7 @@
 """The HTTP side of the server: the routes beside ``/ws``, and the headers every answer carries.
 
-Routes (all ``GET``; any other method is answered 405):
+Routes (``GET``, and ``HEAD`` wherever ``GET`` is answered: the same status and headers, no
+body; any other method is answered 405):
 
 - ``/ws``: the websocket (``None`` here lets websockets go on with the handshake);
 - ``/healthz``: 200 while the server accepts games and reaches its storage, else 503;
@@ -11,7 +12,8 @@ Routes (all ``GET``; any other method is answered 405):
   a download (``server.profiles``: at most ``DOWNLOAD_GAMES`` a file; ``?before=ID`` goes on
   from the game ID, which the ``Link`` header names when older games remain);
 - ``/games/ID/positions.json``, ``/positions.json?...``: positions (``server.review``);
-- anything else: a file of the web client (``client/``), gzipped for a browser that takes it,
+- anything else: a file the web client's pages load (``client/``'s ``PUBLIC`` files, and
+  the packages of ``VENDOR``), gzipped for a browser that takes it,
   with an ``ETag`` and ``Last-Modified`` and ``Cache-Control: no-cache``: the browser keeps it
   and asks each visit whether it changed, and an unchanged file costs a bodiless 304.
 
@@ -51,6 +53,7 @@ from server import review, schema
 from server.archive import ARCHIVE_ERRORS
 from server.clock import now_ms
 from server.record import GAME_ID, Record
+from server.settings import DEFAULT_PORTS, origin_of
 
 if TYPE_CHECKING:
     from server.runtime import Hub
@@ -72,6 +75,10 @@ rating chart). A name with its version never changes, so the browser keeps it wi
 again (``VENDOR_CACHE``); another version is not served (the client's imports name the one
 locked)."""
 _PAGES: Final = {"": "/index.html", "/": "/index.html", "/visualizer": "/visualizer.html"}
+PUBLIC: Final = frozenset(["index.html", "visualizer.html", "favicon.svg", "js", "css"])
+"""What of ``client/`` is served: the files the pages load, and the folders of their scripts
+and styles (the vendored packages are ``VENDOR``'s). Nothing else there is: not its
+``package.json`` nor its lock, its tests or their helpers, ``node_modules``."""
 MAX_PATH: Final = 1024
 """Longest path answered (the query, a GameString for /positions.json, may be longer, up to
 websockets' 8 KiB request line); a longer one gets 414."""
@@ -104,7 +111,14 @@ DOWNLOADS_PER_ADDRESS: Final = 30
 """Downloads of a player's games an address may make in ``DOWNLOAD_WINDOW`` seconds."""
 DOWNLOAD_WINDOW: Final = 3600.0
 
+IPV6_BLOCK: Final = 64
+"""The prefix length of the IPv6 block that the limits per address count as one address."""
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+METHODS: Final = ("GET", "HEAD")
+"""The methods answered: ``HEAD`` wherever ``GET`` is, with the same status and headers and
+no body; any other gets 405."""
+ALLOW: Final = (("Allow", ", ".join(METHODS)),)
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -156,6 +170,43 @@ def client_address(
     return address
 
 
+def address_block(address: str) -> str:
+    """What the limits per address count ``address`` as: an IPv4 address itself (an
+    IPv4-mapped IPv6 address, ``::ffff:a.b.c.d``, as its IPv4 address), an IPv6 address as its
+    /64 (``2001:db8:1:2::/64``: the least a site gets from its provider, and what one client
+    takes its addresses from at will), anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_BLOCK), strict=False))
+    return str(ip)
+
+
+def is_allowed_origin(request: Request, allowed: frozenset[tuple[str, str, int]]) -> bool:
+    """Whether a websocket handshake may come from where it says: a client that sends no
+    ``Origin`` (a bot, ``server.client``; a browser always sends one) may; a web page may when
+    its origin is the server's own (the host and port it asked for, its ``Host`` header, which
+    a page elsewhere cannot choose) or one of ``allowed`` (``Settings.origins``). The scheme is
+    not compared with the server's own: a proxy in front may take https for it."""
+    origins = request.headers.get_all("Origin")
+    if not origins:
+        return True
+    if len(origins) > 1:
+        return False
+    try:
+        scheme, host, port = origin_of(origins[0])
+        if (scheme, host, port) in allowed:
+            return True
+        asked = urllib.parse.urlsplit("//" + request.headers.get("Host", ""))
+        return (asked.hostname, asked.port or DEFAULT_PORTS[scheme]) == (host, port)
+    except ValueError:  # "null" (a sandboxed page, a file), a malformed origin or host
+        return False
+
+
 def _is_in(address: str, networks: tuple[Network, ...]) -> bool:
     try:
         ip = ipaddress.ip_address(address)
@@ -171,17 +222,32 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
         return text(HTTPStatus.REQUEST_URI_TOO_LONG, f"paths are at most {MAX_PATH} bytes\n")
     if _CONTROL.search(request.path):
         return text(HTTPStatus.BAD_REQUEST, "control characters in the request\n")
-    if request.method != "GET":
-        return text(
-            HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n", (("Allow", "GET"),)
-        )
+    if request.method not in METHODS:
+        return text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n", ALLOW)
+    if request.method == "HEAD":
+        if path == "/ws":  # no websocket opens on a HEAD: what a GET without an upgrade gets
+            upgrade = (("Upgrade", "websocket"),)
+            return headless(text(HTTPStatus.UPGRADE_REQUIRED, "open it with a GET\n", upgrade))
+        return headless(await _get(hub, path, query, connection, request))
+    if path == "/ws":
+        return hub.connections.admit(connection, request)
+    return await _get(hub, path, query, connection, request)
+
+
+async def _get(
+    hub: Hub, path: str, query: str, connection: ServerConnection, request: Request
+) -> Response:
     try:
-        if path == "/ws":
-            return hub.connections.admit(connection, request)
         return await _route(hub, path, query, connection, request)
     except ARCHIVE_ERRORS as error:
         log.warning("storage unavailable for %s: %s", path[:100], error)
         return text(HTTPStatus.SERVICE_UNAVAILABLE, "storage unavailable; try again\n")
+
+
+def headless(answer: Response) -> Response:
+    """The answer to a ``HEAD``: the ``GET``'s status and headers (its ``Content-Length``
+    too), without the body (RFC 9110, 9.3.2)."""
+    return Response(answer.status_code, answer.reason_phrase, answer.headers, b"")
 
 
 async def _route(
@@ -208,7 +274,7 @@ async def _route(
         return _gzipped(trace, "application/json", request)
     found = _PLAYER_GAMES.fullmatch(path)
     if found:
-        address = client_address(connection, request, hub.settings.proxies)
+        address = address_block(client_address(connection, request, hub.settings.proxies))
         return await _player_games(hub, found[1], query, hub.connections.origin_of(address))
     answer = await review.route(hub.archive, hub.positions, path, query)
     if answer is not None:
@@ -275,11 +341,13 @@ async def metrics_endpoint(hub: Hub) -> AsyncIterator[None]:
         return
 
     def answer(connection: ServerConnection, request: Request) -> Response:
-        if request.method != "GET":
-            return text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n")
+        if request.method not in METHODS:
+            return text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n", ALLOW)
         if request.path.partition("?")[0] != "/metrics":
-            return text(HTTPStatus.NOT_FOUND, "only /metrics is served here\n")
-        return response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
+            found = text(HTTPStatus.NOT_FOUND, "only /metrics is served here\n")
+        else:
+            found = response(HTTPStatus.OK, hub.metrics.exposition(), hub.metrics.content_type)
+        return headless(found) if request.method == "HEAD" else found
 
     async def refuse(connection: ServerConnection) -> None:
         raise AssertionError("unreachable: every request is answered over HTTP")
@@ -376,12 +444,18 @@ def _not_modified(request: Request, etag: str, modified: str) -> bool:
     return request.headers.get("If-Modified-Since") == modified
 
 
+def _is_public(name: Path) -> bool:
+    """Whether ``client/``'s file ``name`` is one the pages load (``PUBLIC``)."""
+    return name.as_posix() in PUBLIC or (len(name.parts) > 1 and name.parts[0] in PUBLIC)
+
+
 def _static(path: str, request: Request) -> Response:
     """A file of the web client (``client/``): ``/`` is its ``index.html`` and ``/visualizer``
     its ``visualizer.html``; ``/vendor/msgpack@VERSION/...`` is the ES module build of
     ``@msgpack/msgpack`` (``client/node_modules``, installed by ``npm ci``) when VERSION is the
-    one installed, and ``/vendor/uplot@VERSION/...`` uPlot's (see ``VENDOR``). The rest of
-    ``client/node_modules`` is not served. Gzipped when the browser takes it; answered 304 with
+    one installed, and ``/vendor/uplot@VERSION/...`` uPlot's (see ``VENDOR``). Only the
+    ``PUBLIC`` files of ``client/`` are served (not the rest of ``client/node_modules``, its
+    ``package.json``, its tests). Gzipped when the browser takes it; answered 304 with
     no body (and only the validators) when the browser's copy is current."""
     path = _PAGES.get(path, path)
     root = CLIENT_DIR
@@ -395,10 +469,10 @@ def _static(path: str, request: Request) -> Response:
             break
     try:
         target = (root / path.lstrip("/")).resolve()
-        hidden = root == CLIENT_DIR and CLIENT_DIR / "node_modules" in target.parents
+        hidden = root == CLIENT_DIR and not _is_public(target.relative_to(root))
         found = root in target.parents and not hidden and target.is_file()
         stat = target.stat() if found else None
-    except (OSError, ValueError):  # a name too long for the file system
+    except (OSError, ValueError):  # a name too long for the file system, or outside root
         found, stat = False, None
     if not found or stat is None:
         if path == "/index.html":

@@ -4,12 +4,50 @@ limits per player and per address. ``Liveness`` is a part of ``server.store.Stor
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple
 
+import redis.exceptions
+
 ONLINE_KEY: Final = "hive:online"
 PROCESSES_KEY: Final = "hive:processes"
+
+
+WINDOW_PARTS: Final = 10
+"""The parts a limit's window is counted in: a request counts for its window and at most a
+part more (a limit errs on the side of refusing), and a key holds at most ``WINDOW_PARTS``
++ 1 counters however many requests come."""
+
+COUNT: Final = """
+local add = tonumber(ARGV[3])
+if add > 0 then redis.call('HINCRBY', KEYS[1], ARGV[1], add) end
+local oldest = tonumber(ARGV[2])
+local fields = redis.call('HGETALL', KEYS[1])
+local count = 0
+for i = 1, #fields, 2 do
+  if tonumber(fields[i]) < oldest then
+    redis.call('HDEL', KEYS[1], fields[i])
+  else
+    count = count + tonumber(fields[i + 1])
+  end
+end
+if add > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+return count
+"""
+"""KEYS: the counts of one limit (a hash: the part of time, ``now // width`` -> requests
+counted in it). ARGV: the part of ``now``, the oldest part still in the window, how many to
+add (0 or 1), how long to keep the key (ms: a window and a part). Returns the requests in the
+window's parts; forgets the older parts."""
+
+
+def window_part(seconds: float) -> int:
+    """The length in ms of one of a window's ``WINDOW_PARTS`` parts (at least 1)."""
+    return max(1, -(-int(seconds * 1000) // WINDOW_PARTS))
+
+
+def rate_key(who: str, what: str) -> str:
+    """The counts behind the limit of ``what`` for ``who`` (``Liveness.count_in_window``)."""
+    return f"hive:rate:{{{who}}}:{what}"
 
 
 def offline_key(player: str) -> str:
@@ -34,6 +72,7 @@ class Liveness:
     """The liveness part of the store."""
 
     redis: Any
+    _count: Any  # ``_COUNT``, registered with ``redis`` by the store
 
     async def set_online(self, player: str, now: int, ttl: int) -> None:
         """Mark ``player`` as connected until ``ttl`` seconds from ``now`` (ms)."""
@@ -133,22 +172,30 @@ class Liveness:
 
     async def count_in_window(self, who: str, what: str, seconds: float, now: int) -> int:
         """Count one more ``what`` of ``who`` (a player id, or an origin hash) at ``now`` (ms);
-        how many there were in the last ``seconds``, this one included (a sliding window, one
-        round trip)."""
-        key = f"hive:rate:{{{who}}}:{what}"
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zremrangebyscore(key, "-inf", now - int(seconds * 1000))
-            pipe.zadd(key, {f"{now}:{secrets.token_hex(4)}": now})
-            pipe.zcard(key)
-            pipe.expire(key, int(seconds) + 1)
-            _, _, count, _ = await pipe.execute()
-        return int(count)
+        how many there were in the last ``seconds``, this one included (one round trip).
+
+        A request refused counts too: a flood keeps its sender refused while it lasts, and
+        costs Redis nothing more (see ``COUNT``)."""
+        return await self._window(who, what, seconds, now, 1)
 
     async def count_so_far(self, who: str, what: str, seconds: float, now: int) -> int:
         """How many ``what`` of ``who`` ``count_in_window`` counted in the last ``seconds``
         (none added)."""
-        key = f"hive:rate:{{{who}}}:{what}"
-        return int(await self.redis.zcount(key, now - int(seconds * 1000), "+inf"))
+        return await self._window(who, what, seconds, now, 0)
+
+    async def _window(self, who: str, what: str, seconds: float, now: int, add: int) -> int:
+        width = window_part(seconds)
+        part = now // width
+        oldest = (now - int(seconds * 1000)) // width
+        try:
+            count = await self._count(
+                keys=[rate_key(who, what)], args=[part, oldest, add, int(seconds * 1000) + width]
+            )
+        except redis.exceptions.ResponseError as error:
+            if "OOM" in str(error):  # Redis at its maxmemory, as a script sees it
+                raise redis.exceptions.OutOfMemoryError(str(error)) from error
+            raise
+        return int(count)
 
     async def heartbeat(self, now: int) -> int | None:
         """Record that a server is alive at ``now``; returns the previous beat."""

@@ -11,8 +11,10 @@ Both cost database work, so both are bounded: a profile is a handful of indexed 
 with a limit (a page past the end costs nothing: it is empty), and at most
 ``READS_AT_ONCE`` run at once in a process (the others wait, at most ``READ_WAIT`` seconds,
 else ``unavailable``), so that they never take every connection of the pool from the archive;
-a connection may ask ``LOOKUP_BURST`` at once, then ``LOOKUP_RATE`` a second
-(``rate_limited``). A leaderboard is the same for everyone: it is kept ``LEADERBOARD_SECONDS``
+a connection may ask ``LOOKUP_BURST`` at once, then ``LOOKUP_RATE`` a second, and an address
+``Settings.lookups_per_address`` in ``LOOKUP_WINDOW`` over all its connections and every
+process (``rate_limited``: many connections of one client at their own rates took every read
+from the others). A leaderboard is the same for everyone: it is kept ``LEADERBOARD_SECONDS``
 per speed, and asked of the database by one request at a time. A database that is down
 answers ``unavailable``.
 
@@ -30,7 +32,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy import (
     select,
@@ -39,6 +41,7 @@ from sqlalchemy import (
 from server import profilequeries as queries
 from server.archive import DATABASE_ERRORS
 from server.db.database import Database
+from server.limits import per_origin
 from server.protocol import (
     PROFILE_PAGE,
     ArchivedGame,
@@ -54,8 +57,16 @@ from server.ratings import LEADERBOARD_WEEKS
 from server.record import game_string
 from server.session import LOOKUP_RATE, Session
 
+if TYPE_CHECKING:
+    from server.store import Store
+
 MAX_NAME: Final = 24
 """The longest account name (a bot account's); a longer one is no account's."""
+LOOKUP_WINDOW: Final = 60.0
+"""The window, in seconds, of an address's profiles and leaderboards
+(``Settings.lookups_per_address``)."""
+LOOKUPS_PER_ADDRESS: Final = 60
+"""What ``Profiles`` allows an address in ``LOOKUP_WINDOW`` by default."""
 READS_AT_ONCE: Final = 4
 """Profiles and leaderboards a process asks of the database at once."""
 READ_WAIT: Final = 3.0
@@ -89,11 +100,23 @@ class Profiles:
     Args:
         database: The database (migrated).
         leaderboard_seconds: How long a leaderboard is kept.
+        store: Where each address's requests are counted (None: they are not; the queries
+            alone need no store).
+        per_address: The requests an address may make in ``LOOKUP_WINDOW``.
     """
 
-    def __init__(self, database: Database, leaderboard_seconds: float = LEADERBOARD_SECONDS):
+    def __init__(
+        self,
+        database: Database,
+        leaderboard_seconds: float = LEADERBOARD_SECONDS,
+        *,
+        store: Store | None = None,
+        per_address: int = LOOKUPS_PER_ADDRESS,
+    ):
         self.database = database
         self.leaderboard_seconds = leaderboard_seconds
+        self.store = store
+        self.per_address = per_address
         self.reads = asyncio.Semaphore(READS_AT_ONCE)
         """Held by each profile and leaderboard read from the database."""
         self._boards: dict[str, tuple[float, Leaderboard]] = {}
@@ -104,7 +127,7 @@ class Profiles:
     # -- the handlers --------------------------------------------------------------------------
 
     async def profile(self, session: Session, message: GetProfile) -> None:
-        _take(session)
+        await self._take(session)
         if message.page < 0:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "profile.page: pages count from 0")
         async with self._read():
@@ -116,8 +139,21 @@ class Profiles:
         await session.send(found)
 
     async def leaderboard(self, session: Session, message: GetLeaderboard) -> None:
-        _take(session)
+        await self._take(session)
         await session.send(await self.cached_leaderboard(message.speed))
+
+    async def _take(self, session: Session) -> None:
+        """Count a request against its connection, then its address.
+
+        Raises:
+            ProtocolError: RATE_LIMITED.
+        """
+        _take(session)
+        if self.store is not None:
+            words = "profiles or leaderboards"
+            await per_origin(
+                self.store, session.origin, "lookup", self.per_address, LOOKUP_WINDOW, words
+            )
 
     # -- the queries ---------------------------------------------------------------------------
 

@@ -109,7 +109,7 @@ class Hub:
         self.signin = SignIn(self)
         self.hashing = Hashing(settings.hash_workers, settings.hash_queue)
         self.accounts = Accounts(self)
-        self.profiles = Profiles(database)
+        self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
         self.seating = Seating(self)
         self.commands = Commands(self)
         self.connections = Connections(self)

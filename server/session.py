@@ -26,7 +26,8 @@ class Session:
     """One websocket connection.
 
     Attributes:
-        address: The client's address (see ``server.http.client_address``).
+        address: The client's address as the limits per address count it: an IPv6 address's
+            /64 (see ``server.http.client_address`` and ``address_block``).
         origin: A keyed hash of ``address``: what limits per address count, and what a game
             records of where it was made.
         token: The hash of the session token the connection signed in with.

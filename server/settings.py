@@ -11,6 +11,7 @@ import dataclasses
 import ipaddress
 import math
 import os
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any, Final
 from server.db.database import checked_url
 
 DAY: Final = 86_400.0
+DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 CPU_MAX: Final = Path("/sys/fs/cgroup/cpu.max")
 """The CPU quota of this process's cgroup (v2): what docker's --cpus and compose's cpus set."""
 
@@ -133,6 +135,11 @@ class Settings:
     connections_per_address: int = _setting(
         32, "open connections from one address (to this process)"
     )
+    lookups_per_address: int = _setting(
+        60,
+        "profiles and leaderboards one address may ask in a minute, over all its connections "
+        "(each may ask 10 at once, then 2 a second)",
+    )
     hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
     hash_workers: int = _setting(
         1,
@@ -147,6 +154,13 @@ class Settings:
         "comma-separated addresses or networks (CIDR) of proxies whose X-Forwarded-For "
         "header names the client (haproxy's `option forwardfor`)",
         env="HIVE_TRUSTED_PROXIES",
+    )
+    origins: str = _setting(
+        "",
+        "comma-separated origins (scheme://host[:port]) whose web pages may open /ws besides "
+        "the server's own (a page's origin naming the host it asked: its Host header); clients "
+        "that send no Origin, such as bots, are always welcome",
+        env="HIVE_ORIGINS",
     )
     queue_limit: int = _setting(
         256 * 1024,
@@ -170,6 +184,7 @@ class Settings:
 
     def __post_init__(self) -> None:
         _networks(self.trusted_proxies)  # refuse a bad one now, not at the first connection
+        _origins(self.origins)
 
     @property
     def url(self) -> str:
@@ -178,6 +193,35 @@ class Settings:
     @property
     def proxies(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
         return _networks(self.trusted_proxies)
+
+    @property
+    def allowed_origins(self) -> frozenset[tuple[str, str, int]]:
+        """The ``origins`` other than the server's own allowed to open /ws, as ``origin_of``
+        reads them."""
+        return _origins(self.origins)
+
+
+def origin_of(text: str) -> tuple[str, str, int]:
+    """An origin (``https://Example.org``, as a browser's ``Origin`` header says it) as
+    (scheme, host, port), the port made explicit (``("https", "example.org", 443)``).
+
+    Raises:
+        ValueError: Not an http or https origin (``null``, a path, a bad port...).
+    """
+    parts = urllib.parse.urlsplit(text.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname or parts.path or parts.query:
+        raise ValueError(f"not an origin (scheme://host[:port]): {text!r:.100}")
+    return scheme, parts.hostname, parts.port or DEFAULT_PORTS[scheme]
+
+
+def _origins(text: str) -> frozenset[tuple[str, str, int]]:
+    """The origins of a comma-separated list.
+
+    Raises:
+        ValueError: A part is not an origin.
+    """
+    return frozenset(origin_of(part) for part in text.split(",") if part.strip())
 
 
 def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
@@ -238,6 +282,11 @@ def _checked(kind: type, name: str) -> Any:
         if name == "trusted_proxies":
             try:
                 _networks(value)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
+        if name == "origins":
+            try:
+                _origins(value)
             except ValueError as error:
                 raise argparse.ArgumentTypeError(str(error)) from None
         return value

@@ -39,9 +39,11 @@ key                            type        holds
                                            (renewed every ten seconds by their server)
 ``hive:processes``             zset        the server processes, by their last shared view (ms)
 ``hive:proc:PROC:spectators``  hash        a process's spectators per game id (expiring)
-``hive:rate:{WHO}:WHAT``       zset        recent requests of a kind by a player (``WHO`` its
-                                           id) or an address (``WHO`` its origin hash), by
-                                           time (for the limits; expiring)
+``hive:rate:{WHO}:WHAT``       hash        the requests of a kind by a player (``WHO`` its
+                                           id) or an address (``WHO`` its origin hash) in
+                                           each tenth of the limit's window: at most 11
+                                           counters however many came (for the limits;
+                                           expiring a window after the last)
 ``hive:offline:{PID}``         string      when the player's last connection closed (ms);
                                            expiring with its sessions
 ``hive:secret``                string      the key of the origin hashes (made once)
@@ -74,7 +76,7 @@ from server import match
 from server.channels import channels
 from server.clock import now_ms
 from server.codec import pack, pack_event, unpack, unpack_event
-from server.liveness import Liveness
+from server.liveness import COUNT, Liveness
 from server.players import Players, games_key
 from server.protocol import Event
 from server.record import Record
@@ -168,6 +170,7 @@ class Store(Players, Liveness):
         self._commit = redis.register_script(_COMMIT)
         self._rewrite = redis.register_script(_REWRITE)
         self._put_trace = redis.register_script(_PUT_TRACE)
+        self._count = redis.register_script(COUNT)
 
     # -- games ---------------------------------------------------------------------------------
 

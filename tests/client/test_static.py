@@ -63,6 +63,15 @@ async def test_client_files_are_served_with_their_types(
         "/../pyproject.toml",
         "/js/../../pyproject.toml",
         "/no-such-file.js",
+        # the client's files that no page loads
+        "/package.json",
+        "/package-lock.json",
+        "/test/state.test.mjs",
+        "/test/players.test.mjs",
+        "/testing/vendored.mjs",
+        "/js/../package.json",
+        "/test",
+        "/js",
     ],
 )
 async def test_nothing_else_is_served(srv: Running, path: str) -> None:

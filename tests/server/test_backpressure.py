@@ -4,6 +4,9 @@ stop reading, on a real server."""
 
 from __future__ import annotations
 
+import msgpack
+
+from server import fanout
 from server.protocol import (
     Chat,
     CreateGame,
@@ -14,7 +17,9 @@ from server.protocol import (
     Update,
     Watch,
     WatchLobby,
+    decode_server,
     encode,
+    to_plain,
 )
 from tests.server.conftest import Running, StartServer
 from tests.server.support import (
@@ -102,6 +107,43 @@ async def test_a_lobby_subscriber_that_stops_reading_gets_the_lobby_once_it_read
 
         read = await read_until(cy, lists_both)
         assert not any(isinstance(m, LobbyChange) for m in read)  # a snapshot, no backlog
+
+
+async def test_a_small_watch_never_buys_events_heavier_than_their_state(
+    start_server: StartServer,
+) -> None:
+    """48 chat lines of 300 characters, then ``watch`` from version 0 (a request of 33
+    bytes): the events would be as heavy as the state, which holds the lines too, so the
+    answer is a snapshot, the state alone; a watcher one move behind still gets its move."""
+    async with (
+        start_server(chat_burst=100, chat_interval=0.01, message_burst=200) as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+        srv.connect("cy") as cy,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        smallest = len(msgpack.packb(to_plain(w.state)))  # a game's first state: its smallest
+        assert smallest > fanout.STATE_FLOOR
+        await black.send(Unwatch(game_id))  # only Ada reads the game's updates
+        for n in range(48):
+            await white.send(Chat(game_id, f"{n:03d}" + "x" * 297))
+            w = await updated(white, game_id)
+        assert w.version <= fanout.FAR_BEHIND  # every event is still kept
+        request = Watch(game_id, since=0)
+        assert len(encode(request)) == 33
+        await cy.ws.send(encode(request))
+        frame = await cy.ws.recv()
+        answer = decode_server(frame)
+        assert isinstance(answer, Update) and answer.snapshot and answer.events == []
+        assert answer.version == w.version and len(answer.state.chat) == 48
+        assert len(frame) < 20_000  # the state alone (its events too: 36,408 bytes)
+        await play(white, w, "wS1")
+        await updated(white, game_id)  # the move is made
+        near = await watch(black, game_id, since=w.version)  # one move behind
+        assert not near.snapshot and [(e.kind, e.text) for e in near.events] == [("move", "wS1")]
+        await updated(cy, game_id)  # (the move, as Cy watches)
+        recent = await watch(cy, game_id, since=w.version - 2)  # two lines, and the move
+        assert not recent.snapshot and len(recent.events) == 3
 
 
 async def test_a_watcher_far_behind_gets_one_snapshot(start_server: StartServer) -> None:

@@ -14,13 +14,16 @@ import urllib.request
 from typing import Any
 
 import pytest
+from websockets.exceptions import InvalidStatus
 
 from server.bots import trace_json
+from server.client import Client
 from server.http import CONTENT_SECURITY_POLICY
 from server.protocol import Ping, Pong
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
-from tests.server.conftest import Running
-from tests.server.support import http_get, play, start_game, updated
+from server.settings import Settings, from_args
+from tests.server.conftest import Running, StartServer
+from tests.server.support import http_get, play, scrape, start_game, updated
 
 REPETITION = ["wQ \\wS1", "bQ bS1/", "wQ -wS1", "bQ bS1-"]
 """Four moves that bring the queens back where they were (without the repetition draw)."""
@@ -70,7 +73,7 @@ async def test_every_answer_says_what_the_browser_may_do_and_no_version(
     ("request_", "status"),
     [
         (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", 405),
-        (b"HEAD / HTTP/1.1\r\nHost: h\r\n\r\n", 405),
+        (b"OPTIONS / HTTP/1.1\r\nHost: h\r\n\r\n", 405),
         (b"DELETE /games/00000000.txt HTTP/1.1\r\nHost: h\r\n\r\n", 405),
         (b"PUT /ws HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", 405),
         (get("/" + "a" * 7000), 414),
@@ -86,11 +89,86 @@ async def test_requests_that_are_not_ours_get_their_status_and_no_traceback(
         answer, headers, body = await raw_http(srv, request_)
     assert answer == status
     if status == 405:
-        assert headers["allow"] == "GET"
+        assert headers["allow"] == "GET, HEAD"
     assert len(body) < 200
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     # and the server goes on
     assert (await http_get(f"{srv.http_url}/healthz"))[0] == 200
+
+
+def head(path: str, *more: str) -> bytes:
+    return "\r\n".join([f"HEAD {path} HTTP/1.1", "Host: hive", *more, "", ""]).encode()
+
+
+async def raw_head(srv: Running, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send a ``HEAD`` request; its status, headers and whatever came after them (the server
+    closes the connection after its answer: anything it sent is read)."""
+    host, port = srv.http_url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        answer = await reader.read(-1)
+    finally:
+        writer.close()
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {
+        name.lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in lines if line)
+    }
+    return int(status_line.split()[1]), headers, rest
+
+
+@pytest.mark.parametrize(
+    ("path", "more"),
+    [
+        ("/", ()),
+        ("/", ("Accept-Encoding: gzip",)),
+        ("/visualizer", ()),
+        ("/js/app.js", ("Accept-Encoding: gzip",)),
+        ("/favicon.svg", ()),
+        ("/healthz", ()),
+        ("/protocol.schema.json", ()),
+        ("/games/00000000.txt", ()),
+        ("/nope", ()),
+        ("/package.json", ()),
+    ],
+)
+async def test_head_is_answered_as_get_without_a_body(
+    srv: Running, path: str, more: tuple[str, ...]
+) -> None:
+    """RFC 9110: the status and headers a ``GET`` would get (its ``Content-Length`` too),
+    and no body."""
+    status, headers, body = await raw_head(srv, head(path, *more))
+    got, get_headers, get_body = await raw_http(
+        srv, "\r\n".join([f"GET {path} HTTP/1.1", "Host: hive", *more, "", ""]).encode()
+    )
+    assert (status, body) == (got, b"")
+    drop = {"date"}
+    if path == "/healthz":  # its JSON counts what is open now: its length may change
+        drop.add("content-length")
+    assert {k: v for k, v in headers.items() if k not in drop} == {
+        k: v for k, v in get_headers.items() if k not in drop
+    }
+    assert int(headers["content-length"]) == len(get_body) or path == "/healthz"
+
+
+async def test_head_opens_no_websocket_and_metrics_answer_it_too(srv: Running) -> None:
+    upgrade = (
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version: 13",
+    )
+    status, headers, body = await raw_head(srv, head("/ws", *upgrade))
+    assert (status, headers["upgrade"], body) == (426, "websocket", b"")
+    assert not srv.hub.connections.sessions
+    metrics = f"http://127.0.0.1:{srv.hub.metrics.port}"
+    request = urllib.request.Request(f"{metrics}/metrics", method="HEAD")
+    answer = await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
+    assert answer.status == 200 and answer.read() == b""
+    assert int(answer.headers["Content-Length"]) > 1000
 
 
 def positions_url(srv: Running, moves: list[str]) -> str:
@@ -193,3 +271,50 @@ async def test_a_records_header_gives_the_result_and_the_reason_uhp_cannot_say(
     status, headers, body = await raw_http(srv, get(f"/games/{game_id}.txt"))
     assert status == 200 and body.decode().startswith("Base;Draw;")
     assert (headers["hive-result"], headers["hive-reason"]) == ("Draw", "repetition")
+
+
+async def test_only_the_sites_own_pages_and_those_configured_may_open_the_websocket(
+    start_server: StartServer,
+) -> None:
+    """A browser says which page opens a websocket (``Origin``): the server's own (the host
+    and port it was asked for, whichever scheme a proxy in front takes) and the configured
+    ones are welcomed, a page elsewhere is refused with 403 before any handshake; a client
+    that says no origin (a bot) is welcomed."""
+    async with start_server(origins="https://play.example, http://[2001:db8::1]:8000") as srv:
+        port = srv.ws_url.split(":")[2].split("/")[0]
+        welcomed = [
+            None,
+            f"http://127.0.0.1:{port}",
+            f"https://127.0.0.1:{port}",
+            "https://play.example",
+            "https://PLAY.example:443",
+            "http://[2001:db8::1]:8000",
+        ]
+        for origin in welcomed:
+            headers = None if origin is None else {"Origin": origin}
+            async with Client.connect(srv.ws_url, nickname="ada", headers=headers) as client:
+                assert client.welcome.player
+        refused = [
+            "https://evil.example",
+            f"http://127.0.0.1:{int(port) + 1}",  # another port of the same host
+            f"http://localhost:{port}",  # another name of the same host
+            "http://play.example",  # another scheme of a configured origin
+            "null",  # a sandboxed page, a file
+            f"http://127.0.0.1:{port}/ws",
+        ]
+        for origin in refused:
+            with pytest.raises(InvalidStatus) as refusal:
+                async with Client.connect(srv.ws_url, nickname="ada", headers={"Origin": origin}):
+                    pass
+            assert refusal.value.response.status_code == 403, origin
+        assert (await scrape(srv))["hive_refused_total{code=origin}"] == len(refused)
+
+
+def test_a_configured_origin_is_an_origin() -> None:
+    with pytest.raises(ValueError, match="not an origin"):
+        Settings(origins="https://play.example/lobby")
+    with pytest.raises(SystemExit):
+        from_args(["--origins", "play.example"])
+    assert from_args(["--origins", "https://play.example"]).allowed_origins == {
+        ("https", "play.example", 443)
+    }

@@ -18,7 +18,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.frames import CloseCode, Frame, Opcode
 
 from server.client import ServerError
+from server.clock import now_ms
 from server.embedded import RedisProcess
+from server.http import address_block
 from server.limits import Bucket
 from server.protocol import (
     CancelGame,
@@ -200,7 +202,7 @@ async def test_a_connections_chat_flood_is_refused_by_the_connection_before_redi
         for _ in range(3):
             await white.send(Chat(game_id, "flood"))
             assert (await white.expect(Error)).code == ErrorCode.RATE_LIMITED
-        counted = await srv.hub.store.redis.zcard(f"hive:rate:{{{white.player}}}:chat")
+        counted = await srv.hub.store.count_so_far(white.player, "chat", 120, now_ms())
         assert counted == 2  # the lines let through, not the flood
 
 
@@ -234,6 +236,55 @@ async def test_new_guests_are_limited_per_address(start_server: StartServer) -> 
             pass
         error = await refusal_of(srv.connect("bob", address="10.0.0.9"))  # a forged header
         assert error.code == ErrorCode.RATE_LIMITED
+
+
+@pytest.mark.parametrize(
+    ("address", "block"),
+    [
+        ("10.0.0.1", "10.0.0.1"),
+        ("::ffff:10.0.0.1", "10.0.0.1"),  # IPv4-mapped: the IPv4 address
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2:0:0:0:7", "2001:db8:1:2::/64"),  # however it is spelt
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),  # the next /64
+        ("::1", "::/64"),
+        ("unknown", "unknown"),
+    ],
+)
+def test_an_ipv6_address_counts_as_its_64(address: str, block: str) -> None:
+    assert address_block(address) == block
+
+
+async def test_a_64_of_ipv6_addresses_is_one_address_for_the_limits(
+    start_server: StartServer,
+) -> None:
+    """100 guests from 100 addresses of one /64 (as a trusted proxy names them): the first
+    ``guests_per_address`` are welcomed, the others refused; another /64 is another address,
+    and an IPv4-mapped address is its IPv4 address."""
+    async with start_server(guests_per_address=20, **PROXY) as srv:
+        welcomed = 0
+        for n in range(100):
+            try:
+                async with srv.connect(f"g{n}", address=f"2001:db8:1:2::{n + 1:x}"):
+                    welcomed += 1
+            except ServerError as refused:
+                assert refused.error.code == ErrorCode.RATE_LIMITED
+        assert welcomed == 20
+        async with srv.connect("other", address="2001:db8:1:3::1"):
+            pass
+    async with start_server(guests_per_address=1, connections_per_address=2, **PROXY) as srv:
+        async with srv.connect("v4", address="10.0.0.7"):
+            pass
+        error = await refusal_of(srv.connect("v6", address="::ffff:10.0.0.7"))
+        assert error.code == ErrorCode.RATE_LIMITED and "new guests" in error.message
+        async with (
+            srv.connect("ada", address="2001:db8:9:9::a") as ada,
+            srv.connect(token=ada.welcome.token, address="2001:db8:9:9::b"),
+        ):
+            with pytest.raises(InvalidStatus) as status:  # a third connection of the /64
+                async with srv.connect(token=ada.welcome.token, address="2001:db8:9:9:abcd::c"):
+                    pass
+            assert status.value.response.status_code == 429
 
 
 async def test_open_games_are_limited_per_address_and_in_all(start_server: StartServer) -> None:

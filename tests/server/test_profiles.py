@@ -382,6 +382,37 @@ async def test_profiles_and_leaderboards_are_limited_per_connection(srv: Running
         await lives(ann)
 
 
+async def test_profiles_and_leaderboards_are_limited_per_address(
+    start_server: StartServer,
+) -> None:
+    """Many connections of one address, each within its own rate, share the address's
+    ``lookups_per_address`` a minute; another address still gets its answers."""
+    async with contextlib.AsyncExitStack() as stack:
+        srv = await stack.enter_async_context(
+            start_server(lookups_per_address=12, trusted_proxies="127.0.0.1")
+        )
+        clients = [
+            await stack.enter_async_context(
+                Client.connect(srv.ws_url, nickname=f"m{n}", headers={"X-Forwarded-For": ip})
+            )
+            for n, ip in enumerate(["2001:db8::1", "2001:db8::2", "2001:db8::3", "10.0.0.9"])
+        ]
+        answered = refused = 0
+        for client in clients[:3]:  # one /64: one address
+            for n in range(5):  # within a connection's burst
+                await client.send(GetProfile("nobody") if n % 2 else GetLeaderboard("blitz"))
+                answer = await client.recv()
+                if isinstance(answer, Error) and answer.code == ErrorCode.RATE_LIMITED:
+                    assert "from one address" in answer.message
+                    refused += 1
+                else:
+                    answered += 1
+        assert (answered, refused) == (12, 3)
+        other = clients[3]
+        await other.send(GetLeaderboard("blitz"))
+        assert isinstance(await other.recv(), Leaderboard)
+
+
 async def test_reads_past_those_the_database_is_given_wait_then_are_unavailable(
     srv: Running,
 ) -> None:

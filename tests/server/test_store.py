@@ -12,8 +12,10 @@ import redis.asyncio as aioredis
 
 from server import match
 from server.channels import CONTROL_CHANNEL
+from server.clock import now_ms
 from server.codec import pack_event, unpack_event
 from server.embedded import RedisProcess
+from server.liveness import WINDOW_PARTS, rate_key, window_part
 from server.players import token_hash
 from server.protocol import Event, Seat, TimeControl
 from server.record import Record
@@ -217,3 +219,67 @@ async def test_processes_share_their_spectators_and_who_is_online(store: Store) 
     assert await view("two", {"g5": 1}, [], 41_000, 6) == ({}, set(), False, 1)
     assert await store.redis.hgetall("hive:proc:two:spectators") == {b"g5": b"1"}
     assert 0 < await store.redis.ttl("hive:proc:two:spectators") <= 6
+
+
+async def test_a_limit_counts_the_requests_of_its_window(store: Store) -> None:
+    """A request counts for its window (and at most one part of ``WINDOW_PARTS`` more), the
+    refused ones too; ``count_so_far`` adds none."""
+    count, so_far = store.count_in_window, store.count_so_far
+    assert [await count("ada", "chat", 10, 100_000 + t) for t in range(3)] == [1, 2, 3]
+    assert await so_far("ada", "chat", 10, 100_003) == 3
+    assert await count("ada", "create", 10, 100_003) == 1  # another limit
+    assert await count("bob", "chat", 10, 100_003) == 1  # another player
+    assert await count("ada", "chat", 10, 109_999) == 4  # the first three are in the window
+    assert await so_far("ada", "chat", 10, 110_000 + window_part(10)) == 1  # they left it
+    assert await so_far("ada", "chat", 10, 200_000) == 0
+    assert not await store.redis.exists(rate_key("ada", "chat"))  # forgotten
+
+
+async def test_a_flood_leaves_a_limit_a_few_counters(store: Store) -> None:
+    """20,000 requests over 4 windows (each refused past its limit) leave the limit's key
+    ``WINDOW_PARTS`` + 1 counters at most, however many came: a set of the requests held
+    one per request and grew Redis by megabytes while a flood lasted."""
+    key = rate_key("flooder", "login")
+    biggest = 0
+    for batch in range(40):
+        start = 1_000_000 + batch * 500
+        counts = await flood(store, "login", 5, [start + t for t in range(500)])
+        assert max(counts) >= 500 * min(batch + 1, 10)  # every request of the window counted
+        biggest = max(biggest, await store.redis.memory_usage(key))
+    assert biggest < 1_000  # bytes
+    assert await store.redis.hlen(key) <= WINDOW_PARTS + 1
+
+
+async def test_redis_holds_nothing_of_a_flood_once_its_window_lapsed(store: Store) -> None:
+    """Measured in real time: a flood of 5,000 requests in a window of a second keeps one
+    small key, which expires with the window, and Redis's keys are back where they were
+    (its clients' connections made before, with their buffers)."""
+    await flood(store, "warm-up", 0.001, [now_ms()] * 50)
+    await until_gone(store, rate_key("flooder", "warm-up"))
+    before = int((await store.redis.info("memory"))["used_memory_dataset"])
+    key = rate_key("flooder", "download")
+    for _ in range(100):
+        await flood(store, "download", 1, [now_ms()] * 50)
+    assert (await store.redis.memory_usage(key)) < 1_000
+    during = int((await store.redis.info("memory"))["used_memory_dataset"])
+    assert during - before < 10_000
+    await until_gone(store, key)
+    after = int((await store.redis.info("memory"))["used_memory_dataset"])
+    assert after - before < 2_000
+
+
+async def flood(store: Store, what: str, seconds: float, times: list[int]) -> list[int]:
+    """A request of ``flooder`` at each of ``times``, 50 at once; what each counted."""
+    counts: list[int] = []
+    for first in range(0, len(times), 50):
+        counts += await asyncio.gather(
+            *(store.count_in_window("flooder", what, seconds, t) for t in times[first : first + 50])
+        )
+    return counts
+
+
+async def until_gone(store: Store, key: str) -> None:
+    """Wait until ``key`` has expired (Redis is asked every 50 ms, for 5 s at most)."""
+    async with asyncio.timeout(5):
+        while await store.redis.exists(key):
+            await asyncio.sleep(0.05)

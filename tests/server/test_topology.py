@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import pytest
 import redis.asyncio as aioredis
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from server.client import Client
 from server.embedded import RedisProcess
@@ -468,6 +468,22 @@ async def a_games_connections_meet_on_one_process(topology: Topology) -> None:
         assert (await updated(black.client, game_id)).state.moves == ["wS1"]
 
 
+async def only_the_sites_own_pages_connect_through_the_proxy(topology: Topology) -> None:
+    """A page of the site, loaded through the proxy, opens the websocket (its ``Origin`` is
+    the proxy's host and port, which haproxy passes on in ``Host``); another site's page is
+    refused with 403, by whichever process the proxy picks."""
+    own = {"Origin": topology.http_url}
+    async with Client.connect(topology.ws_url, nickname="fay", headers=own) as fay:
+        assert fay.welcome.player
+    for _ in range(len(topology.servers)):
+        with pytest.raises(InvalidStatus) as refused:
+            async with Client.connect(
+                topology.ws_url, nickname="mal", headers={"Origin": "https://evil.example"}
+            ):
+                pass
+        assert refused.value.response.status_code == 403
+
+
 async def a_hive_bot_plays_through_the_proxy(topology: Topology) -> None:
     """An operator creates a bot account on the deployment's Redis; ``hive-bot`` connects
     through the proxy, as does a person, who challenges it by name and plays it to the end."""
@@ -565,6 +581,7 @@ async def test_the_deployed_topology_behind_haproxy(
         await a_hung_process_is_left_within_seconds(topology)
         await a_game_survives_the_loss_of_its_processes(topology)
         await a_games_connections_meet_on_one_process(topology)
+        await only_the_sites_own_pages_connect_through_the_proxy(topology)
         await a_hive_bot_plays_through_the_proxy(topology)
 
 
