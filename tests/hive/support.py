@@ -106,6 +106,8 @@ def raw_state(game: Game) -> tuple[object, ...]:
     board = game.board
     return (
         game.hash,
+        game.kind_hash,
+        game.repetition_key(),
         game.state,
         game.ply,
         game.last_moved,
