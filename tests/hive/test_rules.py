@@ -23,7 +23,17 @@ from hive import (
 from hive.game import PASS
 from hive.hashing import STUNNED_KEYS
 from hive.hexes import NEIGHBORS
-from tests.hive.support import at, cells, destinations, is_surrounded, legal_keys, moving_pieces
+from tests.hive.support import (
+    ANTS,
+    SWAP,
+    SWAP_BACK,
+    at,
+    cells,
+    destinations,
+    is_surrounded,
+    legal_keys,
+    moving_pieces,
+)
 
 
 def with_moves(game_string: str, *moves: str) -> Game:
@@ -390,14 +400,6 @@ def test_a_finished_game_string_with_a_further_move_is_refused() -> None:
 
 
 # -- Threefold repetition ----------------------------------------------------------------------
-
-# wS1 (0, 0), bS1 (1, 0), wQ (-1, 0), bQ (2, 0); White's ants west of wQ (wA1) and south-west
-# of it (wA2); bA1 east of bQ, bG1 south-east of it.
-ANTS = "Base;InProgress;White[5];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wA1 -wQ;bA1 bQ-;wA2 /wQ;bG1 /bA1"
-# White's ants swap places in three moves (wA1 round to wQ's north-west, wA2 into wA1's hex,
-# wA1 into wA2's), while bA1 goes round and back: the position again, but for the numbers.
-SWAP = ("wA1 \\wQ", "bA1 bQ/", "wA2 -wQ", "bA1 bS1/", "wA1 /wQ", "bA1 bQ-")
-SWAP_BACK = ("wA2 \\wQ", "bA1 bQ/", "wA1 -wQ", "bA1 bS1/", "wA2 /wQ", "bA1 bQ-")
 
 
 def test_pieces_of_a_kind_swapped_repeat_the_position_and_the_third_time_draws() -> None:
