@@ -43,7 +43,7 @@ class Presence:
         # or players changed since share_view last looked (a loop over every watched game
         # every two seconds was a pause for every game's moves).
         self.touched: set[str] = set()
-        self.spectating: dict[str, int] = {}  # spectators here by game id (none: left out)
+        self.spectating: dict[str, int] = {}  # spectators here by game id not over (none: out)
         self.players_of: dict[str, tuple[str, ...]] = {}  # the players of the games watched here
         self.watched_players: Counter[str] = Counter()  # ... counted in how many games
         self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
