@@ -20,7 +20,15 @@ from importlib import metadata
 from typing import BinaryIO, Final, Literal
 
 from ai.bots import LEVELS, Bot, Choice, Level
-from hive import Game, GameType, HiveError, IllegalMoveError, InvalidMoveError
+from hive import (
+    Game,
+    GameState,
+    GameType,
+    HiveError,
+    IllegalMoveError,
+    InvalidGameStringError,
+    InvalidMoveError,
+)
 
 ENGINE_NAME: Final = "HiveArena"
 CAPABILITIES: Final = "Mosquito;Ladybug;Pillbug"
@@ -234,7 +242,7 @@ class Engine:
     def _newgame(self, args: str) -> list[str]:
         repetition_draw = bool(self.option_values.get("RepetitionDraw", False))
         if ";" in args:
-            game = Game.from_game_string(args, repetition_draw=repetition_draw)
+            game = load(args, repetition_draw=repetition_draw)
         else:
             game_type = GameType.parse(args) if args else GameType()
             game = Game(game_type, repetition_draw=repetition_draw)
@@ -366,6 +374,28 @@ class Engine:
         if option is None:
             raise UhpError(f"unknown option {name!r}; options lists them")
         return option
+
+
+def load(game_string: str, *, repetition_draw: bool) -> Game:
+    """The game of a GameString, its moves checked, under the ``RepetitionDraw`` option's
+    value; but a GameString that says ``Draw`` where its moves give a threefold repetition (a
+    record of a server game drawn so, say) loads as that draw with the rule on, whatever the
+    option: the record's result stands, and the game keeps the rule (``undo`` and play it
+    again: it draws again).
+
+    Raises:
+        InvalidGameStringError: The GameString is invalid (with the option's value).
+    """
+    try:
+        return Game.from_game_string(game_string, repetition_draw=repetition_draw)
+    except InvalidGameStringError as error:
+        fields = game_string.split(";")
+        if repetition_draw or len(fields) < 2 or fields[1].strip() != str(GameState.DRAW):
+            raise
+        try:
+            return Game.from_game_string(game_string, repetition_draw=True)
+        except InvalidGameStringError:
+            raise error from None
 
 
 def _expect_no_args(command: str, args: str) -> None:

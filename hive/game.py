@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 from hive import movegen, notation
 from hive.board import EMPTY, HAND, Board
 from hive.errors import HiveError, IllegalMoveError, InvalidGameStringError, InvalidMoveError
-from hive.hashing import BLACK_KEY, game_type_key, piece_key
+from hive.hashing import BLACK_KEY, STUNNED_KEYS, game_type_key, kind_key, piece_key
 from hive.hexes import CELLS, NEIGHBORS, axial
 from hive.layout import Layout
 from hive.pieces import (
@@ -122,9 +122,10 @@ class Game:
     Args:
         game_type: Which expansion pieces are in play: a ``GameType`` or its name
             (``"Base+MLP"``); a bad name raises ``InvalidGameStringError``.
-        repetition_draw: Whether a position occurring for the third time draws (nokamute's
-            rule; off by default, as in Mzinga and UHP). Fixed for the game: only then does it
-            count the positions.
+        repetition_draw: Whether a position occurring for the third time draws (off by
+            default, as in Mzinga and UHP). Positions are told apart as ``repetition_key`` does:
+            by the stacks' pieces' colours and bugs, not their numbers. Fixed for the game: only
+            then does it count the positions.
 
     Attributes:
         game_type: The ``GameType``.
@@ -136,6 +137,8 @@ class Game:
         state: The ``GameState``.
         hash: The Zobrist hash of the position: the stacks, the side to move and the game type
             (``hive.hashing``). Equal positions of one game type hash alike.
+        kind_hash: The same of the position with pieces told apart by colour and bug only:
+            ``wB1`` and ``wB2`` swapped hash alike (``hive.hashing``).
         pieces: The pieces of both players that the game type uses, in piece order.
     """
 
@@ -149,10 +152,10 @@ class Game:
         self.moves: list[Move] = []
         self.last_moved = -1
         self.state = GameState.NOT_STARTED
-        self.hash = game_type_key(game_type)
-        self._undo: list[tuple[int, GameState, int]] = []
+        self.hash = self.kind_hash = game_type_key(game_type)
+        self._undo: list[tuple[int, GameState, int, int]] = []
         self._legal: list[Move] | None = None  # this position's legal moves, once generated
-        self._seen: dict[int, int] = {self.hash: 1}
+        self._seen: dict[int, int] = {self.kind_hash: 1}  # repetition keys, when counted
         bugs = game_type.bugs
         self._bug_pieces = tuple(
             tuple(
@@ -191,6 +194,7 @@ class Game:
         game.last_moved = self.last_moved
         game.state = self.state
         game.hash = self.hash
+        game.kind_hash = self.kind_hash
         game._undo = self._undo.copy()
         game._legal = self._legal
         game._seen = self._seen.copy()
@@ -267,33 +271,42 @@ class Game:
         board = self.board
         piece, src, dst = move
         h = self.hash
+        k = self.kind_hash
         if piece >= 0:
             height = board.height
             if src != HAND:
-                h ^= piece_key(piece, src, height[src] - 1)
+                level = height[src] - 1
+                h ^= piece_key(piece, src, level)
+                k ^= kind_key(piece, src, level)
                 board.lift(src)
-            h ^= piece_key(piece, dst, height[dst])
+            level = height[dst]
+            h ^= piece_key(piece, dst, level)
+            k ^= kind_key(piece, dst, level)
             board.place(piece, dst)
-        self._undo.append((self.last_moved, self.state, self.hash))
+        self._undo.append((self.last_moved, self.state, self.hash, self.kind_hash))
         self._legal = None
         self.hash = h ^ BLACK_KEY
+        self.kind_hash = k ^ BLACK_KEY
         self.last_moved = piece
         self.ply += 1
         self.moves.append(move)
+        seen = 0
         if self.repetition_draw:
-            self._seen[self.hash] = self._seen.get(self.hash, 0) + 1
-        self.state = self._state_after_move()
+            key = self.repetition_key()
+            seen = self._seen[key] = self._seen.get(key, 0) + 1
+        self.state = self._state_after_move(seen)
 
     def pop(self) -> Move:
         """Take back the last move."""
         move = self.moves.pop()
         if self.repetition_draw:
-            seen = self._seen[self.hash] - 1
+            key = self.repetition_key()
+            seen = self._seen[key] - 1
             if seen:
-                self._seen[self.hash] = seen
+                self._seen[key] = seen
             else:
-                del self._seen[self.hash]
-        self.last_moved, self.state, self.hash = self._undo.pop()
+                del self._seen[key]
+        self.last_moved, self.state, self.hash, self.kind_hash = self._undo.pop()
         self._legal = None
         self.ply -= 1
         piece, src, dst = move
@@ -303,7 +316,18 @@ class Game:
                 self.board.place(piece, src)
         return move
 
-    def _state_after_move(self) -> GameState:
+    def repetition_key(self) -> int:
+        """What the threefold repetition counts: ``kind_hash`` (the stacks by colour and bug,
+        the side to move, the game type), and with Pillbugs in play the hex of the stunned
+        piece (the one moved last, on top there: it may not move, nor be thrown, this turn).
+        The reserves go with the board: each player has the pieces of a kind not on it."""
+        if self.game_type.pillbug and self.last_moved >= 0:
+            return self.kind_hash ^ STUNNED_KEYS[self.board.hex_of[self.last_moved]]
+        return self.kind_hash
+
+    def _state_after_move(self, seen: int) -> GameState:
+        """The state after a move; ``seen``: how many times its position has occurred (0 when
+        not counted)."""
         board = self.board
         height = board.height
         white_q, black_q = board.hex_of[_WHITE_QUEEN], board.hex_of[_BLACK_QUEEN]
@@ -313,7 +337,7 @@ class Game:
             if white_lost and black_lost:
                 return GameState.DRAW
             return GameState.BLACK_WINS if white_lost else GameState.WHITE_WINS
-        if self.repetition_draw and self._seen[self.hash] >= 3:
+        if seen >= 3:
             return GameState.DRAW
         return GameState.IN_PROGRESS
 

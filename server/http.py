@@ -368,8 +368,9 @@ async def metrics_endpoint(hub: Hub) -> AsyncIterator[None]:
 
 def _ending(record: Record) -> tuple[tuple[str, str], ...]:
     """A finished game's result and reason, beside its GameString: UHP has no word for a
-    resignation, a flag or a threefold repetition (the server's rule, not UHP's: a UHP engine
-    reads a repetition's ``Draw`` record as a game in progress)."""
+    resignation, a flag or a threefold repetition (the server's rule, not UHP's: an engine
+    without it finds a repetition's ``Draw`` record's moves give a game in progress;
+    ``hive-engine`` loads it as the draw)."""
     if record.status != "over" or record.reason is None:
         return ()
     return ("Hive-Result", record.result or "None"), ("Hive-Reason", record.reason)

@@ -62,8 +62,9 @@ class View(NamedTuple):
     online: set[str]
     """The players asked about that are connected anywhere (their online marks)."""
     renewed: bool
-    """Whether this process's counts were still in Redis (False: none were shared yet, or
-    they lapsed and must all be shared again)."""
+    """Whether this process's counts were still in Redis (False: none were shared yet, the
+    last one went, which takes the key away, or they lapsed; Redis holds only the changes
+    sent now)."""
     others: int
     """How many other server processes are alive."""
 

@@ -260,7 +260,9 @@ class LobbyFeed:
         if record.status == "over" and (record.id in board.open or record.id in board.in_progress):
             self.hub.metrics.games_ended.labels(record.reason or "unknown").inc()
         if board.update(record) and record.id in self.hub.cache.watchers:
-            self.hub.presence.touch(record.id)  # a join changes the players, so the spectators
+            # A join changes the players, so the spectators; an end takes the game's count out
+            # of the view shared with the other processes.
+            self.hub.presence.touch(record.id)
 
     def offer(self, session: Session) -> None:
         """Send the lobby as last shown to a subscriber, unless it is not reading."""

@@ -203,7 +203,7 @@ class _HubFigures(Collector):
             ),
             (
                 "hive_spectators",
-                "Connections here watching a game they do not play",
+                "Connections here watching a game not over that they do not play",
                 sum(presence.spectating.values()),
             ),
             (

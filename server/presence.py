@@ -1,9 +1,10 @@
 """Who is connected and who watches, here and on the other server processes on this Redis.
 
-Each process shares, every ``VIEW_SECONDS``, how many spectators each game has here (only the
-counts that changed), and learns the others' counts and which of the players it cares about
-(those of the games watched here, and the bot accounts) are connected elsewhere. Players
-connected here are marked online in Redis, a tenth of them each second.
+Each process shares, every ``VIEW_SECONDS``, how many spectators each game not yet over has
+here (only the counts that changed; a game's count goes when it ends, so a finished game's
+spectators are each process's own), and learns the others' counts and which of the players it
+cares about (those of the games watched here, and the bot accounts) are connected elsewhere.
+Players connected here are marked online in Redis, a tenth of them each second.
 """
 
 from __future__ import annotations
@@ -42,11 +43,11 @@ class Presence:
         # or players changed since share_view last looked (a loop over every watched game
         # every two seconds was a pause for every game's moves).
         self.touched: set[str] = set()
-        self.spectating: dict[str, int] = {}  # spectators here by game id (none: left out)
+        self.spectating: dict[str, int] = {}  # spectators here by game id not over (none: out)
         self.players_of: dict[str, tuple[str, ...]] = {}  # the players of the games watched here
         self.watched_players: Counter[str] = Counter()  # ... counted in how many games
         self.shared: dict[str, int] = {}  # the spectator counts last shared, by game id
-        self.share_all = True  # Redis holds none of them: share them all next time
+        self.share_all = True  # Redis may lack some of them: compare them all next time
         self.bot_offers: dict[str, BotInfo] = {}  # what each bot account plays, by player id
         # What the watchers here were last told of who is at each game (spectators, white
         # connected, black connected), and the players whose connections here came or went
@@ -95,8 +96,8 @@ class Presence:
                 continue
             players = self.players_of[game_id] = tuple(cached.record.players())
             self.watched_players.update(players)
-            if count := self.spectators_here(cached.record):
-                self.spectating[game_id] = count
+            if cached.record.status != "over" and (count := self.spectators_here(cached.record)):
+                self.spectating[game_id] = count  # (a finished game's are not shared)
         return looked
 
     async def share_view(self) -> None:
@@ -122,16 +123,18 @@ class Presence:
         except BaseException:
             self.touched |= looked  # their changes were not shared: look again next time
             raise
-        if view.renewed or self.share_all:  # Redis holds what it held, and the changes
-            for game_id, count in changes.items():
-                if count:
-                    shared[game_id] = count
-                else:
-                    shared.pop(game_id, None)
-            self.share_all = False
-        else:  # the counts had lapsed (Redis was away, or this process stalled): Redis holds
-            self.shared = {}  # only the changes; all are shared again next time
-            self.share_all = True
+        # ``shared`` is what Redis holds: what it held, and the changes; when the key was not
+        # there (nothing shared yet, the counts all gone, or they lapsed: Redis was away, or
+        # this process stalled), the changes alone, and the counts that did not change are
+        # compared again next time.
+        if not view.renewed:
+            shared = self.shared = {}
+        for game_id, count in changes.items():
+            if count:
+                shared[game_id] = count
+            else:
+                shared.pop(game_id, None)
+        self.share_all = not view.renewed
         counted = {
             game_id
             for game_id in view.spectators.keys() | self.spectators_elsewhere.keys()

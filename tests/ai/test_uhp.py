@@ -249,7 +249,28 @@ def test_repetition_draw_applies_from_the_next_newgame():
     assert line.startswith("Base;Draw;White[7];")
     assert answer(engine, f"play {moves[4]}")[0].startswith("invalidmove ")
     answer(engine, "options set RepetitionDraw False")
-    assert answer(engine, f"newgame {REPETITION}")[0].startswith("err ")  # not a draw without it
+    in_progress = REPETITION.replace(";Draw;", ";InProgress;")
+    assert answer(engine, f"newgame {in_progress}") == [in_progress]  # not a draw without it
+    assert answer(engine, "validmoves")[0].count(";") > 0
+
+
+def test_a_record_of_a_repetition_draw_loads_as_a_draw_whatever_the_option():
+    """A GameString that says Draw where its moves repeat a position three times (the server
+    records its repetition draws so) loads as that draw with RepetitionDraw False too: the
+    record's result stands, and the game keeps the rule it was played under (issue 33)."""
+    engine = started()
+    assert engine.option_values["RepetitionDraw"] is False
+    assert answer(engine, f"newgame {REPETITION}") == [REPETITION]
+    assert answer(engine, "validmoves")[0].startswith("err the game is over (Draw)")
+    (line,) = answer(engine, "undo")
+    assert line.startswith("Base;InProgress;Black[6];")
+    assert answer(engine, f"play {moves_of(REPETITION)[-1]}") == [REPETITION]  # a draw again
+    assert answer(engine, "options get RepetitionDraw") == ["RepetitionDraw;bool;False;False"]
+    # A Draw that no repetition gives is refused as before, with the error of the rules set.
+    early = REPETITION.replace("White[7]", "Black[6]").rsplit(";", 1)[0]
+    (line,) = answer(engine, f"newgame {early}")
+    assert line.startswith("err invalid GameString") and "its moves give InProgress" in line
+    assert answer(engine, "validmoves")[0].startswith("err the game is over (Draw)")  # kept
 
 
 def test_the_options_table_takes_numbers_with_bounds():

@@ -26,6 +26,15 @@ STACKED_AND_THROWN = (
     "wQ /bB1;bA1 -bQ;wQ /wP;bB2 bA1/;wQ /bB1;bB2 bQ;bA1 -wP;bB1 wQ"
 )
 
+# Pieces of a kind that swap places (the threefold repetition counts positions by kind):
+# wS1 (0, 0), bS1 (1, 0), wQ (-1, 0), bQ (2, 0); White's ants west of wQ (wA1) and south-west
+# of it (wA2); bA1 east of bQ, bG1 south-east of it.
+ANTS = "Base;InProgress;White[5];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wA1 -wQ;bA1 bQ-;wA2 /wQ;bG1 /bA1"
+# White's ants swap places in three moves (wA1 round to wQ's north-west, wA2 into wA1's hex,
+# wA1 into wA2's), while bA1 goes round and back: the position again, but for the numbers.
+SWAP = ("wA1 \\wQ", "bA1 bQ/", "wA2 -wQ", "bA1 bS1/", "wA1 /wQ", "bA1 bQ-")
+SWAP_BACK = ("wA2 \\wQ", "bA1 bQ/", "wA1 -wQ", "bA1 bS1/", "wA2 /wQ", "bA1 bQ-")
+
 MoveKey = tuple[int, int]
 """A move as ``(piece, destination hex)``; the pass is ``PASS_KEY``."""
 
@@ -106,6 +115,8 @@ def raw_state(game: Game) -> tuple[object, ...]:
     board = game.board
     return (
         game.hash,
+        game.kind_hash,
+        game.repetition_key(),
         game.state,
         game.ply,
         game.last_moved,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -29,9 +30,16 @@ from hive.hashing import (
     BLACK_KEY,
     HEX_KEYS,
     KEY_BITS,
+    KIND_HEX_KEYS,
+    KIND_LEVEL_KEYS,
+    KIND_OF,
+    KINDS,
     LEVEL_KEYS,
+    LEVELS,
+    STUNNED_KEYS,
     ZOBRIST_KEY_COUNT,
     game_type_key,
+    kind_key,
     piece_key,
     splitmix64,
     zobrist_key,
@@ -294,13 +302,14 @@ def test_the_same_moves_hash_differently_in_each_game_type() -> None:
     assert base.hash != base_mlp.hash
 
 
-def expected_hash(game: Game) -> int:
-    """The hash of ``game``'s position, recomputed from its stacks as hive.hashing says."""
+def expected_hash(game: Game, key: Callable[[int, int, int], int] = piece_key) -> int:
+    """The hash of ``game``'s position, recomputed from its stacks as hive.hashing says (with
+    ``kind_key``: its kind hash)."""
     board = game.board
     h = game_type_key(game.game_type)
     for cell in board.occupied():
         for level, piece in enumerate(board.stack(cell)):
-            h ^= piece_key(piece, cell, level)
+            h ^= key(piece, cell, level)
     return h ^ BLACK_KEY if game.turn == Color.BLACK else h
 
 
@@ -308,13 +317,14 @@ def expected_hash(game: Game) -> int:
 def test_hash_is_made_of_the_documented_keys(game_type: GameType) -> None:
     rng = random.Random(f"keys-{game_type}")
     game = Game(game_type)
-    assert game.hash == game_type_key(game_type) != 0
+    assert game.hash == game.kind_hash == game_type_key(game_type) != 0
     for _ in range(80):
         moves = game.legal_moves()
         if not moves:
             break
         game.push(rng.choice(moves))
         assert game.hash == expected_hash(game)
+        assert game.kind_hash == expected_hash(game, kind_key)
     assert game.ply > 40
 
 
@@ -323,6 +333,7 @@ def test_hash_of_stacks_is_made_of_the_documented_keys(text: str) -> None:
     game = Game.from_game_string(text)
     assert any(game.board.height[h] > 1 for h in game.board.occupied())
     assert game.hash == expected_hash(game)
+    assert game.kind_hash == expected_hash(game, kind_key)
 
 
 def test_splitmix64_is_the_reference_generator() -> None:
@@ -335,11 +346,17 @@ def test_splitmix64_is_the_reference_generator() -> None:
 
 
 def test_zobrist_keys_are_distinct_and_leave_the_later_indices_free() -> None:
+    # The kind keys are indexed by piece, as the others: one set for each kind.
+    first_of_kind = [KIND_OF.index(kind) for kind in range(KINDS)]
+    assert sorted(set(KIND_OF)) == list(range(KINDS))
     keys = [
         *HEX_KEYS,
         *LEVEL_KEYS,
         BLACK_KEY,
         *(game_type_key(game_type) for game_type in ALL_GAME_TYPES),
+        *(KIND_HEX_KEYS[p * CELLS + h] for p in first_of_kind for h in range(CELLS)),
+        *(KIND_LEVEL_KEYS[p * LEVELS + level] for p in first_of_kind for level in range(LEVELS)),
+        *STUNNED_KEYS,
     ]
     assert len(keys) == ZOBRIST_KEY_COUNT
     assert sorted(keys) == sorted(zobrist_key(i) for i in range(ZOBRIST_KEY_COUNT))
@@ -349,11 +366,13 @@ def test_zobrist_keys_are_distinct_and_leave_the_later_indices_free() -> None:
 
 def test_keys_and_hashes_have_62_bits() -> None:
     """Below 2**62, the compiled build keeps them unboxed (and XOR cannot leave the range)."""
-    assert all(0 <= key < 1 << KEY_BITS for key in (*HEX_KEYS, *LEVEL_KEYS, BLACK_KEY))
+    kind_keys = (*KIND_HEX_KEYS, *KIND_LEVEL_KEYS, *STUNNED_KEYS)
+    assert all(0 <= key < 1 << KEY_BITS for key in (*HEX_KEYS, *LEVEL_KEYS, BLACK_KEY, *kind_keys))
     assert KEY_BITS == 62
     assert max(HEX_KEYS) >= 1 << (KEY_BITS - 1)  # the top bit is used
     game = Game.from_game_string(STACKED_AND_THROWN)
     assert 0 <= game.hash < 1 << KEY_BITS
+    assert 0 <= game.kind_hash < 1 << KEY_BITS and 0 <= game.repetition_key() < 1 << KEY_BITS
 
 
 # -- tables and the Board interface ------------------------------------------------------------

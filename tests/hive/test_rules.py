@@ -21,8 +21,19 @@ from hive import (
     Piece,
 )
 from hive.game import PASS
+from hive.hashing import STUNNED_KEYS
 from hive.hexes import NEIGHBORS
-from tests.hive.support import at, cells, destinations, is_surrounded, legal_keys, moving_pieces
+from tests.hive.support import (
+    ANTS,
+    SWAP,
+    SWAP_BACK,
+    at,
+    cells,
+    destinations,
+    is_surrounded,
+    legal_keys,
+    moving_pieces,
+)
 
 
 def with_moves(game_string: str, *moves: str) -> Game:
@@ -386,6 +397,60 @@ def test_a_finished_game_string_with_a_further_move_is_refused() -> None:
     with pytest.raises(InvalidGameStringError) as info:
         Game.from_game_string(text)
     assert repr("bS1 bG2-") in str(info.value)
+
+
+# -- Threefold repetition ----------------------------------------------------------------------
+
+
+def test_pieces_of_a_kind_swapped_repeat_the_position_and_the_third_time_draws() -> None:
+    """The repetition counts positions by the pieces' colours and bugs, not their numbers
+    (nokamute's and hivegame.com's rule, issue 33): ants swapped make the same position."""
+    game = Game.from_game_string(ANTS, repetition_draw=True)
+    start = (game.hash, game.kind_hash, game.repetition_key())
+    for move in SWAP:
+        game.play(move)
+    assert game.board.hex_of[Piece.wA1] != Game.from_game_string(ANTS).board.hex_of[Piece.wA1]
+    assert game.hash != start[0]  # the numbers tell the ants apart...
+    assert (game.kind_hash, game.repetition_key()) == start[1:]  # ... the kinds do not
+    for move in SWAP_BACK[:-1]:
+        game.play(move)
+        assert game.state == GameState.IN_PROGRESS
+    game.play(SWAP_BACK[-1])  # the third time by kind, the second by number
+    assert game.hash == start[0]
+    assert game.state == GameState.DRAW
+    assert game.legal_moves() == []
+    assert game.game_string().startswith("Base;Draw;White[11];")
+    assert game.pop() and not game.is_over()  # the count is taken back too
+    assert game.legal_moves()
+    game.play(SWAP_BACK[-1])
+    assert game.state == GameState.DRAW
+
+    without = Game.from_game_string(ANTS)  # the rule off: the game goes on
+    for move in SWAP + SWAP_BACK:
+        without.play(move)
+    assert without.state == GameState.IN_PROGRESS
+    assert (without.hash, without.kind_hash) == start[:2]
+
+
+def test_a_repetition_with_pillbugs_needs_the_same_piece_stunned() -> None:
+    """The piece moved last is stunned (with Pillbugs in play, a thing of the position): the
+    same stacks reached by placements in another order are another position then."""
+    opening = "wS1;bS1 wS1-;wQ -wS1;bQ bS1-"
+    one = ("wA1 -wQ", "bA1 bQ-", "wA2 /wQ", "bG1 bQ/")
+    other = ("wA1 -wQ", "bG1 bQ/", "wA2 /wQ", "bA1 bQ-")
+    for game_type, apart in (("Base+P", True), ("Base", False)):
+        games = [
+            with_moves(f"{game_type};InProgress;White[3];{opening}", *moves)
+            for moves in (one, other)
+        ]
+        assert games[0].last_moved != games[1].last_moved
+        assert games[0].hash == games[1].hash and games[0].kind_hash == games[1].kind_hash
+        keys = {game.repetition_key() for game in games}
+        assert len(keys) == (2 if apart else 1), game_type
+        assert (
+            games[0].repetition_key()
+            == games[0].kind_hash ^ apart * (STUNNED_KEYS[games[0].board.hex_of[Piece.bG1]])
+        )
 
 
 # -- Opening rules -----------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
 from tests.server.support import lobby_until, play, start_game, until, updated, watch
 
@@ -260,6 +261,21 @@ async def test_threefold_repetition_is_a_draw(srv: Running) -> None:
             await play(white if n % 2 == 0 else black, w if n % 2 == 0 else b, move)
             w, b = await updated(white, game_id), await updated(black, game_id)
     assert (w.state.status, w.state.result, w.state.reason) == ("over", "Draw", "repetition")
+
+
+async def test_pieces_of_a_kind_swapped_repeat_a_position_on_the_server(srv: Running) -> None:
+    """White's two ants swap places and swap back while Black's ant goes round: the third
+    time by kind (the second by number) draws (issue 33)."""
+    fields = ANTS.split(";")
+    moves = [*fields[3:], *SWAP, *SWAP_BACK]
+    async with srv.connect("ada") as white, srv.connect("bob") as black:
+        game_id, w, b = await start_game(white, black)
+        for n, move in enumerate(moves):
+            assert w.state.status == "live"
+            await play(white if n % 2 == 0 else black, w if n % 2 == 0 else b, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+    assert (w.state.status, w.state.result, w.state.reason) == ("over", "Draw", "repetition")
+    assert len(w.state.moves) == len(moves)
 
 
 async def test_the_win_can_be_claimed_when_the_opponent_stays_away(

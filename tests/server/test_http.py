@@ -9,8 +9,10 @@ import gzip
 import json
 import logging
 import os
+import sys
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -256,9 +258,10 @@ def test_a_trace_too_large_is_kept_shallower() -> None:
 async def test_a_records_header_gives_the_result_and_the_reason_uhp_cannot_say(
     srv: Running,
 ) -> None:
-    """A threefold repetition is the server's rule, not UHP's: the GameString reads ``Draw``
-    but a UHP engine loading it reads the position as in progress, so the answer says why
-    beside it (``Hive-Result``, ``Hive-Reason``). A game in progress has neither."""
+    """A threefold repetition is the server's rule, not UHP's: the GameString reads ``Draw``,
+    and the answer says why beside it (``Hive-Result``, ``Hive-Reason``); ``hive-engine`` loads
+    the record as that draw, its RepetitionDraw option left off (issue 33). A game in progress
+    has neither header."""
     moves = ["wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-"] + REPETITION * 2
     async with srv.connect("ada") as white, srv.connect("bob") as black:
         game_id, w, b = await start_game(white, black)
@@ -271,6 +274,13 @@ async def test_a_records_header_gives_the_result_and_the_reason_uhp_cannot_say(
     status, headers, body = await raw_http(srv, get(f"/games/{game_id}.txt"))
     assert status == 200 and body.decode().startswith("Base;Draw;")
     assert (headers["hive-result"], headers["hive-reason"]) == ("Draw", "repetition")
+    record = body.decode().strip()
+    answers = await hive_engine(f"newgame {record}", "validmoves", "options get RepetitionDraw")
+    assert answers == [
+        [record],
+        ["err the game is over (Draw); start a new one with newgame"],
+        ["RepetitionDraw;bool;False;False"],
+    ]
 
 
 async def test_only_the_sites_own_pages_and_those_configured_may_open_the_websocket(
@@ -318,3 +328,24 @@ def test_a_configured_origin_is_an_origin() -> None:
     assert from_args(["--origins", "https://play.example"]).allowed_origins == {
         ("https", "play.example", 443)
     }
+
+
+async def hive_engine(*commands: str) -> list[list[str]]:
+    """The answers of a ``hive-engine`` process (the console script) to ``commands``, each
+    without its ``ok``, after the greeting."""
+    script = Path(sys.executable).with_name("hive-engine")
+    process = await asyncio.create_subprocess_exec(
+        script, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    text = "".join(f"{command}\n" for command in commands).encode()
+    async with asyncio.timeout(30):
+        out, _ = await process.communicate(text)
+    assert process.returncode == 0
+    answers: list[list[str]] = [[]]
+    for line in out.decode().splitlines():
+        if line == "ok":
+            answers.append([])
+        else:
+            answers[-1].append(line)
+    assert answers[-1] == [] and answers[0][0].startswith("id HiveArena")
+    return answers[1:-1]

@@ -425,6 +425,49 @@ async def test_a_process_shares_its_spectators_again_once_they_lapsed(
         assert b.state.spectators == 1
 
 
+async def test_a_spectator_shared_first_and_gone_at_once_counts_no_more_nor_past_the_end(
+    start_server: StartServer,
+) -> None:
+    """A process's first spectator makes its key in Redis (there was none to renew) and is
+    remembered as shared all the same, so that leaving before the next share takes it out:
+    the other process's lone spectator is told of one spectator, not two. And a shared count
+    ends with its game, though its spectator still watches (issue 33)."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        two.connect("bob") as black,
+        one.connect("cy") as fan,
+        two.connect("dee") as far,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        key = f"hive:proc:{one.hub.presence.process}:spectators"
+        redis = one.hub.store.redis
+        await one.hub.presence.share_view()
+        for _ in range(2):  # after a share with the key there, and after one without
+            assert not await redis.exists(key)  # nobody watches on one: nothing in Redis
+            await watch(fan, game_id)
+            await one.hub.presence.share_view()
+            assert await redis.hgetall(key) == {game_id.encode(): b"1"}
+            await fan.send(Unwatch(game_id))
+            await fan.send(Ping())  # answered after the Unwatch: it has been applied
+            await fan.expect(Pong)
+            await one.hub.presence.share_view()
+            assert await redis.hgetall(key) == {}
+        await watch(far, game_id)
+        await two.hub.presence.share_view()
+        await play(white, w, "wS1")
+        assert (await updated(far, game_id)).state.spectators == 1  # dee alone
+
+        await watch(fan, game_id)
+        await one.hub.presence.share_view()
+        assert await redis.hgetall(key) == {game_id.encode(): b"1"}
+        await white.send(Resign(game_id))
+        assert (await updated(fan, game_id)).state.status == "over"
+        await one.hub.presence.share_view()
+        assert await redis.hgetall(key) == {}  # cy still watches the finished game
+
+
 async def test_a_rematch_takes_both_players_along_whichever_process_they_are_on(
     start_server: StartServer,
 ) -> None:
