@@ -76,6 +76,7 @@ class Fanout:
     async def pass_on(self, record: Record, event: Event) -> None:
         """A change, applied to the cache here: to the lobby and the watchers here."""
         hub = self.hub
+        hub.metrics.passed_on.inc()
         hub.lobby_feed.update(record)
         if event.kind == "rematch" and event.text is not None:
             hub.seating.follow_rematch(record, event.text)  # before the event goes out

@@ -170,6 +170,7 @@ class Listener:
         if record is None or (newer and cached and cached.record.version >= record.version):
             return
         hub.cache.put(record)
+        hub.metrics.passed_on.inc()
         hub.lobby_feed.update(record)
         await hub.fanout.deliver(game_id)
 
