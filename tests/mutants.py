@@ -273,7 +273,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/fanout.py",
-        "hub.seating.follow_rematch(record, event.text)  # before the event goes out",
+        "hub.seating.follow_rematch(record, rematch)  # before the event goes out",
         "pass",
         "the players' connections do not follow a rematch: the new game goes unseen",
         ACTIONS,
