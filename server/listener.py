@@ -6,9 +6,12 @@ ended elsewhere, closed here.
 A process hears the changes of a game on the game's channel while it has the game in its cache
 (``follow``, ``unfollow``), so a change is heard only by the processes that follow its game:
 with a game's connections on one process, by that one alone. Changes arrive in the order Redis
-committed them. Once a game's subscription is in place, the game is read again from Redis (a
-change may have come before it); after a lost connection the listener subscribes again and
-brings every game cached here up to date from Redis (it may have missed changes meanwhile).
+committed them; each is passed on here by ``Fanout.pass_on`` unless the cache has it already
+(a change made here, passed on by its request; a change of a game's place in the lobby, heard
+on the game's channel and on every process's). Once a game's subscription is in place, the
+game is read again from Redis (a change may have come before it); after a lost connection the
+listener subscribes again and brings every game cached here up to date from Redis (it may have
+missed changes meanwhile): what the cache did not have is passed on, as a change heard is.
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ class Metrics:
         self.passed_on = Counter(
             "hive_changes_passed_on",
             "Committed changes of the games followed here passed on to the lobby and the "
-            "watchers here",
+            "watchers here (once a version, by whichever brings the cache here to it first)",
             registry=r,
         )
         self.change_delay = Histogram(
