@@ -126,8 +126,9 @@ class GameCache:
         """Bring the cache to a committed change of its game (``event``: the change's; None:
         ``record`` was read from Redis), caching the game if it is not; whether the cache moved
         forward, which it does once a version (False: it holds this version or a later one,
-        and nothing changed). A load is no change: ``load`` never moves a cached game on, so
-        a version comes into the cache here, where ``Fanout.pass_on`` passes it on."""
+        and nothing changed). ``load`` caches a game nobody here follows yet, and never moves
+        a cached one on: a later version comes into the cache here only, where
+        ``Fanout.pass_on`` passes it on."""
         cached = self.games.get(record.id)
         if cached is None:
             self._add(record, event)
