@@ -45,20 +45,24 @@ class CachedGame:
         recent = deque([] if event is None else [event], maxlen=min(keep, RECENT_EVENTS))
         return cls(record, record.new_game(), recent)
 
-    def apply(self, record: Record, event: Event) -> None:
-        """Bring the cache to ``record`` (no-op when it is not newer), keeping ``event``."""
+    def apply(self, record: Record, event: Event | None = None) -> bool:
+        """Bring the cache to ``record``, keeping ``event`` (None: the record was read from
+        Redis, the events since the last one kept are not known); whether it moved forward
+        (False: ``record`` is not newer, and nothing changed)."""
         if record.version <= self.record.version:
-            return
+            return False
         played = self.record.moves
         if record.moves[: len(played)] == played:
             for move in record.moves[len(played) :]:
                 self.game.play_unchecked(move)  # committed: checked when played
         else:
             self.game = record.new_game()
-        if self.recent and self.recent[-1].version != event.version - 1:
+        if event is None or (self.recent and self.recent[-1].version != event.version - 1):
             self.recent.clear()
-        self.recent.append(event)
+        if event is not None:
+            self.recent.append(event)
         self.record = record
+        return True
 
     def events_after(self, version: int) -> list[Event] | None:
         """The events after ``version`` if this cache still has them all."""
@@ -115,17 +119,25 @@ class GameCache:
         record = await self.store.get(game_id) if GAME_ID.fullmatch(game_id) else None
         if record is None:
             raise unknown(game_id)
-        return self.put(record)  # unless loaded by someone else meanwhile
+        cached = self.games.get(game_id)  # loaded by someone else meanwhile?
+        return self._add(record) if cached is None else cached
 
-    def put(self, record: Record, event: Event | None = None) -> CachedGame:
-        """Cache ``record`` (``event``: the one that made it) unless a later version of it is
-        cached: a request awaiting its commit resumes after the listener may have applied
-        later changes of the game."""
+    def advance(self, record: Record, event: Event | None = None) -> bool:
+        """Bring the cache to a committed change of its game (``event``: the change's; None:
+        ``record`` was read from Redis), caching the game if it is not; whether the cache moved
+        forward, which it does once a version (False: it holds this version or a later one,
+        and nothing changed). ``load`` caches a game nobody here follows yet, and never moves
+        a cached one on: a later version comes into the cache here only, where
+        ``Fanout.pass_on`` passes it on."""
         cached = self.games.get(record.id)
-        if cached is None or cached.record.version < record.version:
-            if cached is None:
-                self.follow(record.id)
-            cached = self.games[record.id] = CachedGame.of(record, self.keep, event)
+        if cached is None:
+            self._add(record, event)
+            return True
+        return cached.apply(record, event)
+
+    def _add(self, record: Record, event: Event | None = None) -> CachedGame:
+        self.follow(record.id)
+        cached = self.games[record.id] = CachedGame.of(record, self.keep, event)
         return cached
 
     def watch(

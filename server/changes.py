@@ -5,12 +5,15 @@ committed to Redis against the version it was decided on (retried on a fresh cop
 process changed the game meanwhile), published by Redis on the game's channel with this
 process's id for it (and to every process when the game's line in the lobby changes other than
 its moves, which the lobby hears of at most twice a second), applied to the cached game, and
-passed on to the watchers here (``Fanout.pass_on``). The listeners of the other processes that
-have the game cached (``server.listener``) pass it on to their watchers as they hear of it; this
-process's listener leaves a change to its request while the request waits for the commit.
-A change that ends a rated game wakes this process's archive sweep (its players see their
-rating change at once; a casual game waits for the sweep's next round); the archive's
-``rated`` event (``rated``) is a change like the others.
+passed on to the lobby and the watchers here (``Fanout.pass_on``). The listeners of the
+processes that have the game cached (``server.listener``), this one's too, hear of it and do
+the same: whichever brings the cache here to the change first passes it on, once. What only
+the process that made a change does stays with its request: the bot's turn, and the archive
+woken by a change that ends a rated game (its players see their rating change at once; a
+casual game waits for the sweep's next round); the archive's ``rated`` event (``rated``) is a
+change like the others. When the answer to a commit is lost with its connection, the game is
+read again from Redis (``Listener.reload``): a change committed and published is passed on
+from there, unless the listener has passed it on already.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import contextlib
 import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import redis.exceptions
 
 from server import lobby, match
 from server.cache import CachedGame, unknown
@@ -42,9 +47,6 @@ class Changes:
         self.hub = hub
         self._ids = itertools.count(1)
         self._prefix = f"{hub.presence.process}:"  # of this process's change ids
-        # The changes whose requests wait for their commit, by id: whether the listener heard
-        # of them meanwhile (and left them to their request).
-        self.committing: dict[str, bool] = {}
 
     def deadline(self, record: Record) -> int | None:
         return match.deadline(record, self.hub.first_move_ms)
@@ -56,27 +58,17 @@ class Changes:
         """Whether the change of id ``change`` was made by this process."""
         return change.startswith(self._prefix)
 
-    def left_to_request(self, change: str) -> bool:
-        """Whether the change of id ``change``, just heard of, is its request's to pass on."""
-        if change in self.committing:
-            self.committing[change] = True
-            return True
-        return False
-
     async def _commit(self, record: Record, event: Event, **indexes: Any) -> bool:
-        """``Store.commit`` under a new change id. When Redis published the change but its
-        answer was lost, the change is passed on from Redis (the listener left it)."""
-        change = self._next_id()
-        self.committing[change] = False
+        """``Store.commit`` under a new change id. When its connection broke, its answer may
+        be lost with a change Redis committed and published: the game is read again from Redis
+        (not after a timeout: a frozen Redis would hold the read as long again; the listener
+        hears of the change when Redis answers)."""
         try:
-            return await self.hub.store.commit(record, event, change=change, **indexes)
-        except BaseException:
-            if self.committing[change]:  # committed: the listener heard of it
-                with contextlib.suppress(*STORAGE_ERRORS):
-                    await self.hub.listener.reload(record.id)
+            return await self.hub.store.commit(record, event, change=self._next_id(), **indexes)
+        except redis.exceptions.ConnectionError:
+            with contextlib.suppress(*STORAGE_ERRORS):
+                await self.hub.listener.reload(record.id)
             raise
-        finally:
-            del self.committing[change]
 
     async def change(self, game_id: str, decide: Decide) -> Record | None:
         """Commit the change ``decide`` makes to the game (None: it made none).
@@ -86,37 +78,45 @@ class Changes:
         """
         if not GAME_ID.fullmatch(game_id):  # no lock for a name that is no game
             raise unknown(game_id)
+        cache = self.hub.cache
+        try:
+            async with cache.changing.hold(game_id):
+                return await self._change(game_id, decide)
+        finally:  # a game loaded for this change only is not kept (nor followed)
+            cache.forget_if_idle(game_id)
+
+    async def _change(self, game_id: str, decide: Decide) -> Record | None:
+        """``change``, holding the game's lock."""
         hub = self.hub
-        cache, store = hub.cache, hub.store
-        async with cache.changing.hold(game_id):
-            for _ in range(3):
-                cached = await cache.load(game_id)
-                decided = decide(cached, now_ms())
-                if decided is None:
-                    return None
-                record, event = decided
-                was = cached.record
-                relisted = lobby.relisted(was, record)
-                if await self._commit(
-                    record,
-                    event,
-                    expected=was.version,
-                    deadline=self.deadline(record),
-                    indexed=(was.status, self.deadline(was)),
-                    lobby=relisted,
-                ):
-                    if not relisted and len(record.moves) != len(was.moves):
-                        hub.lobby_feed.moved(record)  # the other processes' lobbies are told
-                    cached.apply(record, event)  # unless a later change came meanwhile
-                    if record.rated and record.status == "over" and was.status != "over":
-                        hub.archive.wake()  # rated now, not at the sweep's next round
-                    await self.committed(record, event)
-                    return record
-                fresh = await store.get(game_id)
-                if fresh is None:
-                    raise unknown(game_id)
-                cache.put(fresh)
-            raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
+        fresh: CachedGame | None = None  # the game as Redis holds it, decided on again
+        for _ in range(3):
+            cached = fresh or await hub.cache.load(game_id)
+            decided = decide(cached, now_ms())
+            if decided is None:
+                return None
+            record, event = decided
+            was = cached.record
+            relisted = lobby.relisted(was, record)
+            if await self._commit(
+                record,
+                event,
+                expected=was.version,
+                deadline=self.deadline(record),
+                indexed=(was.status, self.deadline(was)),
+                lobby=relisted,
+            ):
+                if not relisted and len(record.moves) != len(was.moves):
+                    hub.lobby_feed.moved(record)  # the other processes' lobbies are told
+                if record.rated and record.status == "over" and was.status != "over":
+                    hub.archive.wake()  # rated now, not at the sweep's next round
+                await self.committed(record, event)
+                return record
+            stored = await hub.store.get(game_id)
+            if stored is None:
+                raise unknown(game_id)
+            # (Not cached: the listener brings the change here, and passes it on.)
+            fresh = CachedGame.of(stored)
+        raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
 
     async def rated(self, game_id: str, changes: list[RatingChange]) -> None:
         """Commit the finished game's ``rated`` event with the rating ``changes`` the archive
@@ -131,11 +131,10 @@ class Changes:
         """
         if not await self._commit(record, event, expected=0, deadline=self.deadline(record)):
             raise ProtocolError(ErrorCode.INTERNAL, "game id collision; try again")
-        self.hub.cache.put(record, event)  # unless a later change came meanwhile
         await self.committed(record, event)
 
     async def committed(self, record: Record, event: Event) -> None:
         """What follows a change made here: the bot's turn if it is one, and the change passed
-        on to the lobby and the watchers here."""
+        on to the lobby and the watchers here (unless the listener has passed it on)."""
         self.hub.bot_turns.start_if_due(record)
         await self.hub.fanout.pass_on(record, event)

@@ -82,14 +82,33 @@ class Fanout:
         self.lagging.add(session)
         self.hub.metrics.skipped.inc()
 
-    async def pass_on(self, record: Record, event: Event) -> None:
-        """A change, applied to the cache here: to the lobby and the watchers here."""
+    async def pass_on(self, record: Record, event: Event | None = None) -> bool:
+        """Bring the cache here to a committed change and, if that moved it forward, pass the
+        change on: to the lobby, to the players' connections here that follow the game into
+        the rematch it started, and to the watchers here. Whether it was passed on now.
+
+        Whatever brings the cache to a change calls this: the request that made it, the
+        listener that heard of it (maybe twice: on the game's channel and on every process's),
+        a read from Redis (``Listener.reload``). The first passes it on; the others find the
+        cache there already: a version is passed on once here.
+
+        Args:
+            record: The game as the change left it.
+            event: The change's event (None: ``record`` was read from Redis).
+        """
         hub = self.hub
+        cached = hub.cache.get(record.id)
+        # The rematch this change starts, unless the cache here knows of it already.
+        rematch = None if cached is not None and cached.record.rematch else record.rematch
+        if not hub.cache.advance(record, event):
+            return False
+        hub.metrics.passed_on.inc()
         hub.lobby_feed.update(record)
-        if event.kind == "rematch" and event.text is not None:
-            hub.seating.follow_rematch(record, event.text)  # before the event goes out
+        if rematch is not None:
+            hub.seating.follow_rematch(record, rematch)  # before the event goes out
         await self.deliver(record.id)
         hub.cache.forget_if_idle(record.id)
+        return True
 
     async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
         """Bring every watcher of the game up to date. ``also`` gets an update even when it

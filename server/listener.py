@@ -6,9 +6,12 @@ ended elsewhere, closed here.
 A process hears the changes of a game on the game's channel while it has the game in its cache
 (``follow``, ``unfollow``), so a change is heard only by the processes that follow its game:
 with a game's connections on one process, by that one alone. Changes arrive in the order Redis
-committed them. Once a game's subscription is in place, the game is read again from Redis (a
-change may have come before it); after a lost connection the listener subscribes again and
-brings every game cached here up to date from Redis (it may have missed changes meanwhile).
+committed them; each is passed on here by ``Fanout.pass_on`` unless the cache has it already
+(a change made here, passed on by its request; a change of a game's place in the lobby, heard
+on the game's channel and on every process's). Once a game's subscription is in place, the
+game is read again from Redis (a change may have come before it); after a lost connection the
+listener subscribes again and brings every game cached here up to date from Redis (it may have
+missed changes meanwhile): what the cache did not have is passed on, as a change heard is.
 """
 
 from __future__ import annotations
@@ -123,13 +126,17 @@ class Listener:
         if game_id not in self._confirming:
             return
         self._confirming.discard(game_id)
-        async with self.hub.cache.changing.hold(game_id):
-            if game_id in self.hub.cache.games:  # (else no longer followed)
-                await self.reload(game_id, newer=True)
+        cache = self.hub.cache
+        async with cache.changing.hold(game_id):
+            if game_id in cache.games:  # (else no longer followed)
+                await self.reload(game_id)
+        cache.forget_if_idle(game_id)  # (its watchers may have gone meanwhile)
 
     async def published(self, data: bytes) -> None:
-        """One committed change: update the cache, then pass it on to the lobby and the
-        watchers here (unless it is left to the request here that made it)."""
+        """One committed change: to the cache, the lobby and the watchers here
+        (``Fanout.pass_on``) if its game is followed here, unless the cache has it already
+        (the request here that made it passed it on, or it was heard on the other channel);
+        else to the lobby."""
         hub = self.hub
         cache = hub.cache
         change = peek_published(data)
@@ -137,44 +144,35 @@ class Listener:
         made = "here" if hub.changes.made_here(change.change) else "elsewhere"
         hub.metrics.changes_heard.labels(made).inc()
         hub.metrics.change_delay.labels(made).observe(max(0, now_ms() - change.at) / 1000)
-        if hub.changes.left_to_request(change.change):
-            return
+        cached = cache.get(game_id)
+        if cached is not None and cached.record.version >= version:
+            return  # (before unpacking it: ``pass_on`` would find it so)
         try:
-            event = unpack_event(change.event)
-            cached = cache.get(game_id)
-            if cached is None or cached.record.version < version:
-                record = unpack(change.body)
-                if cached is not None:
-                    cached.apply(record, event)
-                elif game_id in cache.watchers:
-                    cache.put(record, event)
+            record = unpack(change.body)
+            if cached is None and game_id not in cache.watchers:
+                hub.lobby_feed.update(record)  # a game not followed here: its line in the lobby
             else:
-                record = cached.record
-            await hub.fanout.pass_on(record, event)
+                await hub.fanout.pass_on(record, unpack_event(change.event))
         except STORAGE_ERRORS:
             raise
         except Exception:  # one game's failure must not stop the others' events
             log.exception("game %s: event %d not delivered", game_id, version)
 
-    async def reload(self, game_id: str, *, newer: bool = False) -> None:
-        """Bring the game and its watchers here up to date from Redis (a change of it went
-        unheard); ``newer``: only if Redis holds a later version than the cache here (the
-        watchers are not sent the version they have, or are about to get, again).
+    async def reload(self, game_id: str) -> bool:
+        """Read the game again from Redis (a change of it may have gone unheard here) and pass
+        on what the cache here did not have (``Fanout.pass_on``); whether there was any.
 
         Raises:
             STORAGE_ERRORS: Redis did not answer.
         """
-        hub = self.hub
-        record = await hub.store.get(game_id)
-        cached = hub.cache.get(game_id)
-        if record is None or (newer and cached and cached.record.version >= record.version):
-            return
-        hub.cache.put(record)
-        hub.lobby_feed.update(record)
-        await hub.fanout.deliver(game_id)
+        record = await self.hub.store.get(game_id)
+        return record is not None and await self.hub.fanout.pass_on(record)
 
     async def resync(self) -> None:
-        """Reload every game followed here from Redis (after the listener missed messages)."""
+        """Reload every game followed here from Redis (after the listener missed messages);
+        the watchers of a game that did not change are brought up to date all the same (a
+        delivery may have been cut short when the listener lost Redis)."""
         self.resyncs += 1
         for game_id in list(self.hub.cache.games):
-            await self.reload(game_id)
+            if not await self.reload(game_id):
+                await self.hub.fanout.deliver(game_id)

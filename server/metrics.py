@@ -121,6 +121,12 @@ class Metrics:
             ["made"],
             registry=r,
         )
+        self.passed_on = Counter(
+            "hive_changes_passed_on",
+            "Committed changes of the games followed here passed on to the lobby and the "
+            "watchers here (once a version, by whichever brings the cache here to it first)",
+            registry=r,
+        )
         self.change_delay = Histogram(
             "hive_change_delay_seconds",
             "From a change sent to Redis to commit (by any process) to this process hearing "

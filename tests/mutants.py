@@ -251,6 +251,20 @@ MUTANTS = [
         PROCESSES,
     ),
     Mutant(
+        "server/fanout.py",
+        "        if not hub.cache.advance(record, event):\n            return False\n",
+        "        hub.cache.advance(record, event)\n",
+        "a change is passed on by whatever brings it, the cache moved forward or not: twice",
+        PROCESSES,
+    ),
+    Mutant(
+        "server/changes.py",
+        "                await self.hub.listener.reload(record.id)",
+        "                pass",
+        "no read from Redis after a commit's lost answer: the change waits for the listener",
+        PROCESSES,
+    ),
+    Mutant(
         "server/lobby.py",
         "            if not self.made:\n                continue",
         "            if True:\n                continue",
@@ -273,7 +287,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/fanout.py",
-        "hub.seating.follow_rematch(record, event.text)  # before the event goes out",
+        "hub.seating.follow_rematch(record, rematch)  # before the event goes out",
         "pass",
         "the players' connections do not follow a rematch: the new game goes unseen",
         ACTIONS,

@@ -330,6 +330,110 @@ class ListenerCut:
         return await self.admin.execute_command(*args)  # type: ignore[no-untyped-call]
 
 
+class LostAnswer:
+    """A TCP proxy between one server and Redis (start the server with ``url``) that loses
+    the answer to a game's commit for real: after ``lose(game_id)`` the game's next commit
+    reaches Redis, which commits and publishes the change, and the commit's connection is
+    broken (reset) before the answer reaches the server. What becomes of the commit sent
+    again on a new connection (redis-py sends a command again after a broken connection):
+    with ``cut_retries`` it is broken off too before it reaches Redis, until ``restore``
+    (the commit fails), else it goes through (and finds the game changed). With ``hold``,
+    what Redis sends the server's pub/sub listener waits in the proxy until ``restore``."""
+
+    def __init__(self, redis_url: str) -> None:
+        found = re.fullmatch(r"redis://([^:/]+):(\d+)(/\d+)?", redis_url)
+        assert found is not None, redis_url
+        self.host, self.port, self.db = found[1], int(found[2]), found[3] or ""
+        self.url = ""
+        self.lost = asyncio.Event()
+        """Set once an answer was lost."""
+        self._server: asyncio.Server | None = None
+        self._channel: bytes | None = None  # the game's channel, named by its commit
+        self._cut_retries = False
+        self._hold = False
+        self._held: dict[asyncio.StreamWriter, list[bytes]] = {}  # the listener's, by connection
+        self._ends: set[asyncio.StreamWriter] = set()
+
+    async def __aenter__(self) -> LostAnswer:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.url = f"redis://127.0.0.1:{port}{self.db}"
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for end in list(self._ends):
+            end.transport.abort()
+        await self._server.wait_closed()
+
+    def lose(self, game_id: str, *, cut_retries: bool = False, hold: bool = False) -> None:
+        self._channel = channels(int(self.db[1:] or 0)).game(game_id).encode()
+        self._cut_retries, self._hold = cut_retries, hold
+        self.lost.clear()
+
+    def holding(self) -> bool:
+        """Whether something waits in the proxy for the listener."""
+        return any(self._held.values())
+
+    def restore(self) -> None:
+        """Commits go through again; what waited for the listener goes on to it."""
+        self._channel, self._hold = None, False
+        for writer, held in self._held.items():
+            for data in held:
+                writer.write(data)
+            held.clear()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        ends = (writer, up_writer)
+        self._ends.update(ends)
+        losing = asyncio.Event()  # this connection's next answer is the one to lose
+
+        def cut() -> None:
+            for end in ends:
+                end.transport.abort()  # a reset: no answer, no orderly close
+
+        async def up() -> None:  # server -> Redis
+            while data := await reader.read(1 << 16):
+                if b"SUBSCRIBE" in data:
+                    self._held.setdefault(writer, [])  # the listener's connection
+                if self._channel is not None and b"EVALSHA" in data and self._channel in data:
+                    if self.lost.is_set():
+                        if self._cut_retries:
+                            cut()  # the commit again: broken off before Redis
+                            return
+                    else:
+                        losing.set()
+                up_writer.write(data)
+                await up_writer.drain()
+
+        async def down() -> None:  # Redis -> server
+            while data := await up_reader.read(1 << 16):
+                if losing.is_set():
+                    self.lost.set()
+                    cut()  # Redis committed and published: its answer is lost
+                    return
+                held = self._held.get(writer)
+                if held is not None and (self._hold or held):
+                    held.append(data)
+                    continue
+                writer.write(data)
+                await writer.drain()
+
+        pumps = [asyncio.create_task(up()), asyncio.create_task(down())]
+        try:
+            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # one end closed or cut: so is the other
+            for end in ends:
+                end.transport.abort()
+                self._ends.discard(end)
+            self._held.pop(writer, None)
+            for pump in pumps:
+                pump.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+
 # -- bots from outside ----------------------------------------------------------------------
 
 MAX_PLIES = 200

@@ -18,6 +18,7 @@ from server.clock import now_ms
 from server.embedded import RedisProcess
 from server.protocol import (
     SIGNED_OUT,
+    Chat,
     CreateGame,
     ErrorCode,
     JoinGame,
@@ -35,9 +36,10 @@ from server.protocol import (
     WatchLobby,
 )
 from server.store import Store
-from tests.server.conftest import StartServer, free_port
+from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
     ListenerCut,
+    LostAnswer,
     ServerProcess,
     closed_with,
     decisive_game,
@@ -526,3 +528,142 @@ async def test_servers_on_two_databases_of_one_redis_share_nothing(
         assert refused.value.error.code == ErrorCode.UNKNOWN_GAME
         await cy.send(Logout())  # reaches cy's session on the other process of database 1
         assert await closed_with(cy_on_one) == SIGNED_OUT
+
+
+def passed_on(srv: Running) -> float:
+    """The changes ``srv`` passed on so far (its ``hive_changes_passed_on_total``)."""
+    return srv.hub.metrics.registry.get_sample_value("hive_changes_passed_on_total") or 0.0
+
+
+def heard_here(srv: Running) -> float:
+    """The changes ``srv`` made that its listener heard of so far."""
+    heard = srv.hub.metrics.registry.get_sample_value("hive_changes_heard_total", {"made": "here"})
+    return heard or 0.0
+
+
+async def test_each_change_is_passed_on_once_by_each_process_that_follows_its_game(
+    start_server: StartServer,
+) -> None:
+    """A change is passed on (to the lobby and the watchers) here by whichever brings the
+    cache here to it first: the request that made it, or the listener that heard of it, on
+    the game's channel and, for a change of the game's place in the lobby (a creation, a
+    join, an end), on the channel of every process as well. Ada creates a game on one, bob
+    joins on two, they move on both and bob resigns: each version is passed on once by one,
+    and once by two from the join on (two heard of the creation in its lobby only)."""
+    async with (
+        start_server() as one,
+        start_server() as two,
+        one.connect("ada") as white,
+        two.connect("bob") as black,
+    ):
+        grew: dict[int, list[float]] = {}  # by version: the changes each process passed on
+        last = [passed_on(one), passed_on(two)]
+
+        async def seen(update: Update, *others: Client) -> Update:
+            """``update``'s version, seen by ``others`` too: what each process passed on
+            since the last version."""
+            for client in others:
+                assert (await updated(client, update.game)).version == update.version
+            now = [passed_on(one), passed_on(two)]
+            grew[update.version] = [a - b for a, b in zip(now, last, strict=True)]
+            last[:] = now
+            return update
+
+        await white.send(CreateGame(game_type="Base", color="white"))
+        w = await seen(await white.expect(Update))
+        game_id = w.game
+        await black.send(JoinGame(game_id))  # on two
+        b = await seen(await updated(black, game_id), white)
+        for mover, move in ((white, "wS1"), (black, "bS1 wS1-"), (white, "wQ -wS1")):
+            await play(mover, b, move)
+            b = await seen(await updated(black, game_id), white)
+        await black.send(Chat(game_id, "gg"))
+        b = await seen(await updated(black, game_id), white)
+        await black.send(Resign(game_id))
+        b = await seen(await updated(black, game_id), white)
+        assert (b.state.status, b.state.reason) == ("over", "resign")
+        # Every listener has heard all of it once two's hears one's last line, and one's
+        # hears two's: then two's hears its own.
+        await white.send(Chat(game_id, "bye"))
+        await seen(await updated(white, game_id), black)
+        heard = heard_here(two)
+        await black.send(Chat(game_id, "bye"))
+        b = await seen(await updated(black, game_id), white)
+        await until(lambda: heard_here(two) == heard + 1, "two never heard its own line")
+        grew[0] = [passed_on(one) - last[0], passed_on(two) - last[1]]  # since: none
+    assert b.version == 9
+    assert grew == {1: [1, 0], **{v: [1, 1] for v in range(2, 10)}, 0: [0, 0]}
+
+
+async def answered(client: Client, game_id: str) -> tuple[ErrorCode, list[Update]]:
+    """The error the client's last request got, and the updates of ``game_id`` before it."""
+    updates = []
+    try:
+        while True:
+            updates.append(await updated(client, game_id))
+    except ServerError as error:
+        return error.error.code, updates
+
+
+async def test_a_change_whose_commit_lost_its_answer_is_passed_on_once(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """Redis commits and publishes a move, and the connection breaks before its answer
+    reaches the server, then again as the commit is sent again: the move is answered
+    ``unavailable``; the request reads the game again from Redis and passes the move on
+    while the listener has not heard of it yet (what Redis sends it waits in a proxy), and
+    once the listener hears of it (before a line cy says from another process), it is not
+    passed on again."""
+    async with (
+        LostAnswer(redis_server.url) as proxy,
+        start_server(redis_url=proxy.url) as srv,
+        start_server() as other,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+        other.connect("cy") as fan,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        await watch(fan, game_id)
+        passed = passed_on(srv)
+        proxy.lose(game_id, cut_retries=True, hold=True)
+        await play(white, w, "wS1")
+        code, updates = await answered(white, game_id)
+        assert code == ErrorCode.UNAVAILABLE and proxy.lost.is_set()
+        assert [(u.version, u.state.moves) for u in updates] == [(3, ["wS1"])]
+        assert (await updated(black, game_id)).state.moves == ["wS1"]
+        assert (await updated(fan, game_id)).version == 3
+        assert proxy.holding()  # the listener has not heard of it: the request passed it on
+        proxy.restore()
+        await fan.send(Chat(game_id, "ouch"))
+        assert (await updated(black, game_id)).version == 4  # heard after the move
+        assert passed_on(srv) == passed + 2  # the move, once, and cy's line
+
+
+async def test_a_commit_sent_again_after_its_answer_was_lost_is_passed_on_once(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """Redis commits and publishes a move, and the connection breaks before its answer
+    reaches the server: redis-py sends the commit again, which finds the game changed (by
+    the move itself), and the request decides the move again on the game as Redis holds it
+    now (``stale``). The move is passed on once, by the listener (which has heard it before
+    a line cy says from another process)."""
+    async with (
+        LostAnswer(redis_server.url) as proxy,
+        start_server(redis_url=proxy.url) as srv,
+        start_server() as other,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+        other.connect("cy") as fan,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        await watch(fan, game_id)
+        passed = passed_on(srv)
+        proxy.lose(game_id)
+        await play(white, w, "wS1")
+        code, _ = await answered(white, game_id)  # (the move comes before or after)
+        assert code == ErrorCode.STALE and proxy.lost.is_set()
+        assert (await updated(black, game_id)).state.moves == ["wS1"]
+        assert (await updated(fan, game_id)).version == 3
+        await fan.send(Chat(game_id, "ouch"))
+        assert (await updated(black, game_id)).version == 4  # heard after the move
+        assert passed_on(srv) == passed + 2  # the move, once, and cy's line
