@@ -62,7 +62,8 @@ async def per_origin(
         ProtocolError: RATE_LIMITED.
     """
     if await store.count_in_window(origin, what, seconds, now_ms()) > limit:
+        span = f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.0f} s"
         raise ProtocolError(
             ErrorCode.RATE_LIMITED,
-            f"at most {limit} {words} from one address in {seconds / 60:.0f} min; wait a little",
+            f"at most {limit} {words} from one address in {span}; wait a little",
         )

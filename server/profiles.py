@@ -62,10 +62,11 @@ if TYPE_CHECKING:
 
 MAX_NAME: Final = 24
 """The longest account name (a bot account's); a longer one is no account's."""
-LOOKUP_WINDOW: Final = 60.0
+LOOKUP_WINDOW: Final = 10.0
 """The window, in seconds, of an address's profiles and leaderboards
-(``Settings.lookups_per_address``)."""
-LOOKUPS_PER_ADDRESS: Final = 60
+(``Settings.lookups_per_address``): short, so that an address's allowance comes a little at
+a time, never as one burst of a minute's requests."""
+LOOKUPS_PER_ADDRESS: Final = 10
 """What ``Profiles`` allows an address in ``LOOKUP_WINDOW`` by default."""
 READS_AT_ONCE: Final = 4
 """Profiles and leaderboards a process asks of the database at once."""

@@ -136,9 +136,9 @@ class Settings:
         32, "open connections from one address (to this process)"
     )
     lookups_per_address: int = _setting(
-        60,
-        "profiles and leaderboards one address may ask in a minute, over all its connections "
-        "(each may ask 10 at once, then 2 a second)",
+        10,
+        "profiles and leaderboards one address may ask in 10 seconds, over all its "
+        "connections (each may ask 10 at once, then 2 a second)",
     )
     hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
     hash_workers: int = _setting(

@@ -5,6 +5,7 @@ markup; and logging out ends the session in every tab."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import gzip
 import json
@@ -20,7 +21,7 @@ from server.protocol import Account, Chat, Seat, SignUp
 from tests.client.support import Person
 from tests.client.test_visualizer import write_trace
 from tests.server.conftest import Running
-from tests.server.support import start_game, updated
+from tests.server.support import scrape, start_game, updated
 from tests.server.test_profiles import archive, finished
 
 pytestmark = pytest.mark.browser
@@ -237,3 +238,44 @@ async def test_logging_out_ends_the_session_in_every_tab(srv: Running, browser: 
     assert await ada.page.evaluate("localStorage.getItem('hive.token')") not in (None, token)
     assert ada.errors == []
     await ada.close()
+
+
+OPEN_SOCKET = """
+(url) => new Promise((resolve) => {
+  const ws = new WebSocket(url);
+  ws.onopen = () => { ws.close(); resolve("open"); };
+  ws.onerror = () => resolve("refused");
+})
+"""
+"""Open a websocket to ``url`` from the page: ``open``, or ``refused`` (the handshake failed)."""
+
+
+async def serve_elsewhere(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Another site: a page of nothing, whatever is asked."""
+    await reader.readuntil(b"\r\n\r\n")
+    body = b"<!doctype html><title>elsewhere</title>"
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {len(body)}\r\n"
+    writer.write(head.encode() + b"Connection: close\r\n\r\n" + body)
+    await writer.drain()
+    writer.close()
+
+
+async def test_a_page_of_another_site_cannot_open_the_websocket(
+    srv: Running, browser: Browser
+) -> None:
+    """Chromium sends the page's origin with the handshake: the site's own page opens the
+    websocket, a page of another site (a server of its own on another port: another origin)
+    is refused with 403."""
+    elsewhere = await asyncio.start_server(serve_elsewhere, "127.0.0.1", 0)
+    other = elsewhere.sockets[0].getsockname()[1]
+    page = await browser.new_page()
+    try:
+        await page.goto(f"http://127.0.0.1:{other}/")
+        assert await page.evaluate(OPEN_SOCKET, srv.ws_url) == "refused"
+        await page.goto(srv.http_url + "/")
+        assert await page.evaluate(OPEN_SOCKET, srv.ws_url) == "open"
+    finally:
+        await page.close()
+        elsewhere.close()
+        await elsewhere.wait_closed()
+    assert (await scrape(srv))["hive_refused_total{code=origin}"] == 1
