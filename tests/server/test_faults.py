@@ -13,6 +13,7 @@ from pathlib import Path
 from redis import Redis
 from websockets.asyncio.client import connect
 
+from server.client import ServerError
 from server.embedded import RedisProcess
 from server.protocol import (
     Error,
@@ -205,7 +206,13 @@ async def test_the_embedded_redis_is_started_again_when_it_dies(tmp_path: Path) 
                 while not pidfile.exists() or int(pidfile.read_text() or 0) in (0, pid):
                     await asyncio.sleep(0.05)  # the supervisor starts a new redis-server
             await until_health(srv, 200)
-            await play(black, b, "bS1 wS1-")
+            for _ in range(3):  # a client told ``unavailable`` sends its move again
+                await play(black, b, "bS1 wS1-")
+                try:
+                    await updated(black, game_id)
+                    break
+                except ServerError as error:
+                    assert error.error.code == "unavailable", error
             w = await updated(white, game_id)
         assert w.state.moves == ["wS1", "bS1 wS1-"]
 
