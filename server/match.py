@@ -10,10 +10,10 @@ stored version is still the one the change was made on.
 
 Clocks: with a clock (``base`` + ``increment``), the side to move's time runs from
 ``turn_started``; it starts with each side's second turn. The first moves have
-``first_move_timeout`` each, whatever the time control (else the game is aborted); with
+``first_move_timeout`` each, with a clock or without one (else the game is aborted); with
 ``days``, every move has that many days, the first ones too. Without a clock nothing else is
-timed. A side whose time runs out loses (``timeout``) when the server notices: at its
-next move, or when the deadline sweep comes round, whether or not anyone is connected.
+timed. A side whose time runs out loses (``timeout``) when the server notices: at its next
+move, or when the deadline sweep comes round, whether or not anyone is connected.
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def deadline(record: Record, first_move_ms: int) -> int | None:
         return record.expires
     if record.status != "live":
         return None
-    if not clocks_started(record):  # a first move not made aborts the game, whatever the clock
+    if not clocks_started(record):  # a first move not made in time aborts the game
         if record.time.kind == "days":
             return record.turn_started + record.time.days * DAY_MS
         return record.turn_started + first_move_ms

@@ -653,8 +653,9 @@ class Limits:
     connection may send on average, ``message_burst`` at once (a bot account's are higher).
     ``max_frame_bytes``: the largest frame it may send (a larger one closes it with 1009).
     ``max_watching``: games it may watch at once. ``nickname_length``: the longest nickname.
-    ``first_move_timeout``: seconds each side has for its first move, whatever the clock,
-    before the game is aborted.
+    ``first_move_timeout``: seconds each side has for its first move, with a clock or
+    without one (with days per move the first moves have their days), before the game is
+    aborted.
     """
 
     chat_length: int

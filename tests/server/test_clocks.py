@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
+from server import match
 from server.codec import pack, unpack
-from server.protocol import CreateGame, TimeControl, Update
+from server.protocol import CreateGame, Seat, TimeControl, Update
 from server.store import game_key
 from tests.server.conftest import Running, StartServer
 from tests.server.support import play, published, start_game, updated, watch
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_a_flag_falls_with_nobody_connected(srv: Running) -> None:
@@ -51,6 +55,35 @@ async def test_first_moves_not_made_abort_the_game(
         final = (await updated(white, game_id)).state
     assert (over.by, over.text) == (None, "aborted")
     assert (final.status, final.result, final.reason) == ("over", None, "aborted")
+
+
+def test_the_docs_say_which_first_moves_have_the_first_move_timeout() -> None:
+    """With a clock or without one the first moves have ``first_move_timeout``; with days per
+    move, their days: the README's flag table and the protocol's ``Limits`` say so too."""
+    seats = Seat("a", "ada"), Seat("b", "bob")
+    for time, due in [
+        (TimeControl("clock", 60, 0), 60_000),
+        (TimeControl(), 60_000),
+        (TimeControl("days", days=2), 2 * match.DAY_MS),
+    ]:
+        record = match.create(
+            "0000cafe",
+            seats[0],
+            game_type="Base",
+            time=time,
+            color="white",
+            now=0,
+            ttl_ms=1,
+            seed=0,
+        )
+        started, _ = match.join(record, seats[1], 1_000)
+        assert match.deadline(started, 60_000) == 1_000 + due, time
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    protocol = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    [flag] = [line for line in readme.splitlines() if line.startswith("| `--first-move-timeout`")]
+    [limit] = [line for line in protocol.splitlines() if line.startswith("| `first_move_timeout`")]
+    for line in (flag, limit):
+        assert "whatever" not in line and "days per move the first moves have their days" in line
 
 
 @pytest.mark.parametrize("moved", [False, True])

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,6 +79,17 @@ def test_a_game_is_one_rating_period_for_both_players_on_their_ratings_before_it
     assert drawn[0].rating < 1700 < drawn[0].rating + 10 and 1500 < drawn[1].rating < 1510
     assert not drawn[0].provisional
     assert (ratings.START.rating, ratings.START.rd, ratings.START.provisional) == (1500, 350, True)
+
+
+def test_the_docs_state_the_system_constant_tau() -> None:
+    root = Path(__file__).resolve().parents[2]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    protocol = " ".join((root / "docs" / "protocol.md").read_text(encoding="utf-8").split())
+    assert (
+        f"system constant τ, which bounds how fast the volatility may change, is {ratings.TAU}"
+        in readme
+    )
+    assert f"Glicko-2's system constant τ is {ratings.TAU}" in protocol
 
 
 @pytest.mark.parametrize(
