@@ -12,8 +12,9 @@ Clocks: with a clock (``base`` + ``increment``), the side to move's time runs fr
 ``turn_started``; it starts with each side's second turn. The first moves have
 ``first_move_timeout`` each, with a clock or without one (else the game is aborted); with
 ``days``, every move has that many days, the first ones too. Without a clock nothing else is
-timed. A side whose time runs out loses (``timeout``) when the server notices: at its next
-move, or when the deadline sweep comes round, whether or not anyone is connected.
+timed (``desert`` ends such a game that both players left). A side whose time runs out loses
+(``timeout``) when the server notices: at its next move, or when the deadline sweep comes
+round, whether or not anyone is connected.
 """
 
 from __future__ import annotations
@@ -413,6 +414,19 @@ def claim(
             ErrorCode.NOT_ALLOWED, f"your opponent may still come back ({left:.0f} s)"
         )
     return _end(record, now, "WhiteWins" if color == "white" else "BlackWins", "abandoned")
+
+
+def desert(record: Record, now: int) -> tuple[Record, Event]:
+    """Both players have left the game without a clock for longer than allowed (nothing else
+    would end it: no clock runs, and nobody is there to claim): it ends without a result,
+    ``deserted``.
+
+    Raises:
+        ProtocolError: NOT_ALLOWED when the game is not in progress, or has a clock.
+    """
+    if record.status != "live" or record.time.kind != "none":
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"game {record.id} is not live without a clock")
+    return _end(record, now, None, "deserted")
 
 
 def abandon(record: Record, player: str, now: int) -> tuple[Record, Event]:

@@ -123,6 +123,7 @@ class Hub:
             asyncio.create_task(self.lobby_feed.share()),
             asyncio.create_task(self.fanout.catch_up()),
             asyncio.create_task(self.timers.end_abandoned()),
+            asyncio.create_task(self.timers.end_deserted()),
             asyncio.create_task(self.health.watch_loop()),
             asyncio.create_task(self.archive.sweep(self)),
             asyncio.create_task(self.timers.keep_guests()),

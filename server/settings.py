@@ -94,6 +94,12 @@ class Settings:
         "seconds a player may be away before the opponent may claim the win (a game "
         "against a server bot then ends by itself)",
     )
+    untimed_timeout: float = _setting(
+        600.0,
+        "seconds a game without a clock stays in progress once both its players are gone (no "
+        "connection to any server process): then it ends without a result (reason "
+        "'deserted'), never rated",
+    )
     session_ttl: float = _setting(
         30 * DAY,
         "seconds a session token lasts without use (a guest with it); bot accounts' "

@@ -586,6 +586,7 @@ export function resultText(gs) {
     timeout: winner ? `${name(loser)} ran out of time` : "time ran out",
     abandoned: `${name(loser)} left the game`,
     aborted: "a first move did not come in time",
+    deserted: "both players left a game without a clock",
     cancelled: "the game was cancelled",
     expired: "nobody joined",
   };
