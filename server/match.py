@@ -336,13 +336,21 @@ def play(
     return moved, Event(version, "move", now, by=color, text=spelled)
 
 
-def rated(record: Record, changes: list[RatingChange], now: int) -> tuple[Record, Event] | None:
-    """The finished game's rating ``changes``, as the archive made them (None: it has them
-    already, or there are none)."""
-    if record.status != "over" or record.rating_changes or not changes:
+def rated(
+    record: Record, changes: list[RatingChange], now: int, why: str | None = None
+) -> tuple[Record, Event] | None:
+    """The finished game's rating ``changes``, as the archive made them (event ``rated``);
+    with none, ``why`` a game chosen rated changed no rating (event ``unrated``, its text).
+    None: the game has either already, or there is nothing to say."""
+    if record.status != "over" or record.rating_changes or record.unrated is not None:
         return None
     version = record.version + 1
-    return replace(record, rating_changes=changes, version=version), Event(version, "rated", now)
+    if changes:
+        made = replace(record, rating_changes=changes, version=version)
+        return made, Event(version, "rated", now)
+    if why is None:
+        return None
+    return replace(record, unrated=why, version=version), Event(version, "unrated", now, text=why)
 
 
 def _why_over(game: Game) -> str:

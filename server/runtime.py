@@ -102,7 +102,9 @@ class Hub:
         self.lobby_feed = LobbyFeed(self)
         self.fanout = Fanout(self)
         self.changes = Changes(self)
-        self.archive = Archive(store, database, self.changes.rated)
+        self.archive = Archive(
+            store, database, self.changes.rated, pair_games=settings.rated_pair_games
+        )
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
         self.accounts = Accounts(self)

@@ -135,6 +135,11 @@ class Settings:
         "games a day a bot account may start against one server level or one other bot "
         "account (lichess has such a cap)",
     )
+    rated_pair_games: int = _setting(
+        10,
+        "rated games of one pair of accounts that change ratings in 24 hours (any speed); "
+        "past it their games are archived unrated, and they are told",
+    )
     guests_per_address: int = _setting(20, "new guests one address may make in an hour")
     connections_per_address: int = _setting(
         32, "open connections from one address (to this process)"
