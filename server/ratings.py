@@ -177,6 +177,15 @@ async def _met_before(
     return found.first() is not None
 
 
+async def _have_accounts(connection: AsyncConnection, players: tuple[str, str]) -> bool:
+    """Whether both ``players`` have an account in the database."""
+    accounts = tables.accounts
+    found = await connection.execute(
+        select(func.count()).select_from(accounts).where(accounts.c.player.in_(players))
+    )
+    return found.scalar() == len(set(players))
+
+
 async def why_unrated(
     connection: AsyncConnection,
     *,
@@ -194,11 +203,7 @@ async def why_unrated(
     (its own row is not counted)."""
     if not fought(plies):
         return f"each side must make {MIN_MOVES} moves for a rated game to count"
-    accounts = tables.accounts
-    found = await connection.execute(
-        select(func.count()).select_from(accounts).where(accounts.c.player.in_(players))
-    )
-    if found.scalar() != len(set(players)):
+    if not await _have_accounts(connection, players):
         return "a player has no account here"
     if await rated_together(connection, players, game_id, ended) >= pair_games:
         return (
@@ -227,16 +232,9 @@ async def rate(
     changes no rating, for the reason ``why_unrated`` gives). ``insert``:
     ``Database.insert``."""
     table = tables.ratings
-    if not fought(plies):
-        return {}
+    if not fought(plies) or not await _have_accounts(connection, players):
+        return {}  # (before the rows are made: no rating row for a game that rates nothing)
     start = START._asdict()
-    known = await connection.execute(
-        select(func.count())
-        .select_from(tables.accounts)
-        .where(tables.accounts.c.player.in_(players))
-    )
-    if known.scalar() != len(set(players)):
-        return {}
     await connection.execute(
         insert(table).on_conflict_do_nothing(),
         [{"player": p, "speed": pool, "updated": ended, **start} for p in sorted(set(players))],
