@@ -1,4 +1,5 @@
-"""Server clocks: flags fall, first moves abort, open games expire, with nobody connected."""
+"""Server clocks: flags fall, first moves abort, open games expire, games without a clock both
+players left end, with nobody connected."""
 
 from __future__ import annotations
 
@@ -110,6 +111,32 @@ async def test_a_game_against_a_bot_ends_once_its_person_has_left(
         assert (over.by, over.text) == ("BlackWins", "abandoned")
     else:
         assert (over.by, over.text) == (None, "aborted")
+
+
+async def test_a_game_without_a_clock_left_before_a_restart_ends_after_it(
+    start_server: StartServer,
+) -> None:
+    """Both players leave a game without a clock; the server stops before its
+    ``untimed_timeout``. The next server, which reloads the game, ends it (``deserted``,
+    no result) once its own ``untimed_timeout`` has passed."""
+    async with (  # the players leave, then the server stops
+        start_server(untimed_timeout=3600.0) as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black)
+        for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
+            await play(mover, w if mover is white else b, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+    async with start_server(untimed_timeout=0.3) as srv, published(srv.redis_url) as wait:
+        over = await wait(game_id, "over")
+        record = await srv.hub.store.get(game_id)
+    assert (over.by, over.text) == (None, "deserted")
+    assert record is not None and (record.status, record.result, record.moves) == (
+        "over",
+        None,
+        ["wS1", "bS1 wS1-"],
+    )
 
 
 async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> None:
