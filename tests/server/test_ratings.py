@@ -639,6 +639,35 @@ async def test_a_kill_between_the_rating_and_its_event_still_tells_once(
         assert len(await rows(database_url, tables.rating_history)) == 2
 
 
+async def test_a_kill_before_an_unrated_event_still_tells_once(
+    start_server: StartServer, database_url: str
+) -> None:
+    """A game chosen rated but not fought, archived by a process that died before its
+    ``unrated`` event: the next sweep finds it unrated in the database, says why, once."""
+    async with (
+        start_server(database_url=database_url, archive_interval=3600.0) as srv,
+        accounts(srv, "ann", "bob") as (ann, bob),
+    ):
+        archive = srv.hub.archive
+        await eventually(_first_round(srv), "the sweep never went round")
+        record = replace(_finished(ann, bob), moves=list(FOUGHT[:3]))
+        end = Event(record.version, "over", record.ended or 0, "WhiteWins", "resign")
+        assert await srv.hub.store.commit(record, end, expected=0, deadline=None)
+        assert await archive.write(record)
+        assert await rows(database_url, tables.ratings) == []
+        await archive.sweep_once(60)  # the next sweep
+        why = "each side must make 2 moves for a rated game to count"
+        told = await srv.hub.store.events_after(record.id, record.version)
+        assert told is not None and [(e.kind, e.text) for e in told] == [("unrated", why)]
+        await archive.sweep_once(60)
+        await srv.hub.changes.rated(record.id, [], why)  # an event committed twice: once
+        assert await srv.hub.store.events_after(record.id, record.version) == told
+        stored = await srv.hub.store.get(record.id)
+        assert stored is not None and (stored.unrated, stored.rating_changes) == (why, [])
+        [row] = await rows(database_url)
+        assert row["rated"] is False and row["white_change"] is None
+
+
 def _first_round(srv: Running) -> Any:
     async def check() -> bool:
         return srv.hub.archive.rounds > 0
