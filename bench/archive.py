@@ -108,7 +108,8 @@ async def write_run(url: str, records: list[Record]) -> list[float]:
     await database.migrate()
     if any(record.rated for record in records):
         await accounts(database, records)
-    archive = Archive(Store(aioredis.Redis()), database)  # this Redis is never asked
+    # This Redis is never asked; every rated game rates, however many of a pair there are.
+    archive = Archive(Store(aioredis.Redis()), database, pair_games=len(records))
     took = []
     try:
         for record in records:

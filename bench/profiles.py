@@ -142,6 +142,7 @@ async def fill(url: str, games: int, players: int, rng: random.Random) -> Filled
                             "volatility": 0.06,
                             "games": rng.randint(10, 500),
                             "updated": updated,
+                            "opponents": rng.randint(1, 60),  # a few too few to be listed
                         }
                     )
             await connection.execute(tables.ratings.insert(), ratings)
@@ -219,6 +220,7 @@ async def fill(url: str, games: int, players: int, rng: random.Random) -> Filled
                         "volatility": 0.06,
                         "games": len(history),
                         "updated": now,
+                        "opponents": 40,
                     }
                 ],
             )

@@ -20,7 +20,9 @@ so it is rated once too. Then, before it is marked archived, its ``rated`` event
 changes) is committed to the game in Redis through ``Changes`` like any change, from the
 figures stored: a process killed between the database's commit and the event's leaves the
 game in ``hive:over``, and the next sweep, finding the row there, commits the event (once:
-the rule adds it only to a game that has none). A rated game's end wakes the sweep of the
+the rule adds it only to a game that has none). A game chosen rated that the ratings' rules
+leave unrated (not fought, or one too many of its pair's in a day) gets an ``unrated`` event
+instead, saying why, the same way. A rated game's end wakes the sweep of the
 process that ended it (``wake``), so the change shows at once rather than at the next round.
 """
 
@@ -59,8 +61,11 @@ CLAIM_SECONDS: Final = 10
 process killed while archiving leaves the game to the others after this."""
 
 
-Announce = Callable[[str, list[RatingChange]], Awaitable[None]]
-"""Commits a finished game's ``rated`` event, with its rating changes, to Redis."""
+Announce = Callable[[str, list[RatingChange], str | None], Awaitable[None]]
+"""Commits a finished game's ``rated`` event, with its rating changes, to Redis; or, with no
+changes, its ``unrated`` event with why."""
+PAIR_GAMES: Final = 10
+"""Rated games of one pair of accounts that count in 24 hours (``Settings.rated_pair_games``)."""
 
 
 def _kind(seat: Seat) -> str:
@@ -101,14 +106,23 @@ class Archive:
     Args:
         store: The Redis store.
         database: The database (migrated).
-        announce: Commits a rated game's ``rated`` event (None: it is not, as in a tool
-            that only writes the archive).
+        announce: Commits a rated game's ``rated`` or ``unrated`` event (None: it is not, as
+            in a tool that only writes the archive).
+        pair_games: Rated games of one pair of accounts that count in 24 hours.
     """
 
-    def __init__(self, store: Store, database: Database, announce: Announce | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        database: Database,
+        announce: Announce | None = None,
+        *,
+        pair_games: int = PAIR_GAMES,
+    ) -> None:
         self.store = store
         self.database = database
         self.announce = announce
+        self.pair_games = pair_games
         self.woken = asyncio.Event()
         """Set when a rated game ended here: the sweep goes round at once."""
         self.written = 0
@@ -182,6 +196,8 @@ class Archive:
                     pool=pool,
                     result=record.result,
                     ended=ended,
+                    plies=len(record.moves),
+                    pair_games=self.pair_games,
                 )
             kept = [
                 {"game": record.id, "ply": ply, "body": body, "expires": now + left}
@@ -218,11 +234,26 @@ class Archive:
         if white is not None and black is not None:
             has_traces = white.bot is not None or black.bot is not None  # the server's bots
             await self.write(record, await store.traces(game_id, plies) if has_traces else {})
-            if _rateable(record) and not record.rating_changes and self.announce is not None:
+            told = record.rating_changes or record.unrated is not None
+            if _rateable(record) and not told and self.announce is not None:
                 async with self.database.engine.connect() as connection:
                     made = await ratings.changes(connection, game_id)
-                await self.announce(game_id, made)
+                    why = None if made else await self._why_unrated(connection, record)
+                await self.announce(game_id, made, why)
         await store.archived(game_id, plies, grace)
+
+    async def _why_unrated(self, connection: Any, record: Record) -> str:
+        """Why the archived ``record``, chosen rated, changed no rating."""
+        assert record.white is not None and record.black is not None
+        why = await ratings.why_unrated(
+            connection,
+            game_id=record.id,
+            players=(record.white.player, record.black.player),
+            plies=len(record.moves),
+            ended=record.ended if record.ended is not None else now_ms(),
+            pair_games=self.pair_games,
+        )
+        return why or "the rating's rules did not count it"
 
     async def sweep_once(self, grace: int) -> int:
         """Archive the finished games waiting; how many there were."""

@@ -118,10 +118,15 @@ class Changes:
             fresh = CachedGame.of(stored)
         raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
 
-    async def rated(self, game_id: str, changes: list[RatingChange]) -> None:
+    async def rated(
+        self, game_id: str, changes: list[RatingChange], why: str | None = None
+    ) -> None:
         """Commit the finished game's ``rated`` event with the rating ``changes`` the archive
-        made (unless it has them already: once, whoever commits it first)."""
-        await self.change(game_id, lambda cached, now: match.rated(cached.record, changes, now))
+        made, or with none its ``unrated`` event saying ``why`` (unless it has either
+        already: once, whoever commits it first)."""
+        await self.change(
+            game_id, lambda cached, now: match.rated(cached.record, changes, now, why)
+        )
 
     async def create(self, record: Record, event: Event) -> None:
         """Commit a new game.

@@ -10,10 +10,11 @@ stored version is still the one the change was made on.
 
 Clocks: with a clock (``base`` + ``increment``), the side to move's time runs from
 ``turn_started``; it starts with each side's second turn. The first moves have
-``first_move_timeout`` each, whatever the time control (else the game is aborted); with
+``first_move_timeout`` each, with a clock or without one (else the game is aborted); with
 ``days``, every move has that many days, the first ones too. Without a clock nothing else is
-timed. A side whose time runs out loses (``timeout``) when the server notices: at its
-next move, or when the deadline sweep comes round, whether or not anyone is connected.
+timed (``desert`` ends such a game that both players left). A side whose time runs out loses
+(``timeout``) when the server notices: at its next move, or when the deadline sweep comes
+round, whether or not anyone is connected.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def deadline(record: Record, first_move_ms: int) -> int | None:
         return record.expires
     if record.status != "live":
         return None
-    if not clocks_started(record):  # a first move not made aborts the game, whatever the clock
+    if not clocks_started(record):  # a first move not made in time aborts the game
         if record.time.kind == "days":
             return record.turn_started + record.time.days * DAY_MS
         return record.turn_started + first_move_ms
@@ -335,13 +336,21 @@ def play(
     return moved, Event(version, "move", now, by=color, text=spelled)
 
 
-def rated(record: Record, changes: list[RatingChange], now: int) -> tuple[Record, Event] | None:
-    """The finished game's rating ``changes``, as the archive made them (None: it has them
-    already, or there are none)."""
-    if record.status != "over" or record.rating_changes or not changes:
+def rated(
+    record: Record, changes: list[RatingChange], now: int, why: str | None = None
+) -> tuple[Record, Event] | None:
+    """The finished game's rating ``changes``, as the archive made them (event ``rated``);
+    with none, ``why`` a game chosen rated changed no rating (event ``unrated``, its text).
+    None: the game has either already, or there is nothing to say."""
+    if record.status != "over" or record.rating_changes or record.unrated is not None:
         return None
     version = record.version + 1
-    return replace(record, rating_changes=changes, version=version), Event(version, "rated", now)
+    if changes:
+        made = replace(record, rating_changes=changes, version=version)
+        return made, Event(version, "rated", now)
+    if why is None:
+        return None
+    return replace(record, unrated=why, version=version), Event(version, "unrated", now, text=why)
 
 
 def _why_over(game: Game) -> str:
@@ -413,6 +422,19 @@ def claim(
             ErrorCode.NOT_ALLOWED, f"your opponent may still come back ({left:.0f} s)"
         )
     return _end(record, now, "WhiteWins" if color == "white" else "BlackWins", "abandoned")
+
+
+def desert(record: Record, now: int) -> tuple[Record, Event]:
+    """Both players have left the game without a clock for longer than allowed (nothing else
+    would end it: no clock runs, and nobody is there to claim): it ends without a result,
+    ``deserted``.
+
+    Raises:
+        ProtocolError: NOT_ALLOWED when the game is not in progress, or has a clock.
+    """
+    if record.status != "live" or record.time.kind != "none":
+        raise ProtocolError(ErrorCode.NOT_ALLOWED, f"game {record.id} is not live without a clock")
+    return _end(record, now, None, "deserted")
 
 
 def abandon(record: Record, player: str, now: int) -> tuple[Record, Event]:

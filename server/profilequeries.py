@@ -43,7 +43,7 @@ from server.protocol import (
     SpeedRating,
     TimeControl,
 )
-from server.ratings import LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
+from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
 
 HISTORY_SHOWN: Final = 500
 """Points of rating history in a profile: the newest ones (a point a rated game)."""
@@ -85,8 +85,9 @@ def as_speed(speed: str) -> Speed:
 
 @functools.cache
 def leaderboard() -> Select[Any]:
-    """The established players of ``speed`` who played since ``since``, best first (through
-    the index ratings(speed, rating), read from the top)."""
+    """The established players of ``speed`` who played since ``since`` and against
+    ``LEADERBOARD_OPPONENTS`` distinct opponents, best first (through the index
+    ratings(speed, rating), read from the top)."""
     ratings, accounts = tables.ratings, tables.accounts
     return (
         select(accounts.c.name, accounts.c.bot, ratings.c.rating, ratings.c.rd, ratings.c.games)
@@ -95,6 +96,7 @@ def leaderboard() -> Select[Any]:
             ratings.c.speed == bindparam("speed"),
             ratings.c.rd <= PROVISIONAL_RD,
             ratings.c.updated >= bindparam("since"),
+            ratings.c.opponents >= LEADERBOARD_OPPONENTS,
         )
         .order_by(ratings.c.rating.desc(), accounts.c.name_key)
         .limit(LEADERBOARD_SHOWN)

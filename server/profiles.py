@@ -4,8 +4,9 @@ A profile is an account's (a person's or a bot account's; a guest or one of the 
 levels has none): its rating per speed, its wins, draws and losses over every archived game,
 its record against each of the server's bot levels, its rating history, and one page of its
 games, newest first. Aborted games (no result) are not counted nor listed. A leaderboard lists
-the players of one speed whose rating is not provisional and who played a rated game of that
-speed within ``LEADERBOARD_WEEKS``, highest first.
+the players of one speed whose rating is not provisional, who played a rated game of that
+speed within ``LEADERBOARD_WEEKS`` and whose rated games of it were against
+``LEADERBOARD_OPPONENTS`` distinct opponents, highest first.
 
 Both cost database work, so both are bounded: a profile is a handful of indexed queries, each
 with a limit (a page past the end costs nothing: it is empty), and at most
@@ -53,7 +54,7 @@ from server.protocol import (
     Profile,
     ProtocolError,
 )
-from server.ratings import LEADERBOARD_WEEKS
+from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
 from server.record import game_string
 from server.session import LOOKUP_RATE, Session
 
@@ -251,7 +252,9 @@ class Profiles:
             LeaderboardEntry(row.name, round(row.rating), round(row.rd), row.games, row.bot)
             for row in rows
         ]
-        return Leaderboard(queries.as_speed(speed), LEADERBOARD_WEEKS, players)
+        return Leaderboard(
+            queries.as_speed(speed), LEADERBOARD_WEEKS, players, LEADERBOARD_OPPONENTS
+        )
 
     async def cached_leaderboard(self, speed: str) -> Leaderboard:
         """The leaderboard of ``speed``, as read at most ``leaderboard_seconds`` ago; one

@@ -248,7 +248,8 @@ class Event:
     name of the player muted or unmuted), ``spectator_chat`` (``text``: ``open`` or ``closed``),
     ``over`` (ended otherwise than by a move: ``by`` the result, ``text`` the reason),
     ``rated`` (a finished rated game changed its players' ratings: the state's
-    ``rating_changes`` say how).
+    ``rating_changes`` say how), ``unrated`` (a finished game chosen rated changed no rating:
+    ``text`` says why, as the state's ``unrated``).
     ``by``: the colour or player name acting; ``text``: the MoveString, or the chat line;
     ``player``: the id of the chatter (``chat``) or of the player muted (``mute``,
     ``unmute``), None otherwise (and in events stored before it was added); ``at``: server
@@ -284,7 +285,8 @@ class GameState:
     ``pass``): both told only to the player to move (empty and false in everyone else's
     state). ``hand_white``/``hand_black``: the pieces still in hand. ``muted``: the ids of the
     players whose chat lines the game's players have muted; ``spectator_chat``: whether
-    spectators may chat.
+    spectators may chat. ``unrated``: why a finished game chosen rated changed no rating (the
+    ``unrated`` event's text; None otherwise).
     """
 
     id: str
@@ -315,6 +317,7 @@ class GameState:
     rated: bool = False
     speed: Speed | None = None
     rating_changes: list[RatingChange] = field(default_factory=list)
+    unrated: str | None = None
 
 
 @dataclass(frozen=True)
@@ -655,8 +658,9 @@ class Limits:
     connection may send on average, ``message_burst`` at once (a bot account's are higher).
     ``max_frame_bytes``: the largest frame it may send (a larger one closes it with 1009).
     ``max_watching``: games it may watch at once. ``nickname_length``: the longest nickname.
-    ``first_move_timeout``: seconds each side has for its first move, whatever the clock,
-    before the game is aborted.
+    ``first_move_timeout``: seconds each side has for its first move, with a clock or
+    without one (with days per move the first moves have their days), before the game is
+    aborted.
     """
 
     chat_length: int
@@ -797,12 +801,14 @@ class Profile(Message):
 @dataclass(frozen=True)
 class Leaderboard(Message):
     """The leaderboard of ``speed``: at most ``LEADERBOARD_SHOWN`` players, highest rating
-    first, whose rating is not provisional and who played a rated game of that speed within
-    the last ``weeks`` weeks."""
+    first, whose rating is not provisional, who played a rated game of that speed within
+    the last ``weeks`` weeks, and whose rated games of that speed were against at least
+    ``opponents`` distinct opponents."""
 
     speed: Speed
     weeks: int
     players: list[LeaderboardEntry]
+    opponents: int = 0
 
 
 @server("presence")

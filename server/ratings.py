@@ -15,6 +15,14 @@ There is no decay of the deviation between games.
 
 What lasts is in the archive's database (``ratings``, ``rating_history``, the ``games``
 row's figures): ``rate`` runs in the archive's write transaction, so a game is rated once.
+
+Against rating farming (two accounts trading results): a game chosen rated counts only when
+it was fought, each side having made ``MIN_MOVES`` moves (lichess's rule: a resignation or a
+draw before that is no game); only so many rated games of one pair of accounts count in 24
+hours (``Settings.rated_pair_games``); and a leaderboard lists a player only once they have
+rated games of its speed against ``LEADERBOARD_OPPONENTS`` distinct opponents (``opponents``
+of the ``ratings`` row). Such a game stays archived, as casual; ``why_unrated`` says why, and
+its players are told (the game's ``unrated`` event).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from typing import Any, Final, NamedTuple
 
 from glicko2.math.algorithm import update_rating
 from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_to_phi
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.db import tables
@@ -38,6 +46,12 @@ PROVISIONAL_RD: Final = 110.0
 """A rating with a deviation above this is provisional (lichess's threshold)."""
 LEADERBOARD_WEEKS: Final = 4
 """A leaderboard lists players who played a rated game of its speed in this many weeks."""
+LEADERBOARD_OPPONENTS: Final = 5
+"""A leaderboard lists players with rated games of its speed against this many distinct
+opponents (two accounts that only play each other are never listed)."""
+MIN_MOVES: Final = 2
+"""Moves each side must have made for a game chosen rated to change ratings (lichess's)."""
+DAY_MS: Final = 24 * 3600 * 1000
 TAU: Final = 0.5
 """Glicko-2's system constant (how much volatility may change): Glickman's example's."""
 
@@ -93,6 +107,12 @@ def rated(player: Rating, results: list[tuple[Rating, float]]) -> Rating:
     )
 
 
+def fought(plies: int) -> bool:
+    """Whether a game of ``plies`` moves (both sides') was fought: each side made
+    ``MIN_MOVES``."""
+    return plies >= 2 * MIN_MOVES
+
+
 def game(white: Rating, black: Rating, result: Result) -> tuple[Rating, Rating]:
     """White's and Black's ratings after a game of theirs (one rating period for each)."""
     score = _SCORES[result]
@@ -114,6 +134,84 @@ async def of(connection: AsyncConnection, player: str, pool: Speed) -> Rating:
     return START if row is None else Rating(*row)
 
 
+def _pair(players: tuple[str, str]) -> Any:
+    """The condition on ``games`` of the games between ``players``, either one White."""
+    games = tables.games
+    a, b = players
+    return or_(
+        and_(games.c.white == a, games.c.black == b),
+        and_(games.c.white == b, games.c.black == a),
+    )
+
+
+async def rated_together(
+    connection: AsyncConnection, players: tuple[str, str], game_id: str, ended: int
+) -> int:
+    """How many rated games of ``players`` (other than ``game_id``) ended in the 24 hours up
+    to ``ended`` (through the index games(white, black, ended))."""
+    games = tables.games
+    found = await connection.execute(
+        select(func.count())
+        .select_from(games)
+        .where(
+            _pair(players),
+            games.c.rated,
+            games.c.ended > ended - DAY_MS,
+            games.c.ended <= ended,
+            games.c.id != game_id,
+        )
+    )
+    return int(found.scalar() or 0)
+
+
+async def _met_before(
+    connection: AsyncConnection, players: tuple[str, str], pool: Speed, game_id: str
+) -> bool:
+    """Whether ``players`` had a rated game of ``pool`` before ``game_id``."""
+    games = tables.games
+    found = await connection.execute(
+        select(games.c.id)
+        .where(_pair(players), games.c.rated, games.c.speed == pool, games.c.id != game_id)
+        .limit(1)
+    )
+    return found.first() is not None
+
+
+async def _have_accounts(connection: AsyncConnection, players: tuple[str, str]) -> bool:
+    """Whether both ``players`` have an account in the database."""
+    accounts = tables.accounts
+    found = await connection.execute(
+        select(func.count()).select_from(accounts).where(accounts.c.player.in_(players))
+    )
+    return found.scalar() == len(set(players))
+
+
+async def why_unrated(
+    connection: AsyncConnection,
+    *,
+    game_id: str,
+    players: tuple[str, str],
+    plies: int,
+    ended: int,
+    pair_games: int,
+) -> str | None:
+    """Why the game ``game_id`` between the accounts ``players``, chosen rated, with a
+    result, of ``plies`` moves, changes no rating (None: it does): it was not fought (each
+    side's ``MIN_MOVES``), or the pair has had ``pair_games`` rated games in the 24 hours
+    up to its end already, or a player has no account in the database (a bot account made
+    before the database kept them). Asked again of an archived game, it says the same
+    (its own row is not counted)."""
+    if not fought(plies):
+        return f"each side must make {MIN_MOVES} moves for a rated game to count"
+    if not await _have_accounts(connection, players):
+        return "a player has no account here"
+    if await rated_together(connection, players, game_id, ended) >= pair_games:
+        return (
+            f"these two players have had {pair_games} rated games in 24 hours, the most that count"
+        )
+    return None
+
+
 async def rate(
     connection: AsyncConnection,
     insert: Any,
@@ -123,19 +221,19 @@ async def rate(
     pool: Speed,
     result: Result,
     ended: int,
+    plies: int,
+    pair_games: int,
 ) -> dict[str, float]:
     """Rate the archived game ``game_id`` between ``players`` (White, Black) in the
     transaction of its archive: their ``ratings`` rows (made at the start if new, then
     locked, in the order of their ids: two games of one player rated at once wait for each
-    other), a ``rating_history`` row each; the game's ``games`` row figures, returned
-    (none: a player has no account in the database, as a bot account made before the
-    database kept them, and the game is not rated). ``insert``: ``Database.insert``."""
-    table, accounts = tables.ratings, tables.accounts
-    found = await connection.execute(
-        select(func.count()).select_from(accounts).where(accounts.c.player.in_(players))
-    )
-    if found.scalar() != len(set(players)):
-        return {}
+    other, and two games of one pair count each other against ``pair_games``), a
+    ``rating_history`` row each; the game's ``games`` row figures, returned (none: the game
+    changes no rating, for the reason ``why_unrated`` gives). ``insert``:
+    ``Database.insert``."""
+    table = tables.ratings
+    if not fought(plies) or not await _have_accounts(connection, players):
+        return {}  # (before the rows are made: no rating row for a game that rates nothing)
     start = START._asdict()
     await connection.execute(
         insert(table).on_conflict_do_nothing(),
@@ -143,6 +241,17 @@ async def rate(
     )
     locked = await connection.execute(_LOCKED, {"pool": pool, "players": list(players)})
     held = {player: Rating(*figures) for player, *figures in locked.all()}
+    why = await why_unrated(
+        connection,
+        game_id=game_id,
+        players=players,
+        plies=plies,
+        ended=ended,
+        pair_games=pair_games,
+    )  # once the rows are locked: a game of the pair rated meanwhile is counted
+    if why is not None:
+        return {}
+    new = 0 if await _met_before(connection, players, pool, game_id) else 1
     white, black = (held[player] for player in players)
     after = game(white, black, result)
     figures: dict[str, float] = {}
@@ -150,7 +259,7 @@ async def rate(
     for color, player, before, now in zip(
         ("white", "black"), players, (white, black), after, strict=True
     ):
-        updates.append({"p": player, "pool": pool, "at": ended, **now._asdict()})
+        updates.append({"p": player, "pool": pool, "at": ended, "new": new, **now._asdict()})
         history.append(
             {"player": player, "game": game_id, "speed": pool, "at": ended}
             | {"rating": now.rating, "rd": now.rd}
@@ -199,6 +308,7 @@ _UPDATE: Final = (
         volatility=bindparam("volatility"),
         games=bindparam("games"),
         updated=bindparam("at"),
+        opponents=tables.ratings.c.opponents + bindparam("new"),
     )
 )
 """A rating after a game (executed for both players at once)."""

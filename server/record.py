@@ -60,6 +60,9 @@ class Record:
             speed lies in this range (None: no bound).
         rating_changes: What the finished rated game did to its players' ratings, once the
             archive has rated it (the ``rated`` event).
+        unrated: Why the finished game, chosen rated, changed no rating, once the archive
+            has found so (the ``unrated`` event): not fought, or one too many of its pair's
+            in a day (``server.ratings``).
     """
 
     id: str
@@ -98,6 +101,7 @@ class Record:
     rating_min: int | None = None
     rating_max: int | None = None
     rating_changes: list[RatingChange] = field(default_factory=list)
+    unrated: str | None = None
 
     @property
     def turn(self) -> Color:

@@ -104,7 +104,9 @@ class Hub:
         self.lobby_feed = LobbyFeed(self)
         self.fanout = Fanout(self)
         self.changes = Changes(self)
-        self.archive = Archive(store, database, self.changes.rated)
+        self.archive = Archive(
+            store, database, self.changes.rated, pair_games=settings.rated_pair_games
+        )
         self.bot_turns = BotTurns(self)
         self.signin = SignIn(self)
         self.hashing = Hashing(settings.hash_workers, settings.hash_queue)
@@ -126,6 +128,7 @@ class Hub:
             asyncio.create_task(self.lobby_feed.share()),
             asyncio.create_task(self.fanout.catch_up()),
             asyncio.create_task(self.timers.end_abandoned()),
+            asyncio.create_task(self.timers.end_deserted()),
             asyncio.create_task(self.health.watch_loop()),
             asyncio.create_task(self.archive.sweep(self)),
             asyncio.create_task(self.timers.keep_guests()),

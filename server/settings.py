@@ -96,6 +96,12 @@ class Settings:
         "seconds a player may be away before the opponent may claim the win (a game "
         "against a server bot then ends by itself)",
     )
+    untimed_timeout: float = _setting(
+        600.0,
+        "seconds a game without a clock stays in progress once both its players are gone (no "
+        "connection to any server process): then it ends without a result (reason "
+        "'deserted'), never rated",
+    )
     session_ttl: float = _setting(
         30 * DAY,
         "seconds a session token lasts without use (a guest with it); bot accounts' "
@@ -130,6 +136,11 @@ class Settings:
         100,
         "games a day a bot account may start against one server level or one other bot "
         "account (lichess has such a cap)",
+    )
+    rated_pair_games: int = _setting(
+        10,
+        "rated games of one pair of accounts that change ratings in 24 hours (any speed); "
+        "past it their games are archived unrated, and they are told",
     )
     guests_per_address: int = _setting(20, "new guests one address may make in an hour")
     connections_per_address: int = _setting(

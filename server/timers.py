@@ -1,6 +1,7 @@
 """What happens with time, whoever is connected: deadlines (open games expire, first moves
-abort, flags fall), games against the server's bots that their person left, the heartbeat,
-and, on start, the recovery of the games in play."""
+abort, flags fall), games against the server's bots that their person left, games without a
+clock that both players left, the heartbeat, and, on start, the recovery of the games in
+play."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ class Timers:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.started = now_ms()  # a person gone longer than this process runs: gone since then
+        self.deserted_looks = 0  # rounds of ``end_deserted`` done
 
     async def sweep(self) -> None:
         """Apply passed deadlines (expiries, aborts, flags)."""
@@ -100,6 +102,55 @@ class Timers:
                         await self._abandon(game_id, person)
             except STORAGE_ERRORS as error:
                 log.warning("abandoned games: storage unavailable (%s)", error)
+
+    async def end_deserted(self) -> None:
+        """End the games without a clock whose players have both been gone past
+        ``Settings.untimed_timeout`` (no clock will end them, and nobody is there to claim):
+        without a result (``deserted``). Looked at every ``ABANDON_SECONDS``, or a quarter of
+        the limit if that is shorter, by every process over the games in progress its lobby
+        knows (all of this Redis's), with who is connected anywhere read from Redis; a game
+        ends once, whichever process ends it (its change is committed on its version)."""
+        hub = self.hub
+        limit = int(hub.settings.untimed_timeout * 1000)
+        every = min(ABANDON_SECONDS, max(0.05, hub.settings.untimed_timeout / 4))
+        while True:
+            await asyncio.sleep(every)
+            games = [
+                record
+                for record in hub.lobby.in_progress.values()
+                if record.time.kind == "none" and record.bot_opponent() is None
+            ]
+            players = [player for record in games for player in record.players()]
+            try:
+                now = now_ms()
+                gone = dict(
+                    zip(players, await hub.store.gone_since_many(players, now), strict=True)
+                )
+                for record in games:
+                    since = [gone[player] for player in record.players()]
+                    if len(since) != 2 or any(s is None for s in since):
+                        continue  # someone is there (a connection, or a bot account)
+                    # Gone since before this process started: counted from its start.
+                    last = max(self.started, *[s for s in since if s is not None])
+                    if now - last >= limit:
+                        await self._desert(record.id)
+            except STORAGE_ERRORS as error:
+                log.warning("deserted games: storage unavailable (%s)", error)
+            self.deserted_looks += 1
+
+    async def _desert(self, game_id: str) -> None:
+        def decide(cached: CachedGame, now: int) -> tuple[Record, Event] | None:
+            record = cached.record
+            if record.status != "live" or record.time.kind != "none":
+                return None
+            return match.desert(record, now)
+
+        try:
+            done = await self.hub.changes.change(game_id, decide)
+        except ProtocolError:  # gone meanwhile
+            return
+        if done is not None:
+            log.info("game %s: %s (both players left)", game_id, done.reason)
 
     async def _abandon(self, game_id: str, person: str) -> None:
         def decide(cached: CachedGame, now: int) -> tuple[Record, Event] | None:

@@ -70,6 +70,7 @@ def state(
         rated=record.rated,
         speed=speed(record.time),
         rating_changes=record.rating_changes,
+        unrated=record.unrated,
     )
     return with_legal(made, game, layout) if legal else made
 

@@ -327,9 +327,11 @@ function name(gs, color) {
 }
 
 /** What a finished rated game did to each side's rating (the state's rating_changes), for
- * players and spectators alike: "ada 1500 → 1516 (+16)". */
+ * players and spectators alike: "ada 1500 → 1516 (+16)"; or why it changed none (the state's
+ * unrated: too few moves, or too many rated games of the pair in a day). */
 export function ratingChanges(gs) {
   const changes = gs.rating_changes ?? [];
+  if (gs.unrated) return html`<p class="muted small" data-testid="unrated">Not rated: ${gs.unrated}.</p>`;
   if (changes.length === 0) return html``;
   return html`<ul class="rating-changes" data-testid="rating-changes" aria-label="${`${speedName(gs.speed ?? "")} rating changes`.trim()}">${changes.map((c) => html`
     <li data-testid="rating-change-${c.color}" data-delta="${c.after - c.before}"><span class="seat-hex ${c.color}"></span>${name(gs, c.color)}

@@ -29,7 +29,7 @@ export class LeaderboardScreen {
       ${s === view.speed && html`aria-current="page"`}>${speedName(s)}</a>`)}`);
     const board = view.data;
     render(this.slots.about, html`${board
-      ? `Players whose ${view.speed} rating is no longer provisional and who played a rated ${view.speed} game in the last ${board.weeks} weeks.`
+      ? `Players whose ${view.speed} rating is no longer provisional and who played a rated ${view.speed} game in the last ${board.weeks} weeks${board.opponents ? `, and played rated ${view.speed} games against at least ${board.opponents} different opponents` : ""}.`
       : ""}`);
     if (view.error) {
       render(this.slots.list, html`<p class="error">${view.error}</p>`);

@@ -280,6 +280,7 @@ function eventNotice(event, gs, me) {
   if (event.kind === "draw_decline" && !mine) return `${capital(event.by)} declined the draw.`;
   if (event.kind === "draw_offer" && !mine) return `${capital(event.by)} offers a draw.`;
   if (event.kind === "rematch_offer" && !mine) return `${capital(event.by)} offers a rematch.`;
+  if (event.kind === "unrated") return `Not rated: ${event.text}.`;
   if (event.kind === "mute" || event.kind === "unmute") {
     const whom = me && event.player === me.player ? "you" : event.text;
     return `${event.by} ${event.kind === "mute" ? "muted" : "unmuted"} ${whom} in this game's chat.`;
@@ -586,6 +587,7 @@ export function resultText(gs) {
     timeout: winner ? `${name(loser)} ran out of time` : "time ran out",
     abandoned: `${name(loser)} left the game`,
     aborted: "a first move did not come in time",
+    deserted: "both players left a game without a clock",
     cancelled: "the game was cancelled",
     expired: "nobody joined",
   };

@@ -13,7 +13,8 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
   ``name_key`` (the name in lower case) keeps names unique ignoring case. ``password`` is
   argon2id's encoded hash, never the password.
 - ``ratings``: an account's Glicko-2 rating in one speed (``server.ratings``): ``rating``,
-  ``rd``, ``volatility`` on Glicko's scale, rated ``games`` played, the last one ``updated``.
+  ``rd``, ``volatility`` on Glicko's scale, rated ``games`` played, the last one ``updated``,
+  and the distinct ``opponents`` of those games.
 - ``rating_history``: each rated game's rating after it, per player (the profile's chart).
 """
 
@@ -89,6 +90,7 @@ games: Final = Table(
     Index(None, "white", "ended"),
     Index(None, "black", "ended"),
     Index(None, "ended"),
+    Index(None, "white", "black", "ended"),  # a pair's games (server.ratings)
     # a profile's record: counted from the index alone (server.profiles)
     Index(None, "white", "result", "black_level"),
     Index(None, "black", "result", "white_level"),
@@ -125,6 +127,7 @@ ratings: Final = Table(
     Column("volatility", Float, nullable=False),
     Column("games", Integer, nullable=False),
     Column("updated", BigInteger, nullable=False),  # when its last rated game ended
+    Column("opponents", Integer, nullable=False, server_default="0"),  # distinct, rated against
     Index(None, "speed", "rating"),
 )
 

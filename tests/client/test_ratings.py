@@ -2,7 +2,8 @@
 rating range from the create form; the lobby marks a game whose range leaves one out, and
 shows its creator's rating ("1500?": provisional), that it is rated and its range, and marks
 it as one a guest cannot join; the players' bars show the ratings; at the end the rating
-changes show to the players and to a spectator."""
+changes show to the players and to a spectator, and a rated game resigned before it was
+fought says it was not rated."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from server.client import Client
 from server.protocol import Account, CreateGame, JoinGame, Resign, SignUp, TimeControl, Update
 from tests.client.support import Person
 from tests.server.conftest import Running
+from tests.server.support import play, updated, watch
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +39,8 @@ async def test_a_rated_game_shows_ratings_and_their_changes_to_players_and_spect
     async with Client.connect(srv.ws_url, token=bob_token) as bob:
         await bob.send(CreateGame("Base", TimeControl("clock", 300, 5), rating_min=1600))
         high = (await bob.expect(Update)).game
-    ada = await Person.open(browser, srv.http_url, "ada", token=await account(srv, "Ada"))
+    ada_token = await account(srv, "Ada")
+    ada = await Person.open(browser, srv.http_url, "ada", token=ada_token)
     await expect(ada.page.get_by_test_id("account-name")).to_have_text("Ada")
     page = ada.page
     # Bob's game wants 1600 or more: Ada (1500, provisional) cannot join it
@@ -70,13 +73,21 @@ async def test_a_rated_game_shows_ratings_and_their_changes_to_players_and_spect
     await expect(cy.page.get_by_test_id("cannot-join")).to_contain_text("sign up or log in")
     await cy.page.goto(f"{srv.http_url}/#/")
 
-    async with Client.connect(srv.ws_url, token=bob_token) as bob:
+    async with (
+        Client.connect(srv.ws_url, token=bob_token) as bob,
+        Client.connect(srv.ws_url, token=ada_token) as ada_too,  # Ada's moves, by protocol
+    ):
         await bob.send(JoinGame(game_id))
         await ada.wait_version(2)
         await expect(page.get_by_test_id("rating-black")).to_have_text("1500?")
         await expect(page.get_by_test_id("profile-link-black")).to_have_attribute("href", "#/@/Bob")
         await cy.page.goto(f"{srv.http_url}/#/game/{game_id}")  # a spectator
         await expect(cy.page.get_by_test_id("rating-white")).to_have_text("1500?")
+        # two moves a side (a rated game counts once fought), then Bob resigns
+        update = await watch(ada_too, game_id)
+        for move in ("wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-"):
+            await play(ada_too if update.state.turn == "white" else bob, update, move)
+            update = await updated(ada_too, game_id)
         await bob.send(Resign(game_id))
         for person in (ada, cy):
             white = person.page.get_by_test_id("rating-change-white")
@@ -85,7 +96,21 @@ async def test_a_rated_game_shows_ratings_and_their_changes_to_players_and_spect
             black = person.page.get_by_test_id("rating-change-black")
             await expect(black).to_contain_text("(−")
         assert int(await white.get_attribute("data-delta") or 0) > 0
-    await ada.screenshot(artifacts / "issue20-rated-end.png")
+        await ada.screenshot(artifacts / "issue20-rated-end.png")
+
+        # resigned before a move: not rated, and the page says why
+        await ada_too.send(CreateGame("Base", TimeControl("clock", 300, 5), rated=True))
+        while (made := await ada_too.expect(Update)).state.status != "open":
+            pass  # the first game's last updates
+        short = made.game
+        await bob.send(JoinGame(short))
+        await cy.page.goto(f"{srv.http_url}/#/game/{short}")
+        await updated(bob, short)
+        await bob.send(Resign(short))
+        await expect(cy.page.get_by_test_id("unrated")).to_have_text(
+            "Not rated: each side must make 2 moves for a rated game to count."
+        )
+        await expect(cy.page.get_by_test_id("rating-changes")).to_have_count(0)
     assert ada.errors == [] and cy.errors == []
     await cy.close()
     await ada.close()

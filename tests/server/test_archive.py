@@ -135,6 +135,75 @@ async def test_accounts_made_before_players_rows_said_account_say_it_once_migrat
         await database.close()
 
 
+async def test_ratings_made_before_they_counted_opponents_count_them_once_migrated(
+    database_url: str,
+) -> None:
+    """Migration 0006: each rating counts the distinct opponents of its player's rated games
+    of its speed (a casual game, or one of another speed, does not count)."""
+    database = Database(database_url)
+    try:
+        await database.migrate("0005")
+        people = ["a1", "b1", "c1"]
+        played = [  # (id, white, black, rated, speed)
+            ("g1", "a1", "b1", True, "rapid"),
+            ("g2", "b1", "a1", True, "rapid"),
+            ("g3", "a1", "c1", True, "rapid"),
+            ("g4", "a1", "b1", True, "blitz"),
+            ("g5", "c1", "a1", False, "blitz"),
+        ]
+        rated = [("a1", "rapid"), ("a1", "blitz"), ("b1", "rapid"), ("b1", "blitz")]
+        rated += [("c1", "rapid"), ("c1", "blitz")]
+        async with database.engine.begin() as connection:
+            await connection.execute(
+                tables.players.insert(),
+                [{"id": p, "name": p, "kind": "account", "created": 0} for p in people],
+            )
+            await connection.execute(
+                tables.accounts.insert(),
+                [
+                    {"player": p, "name": p, "name_key": p, "password": None, "bot": False}
+                    | {"created": 0, "password_changed": 0}
+                    for p in people
+                ],
+            )
+            await connection.execute(
+                tables.games.insert(),
+                [
+                    {"id": i, "white": w, "black": b, "rated": r, "speed": speed}
+                    | {"game_type": "Base", "white_name": w, "black_name": b, "result": "Draw"}
+                    | {"reason": "agreement", "time_kind": "clock", "time_base": 600}
+                    | {"time_increment": 0, "time_days": 0, "moves": "", "plies": 0}
+                    | {"created": 0, "ended": 0, "archived": 0}
+                    for i, w, b, r, speed in played
+                ],
+            )
+            await connection.execute(
+                tables.ratings.insert(),
+                [
+                    {"player": p, "speed": speed, "rating": 1500.0, "rd": 300.0}
+                    | {"volatility": 0.06, "games": 1, "updated": 0}
+                    for p, speed in rated
+                ],
+            )
+        await database.migrate()
+        async with database.engine.connect() as connection:
+            ratings = tables.ratings.c
+            found = await connection.execute(
+                select(ratings.player, ratings.speed, ratings.opponents)
+            )
+            counted = {(player, speed): count for player, speed, count in found.all()}
+        assert counted == {
+            ("a1", "rapid"): 2,
+            ("a1", "blitz"): 1,
+            ("b1", "rapid"): 1,
+            ("b1", "blitz"): 1,
+            ("c1", "rapid"): 1,
+            ("c1", "blitz"): 0,
+        }
+    finally:
+        await database.close()
+
+
 async def test_hive_server_migrate_runs_the_migrations_alone(database_url: str) -> None:
     status, _, err = await run_command(
         sys.executable, "-m", "server", "migrate", "--database-url", database_url

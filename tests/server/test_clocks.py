@@ -1,18 +1,23 @@
-"""Server clocks: flags fall, first moves abort, open games expire, with nobody connected."""
+"""Server clocks: flags fall, first moves abort, open games expire, games without a clock both
+players left end, with nobody connected."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
+from server import match
 from server.codec import pack, unpack
-from server.protocol import CreateGame, TimeControl, Update
+from server.protocol import CreateGame, Seat, TimeControl, Update
 from server.store import game_key
 from tests.server.conftest import Running, StartServer
 from tests.server.support import play, published, start_game, updated, watch
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_a_flag_falls_with_nobody_connected(srv: Running) -> None:
@@ -53,6 +58,35 @@ async def test_first_moves_not_made_abort_the_game(
     assert (final.status, final.result, final.reason) == ("over", None, "aborted")
 
 
+def test_the_docs_say_which_first_moves_have_the_first_move_timeout() -> None:
+    """With a clock or without one the first moves have ``first_move_timeout``; with days per
+    move, their days: the README's flag table and the protocol's ``Limits`` say so too."""
+    seats = Seat("a", "ada"), Seat("b", "bob")
+    for time, due in [
+        (TimeControl("clock", 60, 0), 60_000),
+        (TimeControl(), 60_000),
+        (TimeControl("days", days=2), 2 * match.DAY_MS),
+    ]:
+        record = match.create(
+            "0000cafe",
+            seats[0],
+            game_type="Base",
+            time=time,
+            color="white",
+            now=0,
+            ttl_ms=1,
+            seed=0,
+        )
+        started, _ = match.join(record, seats[1], 1_000)
+        assert match.deadline(started, 60_000) == 1_000 + due, time
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    protocol = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    [flag] = [line for line in readme.splitlines() if line.startswith("| `--first-move-timeout`")]
+    [limit] = [line for line in protocol.splitlines() if line.startswith("| `first_move_timeout`")]
+    for line in (flag, limit):
+        assert "whatever" not in line and "days per move the first moves have their days" in line
+
+
 @pytest.mark.parametrize("moved", [False, True])
 async def test_a_game_against_a_bot_ends_once_its_person_has_left(
     start_server: StartServer, moved: bool
@@ -77,6 +111,32 @@ async def test_a_game_against_a_bot_ends_once_its_person_has_left(
         assert (over.by, over.text) == ("BlackWins", "abandoned")
     else:
         assert (over.by, over.text) == (None, "aborted")
+
+
+async def test_a_game_without_a_clock_left_before_a_restart_ends_after_it(
+    start_server: StartServer,
+) -> None:
+    """Both players leave a game without a clock; the server stops before its
+    ``untimed_timeout``. The next server, which reloads the game, ends it (``deserted``,
+    no result) once its own ``untimed_timeout`` has passed."""
+    async with (  # the players leave, then the server stops
+        start_server(untimed_timeout=3600.0) as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black)
+        for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
+            await play(mover, w if mover is white else b, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+    async with start_server(untimed_timeout=0.3) as srv, published(srv.redis_url) as wait:
+        over = await wait(game_id, "over")
+        record = await srv.hub.store.get(game_id)
+    assert (over.by, over.text) == (None, "deserted")
+    assert record is not None and (record.status, record.result, record.moves) == (
+        "over",
+        None,
+        ["wS1", "bS1 wS1-"],
+    )
 
 
 async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> None:

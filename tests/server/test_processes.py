@@ -1,5 +1,6 @@
 """Two server processes on one Redis: a game between players on different processes, watched
-from both, the lobby seen alike from both, a flag that falls exactly once, a change decided on
+from both, the lobby seen alike from both, a flag that falls exactly once, a game without a
+clock that both players left ended exactly once, a change decided on
 a copy of the game that another process has changed meanwhile refused; servers on two
 databases of one Redis kept apart."""
 
@@ -45,6 +46,7 @@ from tests.server.support import (
     decisive_game,
     lobby_until,
     play,
+    published,
     scrape,
     start_game,
     until,
@@ -152,6 +154,60 @@ async def test_a_flag_falls_exactly_once_with_two_processes(redis_server: RedisP
     assert events is not None
     assert [e.kind for e in events].count("over") == 1  # both processes swept; one flagged
     assert [e.version for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_a_game_without_a_clock_both_players_left_ends_once(
+    start_server: StartServer,
+) -> None:
+    """Ada (on one) and Bob (on two) leave their game without a clock: past
+    ``untimed_timeout`` it ends without a result (``deserted``), once, whichever process
+    looks first. Left alone: such a game one of whose players is still connected (Dee, on
+    two: Cy may be claimed against), and a game with a clock both left (Eve on one, Fay on
+    two: its clock ends it)."""
+    settings = {"untimed_timeout": 0.5, "first_move_timeout": 60.0}
+    async with (
+        start_server(**settings) as one,
+        start_server(**settings) as two,
+        published(one.redis_url) as wait,
+        two.connect("dee") as dee,
+    ):
+        async with (
+            one.connect("ada") as ada,
+            two.connect("bob") as bob,
+            one.connect("cy") as cy,
+            one.connect("eve") as eve,
+            two.connect("fay") as fay,
+        ):
+            deserted, w, _ = await start_game(ada, bob)
+            await two_moves(deserted, ada, w, bob)
+            kept, k, _ = await start_game(cy, dee)
+            await two_moves(kept, cy, k, dee)
+            timed, t, _ = await start_game(eve, fay, time=TimeControl("clock", 600, 0))
+            await two_moves(timed, eve, t, fay)
+        over = await wait(deserted, "over")
+        assert (over.by, over.text) == (None, "deserted")
+        looks = [srv.hub.timers.deserted_looks for srv in (one, two)]
+        await until(
+            lambda: all(
+                srv.hub.timers.deserted_looks > seen + 1
+                for srv, seen in zip((one, two), looks, strict=True)
+            ),
+            "the processes never looked again",
+        )
+        store = one.hub.store
+        records = {game: await store.get(game) for game in (deserted, kept, timed)}
+        events = await store.events_after(deserted, 0)
+    ended = records[deserted]
+    assert ended is not None and (ended.status, ended.result, ended.reason) == (
+        "over",
+        None,
+        "deserted",
+    )
+    assert ended.moves == ["wS1", "bS1 wS1-"]
+    for game in (kept, timed):
+        record = records[game]
+        assert record is not None and record.status == "live", game
+    assert events is not None and [e.kind for e in events].count("over") == 1
 
 
 async def test_a_change_decided_on_a_copy_another_process_changed_is_not_committed(

@@ -48,7 +48,7 @@ from server.protocol import (
     TimeControl,
     Update,
 )
-from server.ratings import LEADERBOARD_WEEKS, PROVISIONAL_RD
+from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
 from server.record import Record
 from server.session import LOOKUP_BURST
 from tests.server.conftest import Running, StartServer
@@ -102,7 +102,13 @@ async def insert(srv: Running, table: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def rating(
-    player: str, speed: str, value: float, rd: float, games: int, updated: int
+    player: str,
+    speed: str,
+    value: float,
+    rd: float,
+    games: int,
+    updated: int,
+    opponents: int = LEADERBOARD_OPPONENTS,
 ) -> dict[str, Any]:
     return {
         "player": player,
@@ -112,6 +118,7 @@ def rating(
         "volatility": 0.06,
         "games": games,
         "updated": updated,
+        "opponents": opponents,
     }
 
 
@@ -446,7 +453,9 @@ async def test_the_leaderboard_lists_the_best_recent_established_players(
         now = now_ms()
         fresh, stale = now - DAY_MS, now - LEADERBOARD_WEEKS * 7 * DAY_MS - DAY_MS
         players = [(f"p{n:03d}", f"P{n:03d}") for n in range(LEADERBOARD_SHOWN + 3)]
-        players += [(p, p.title()) for p in ("prov", "edge", "stale", "robo", "rapid", "tie")]
+        players += [
+            (p, p.title()) for p in ("prov", "edge", "stale", "robo", "rapid", "tie", "pair")
+        ]
         await insert(
             srv,
             tables.accounts,
@@ -477,12 +486,18 @@ async def test_the_leaderboard_lists_the_best_recent_established_players(
                 rating("robo", "blitz", 2300.0, 70.4, 300, now - 60_000),
                 rating("tie", "blitz", 2300.0, 70.6, 30, fresh),
                 rating("rapid", "rapid", 2600.0, 50.0, 40, fresh),
+                # established and fresh, but rated against too few opponents: a farm
+                rating("pair", "blitz", 2900.0, 50.0, 287, fresh, LEADERBOARD_OPPONENTS - 1),
                 rating("edge", "rapid", 2000.0, 40.0, 40, stale),
             ],
         )
         async with Client.connect(srv.ws_url, nickname="ann") as ann:
             blitz = await ask(ann, GetLeaderboard("blitz"))
-            assert (blitz.speed, blitz.weeks) == ("blitz", LEADERBOARD_WEEKS)
+            assert (blitz.speed, blitz.weeks, blitz.opponents) == (
+                "blitz",
+                LEADERBOARD_WEEKS,
+                LEADERBOARD_OPPONENTS,
+            )
             assert len(blitz.players) == LEADERBOARD_SHOWN
             assert blitz.players[:4] == [
                 LeaderboardEntry("Edge", 2400, round(PROVISIONAL_RD), 9),
@@ -495,10 +510,13 @@ async def test_the_leaderboard_lists_the_best_recent_established_players(
             ]
             assert blitz.players[-1] == LeaderboardEntry("P006", 1018, 60, 16)
             assert await ask(ann, GetLeaderboard("rapid")) == Leaderboard(
-                "rapid", LEADERBOARD_WEEKS, [LeaderboardEntry("Rapid", 2600, 50, 40)]
+                "rapid",
+                LEADERBOARD_WEEKS,
+                [LeaderboardEntry("Rapid", 2600, 50, 40)],
+                LEADERBOARD_OPPONENTS,
             )
             assert await ask(ann, GetLeaderboard("bullet")) == Leaderboard(
-                "bullet", LEADERBOARD_WEEKS, []
+                "bullet", LEADERBOARD_WEEKS, [], LEADERBOARD_OPPONENTS
             )
 
             # Kept a few seconds: a new rating shows once it is read again.

@@ -147,6 +147,7 @@ STATE = GameState(
     rated=True,
     speed="rapid",
     rating_changes=[RatingChange("white", 1612, 1598, True), RatingChange("black", 1500, 1514)],
+    unrated="each side must make 2 moves for a rated game to count",  # (never with changes)
 )
 OPEN = GameSummary(
     GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO, True, 1400, 1800
@@ -254,6 +255,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
                 LeaderboardEntry("ada_l", 1612, 61, 40),
                 LeaderboardEntry("robo", 1550, 45, 300, bot=True),
             ],
+            5,
         ),
     },
 }

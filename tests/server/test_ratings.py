@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,6 +82,17 @@ def test_a_game_is_one_rating_period_for_both_players_on_their_ratings_before_it
     assert (ratings.START.rating, ratings.START.rd, ratings.START.provisional) == (1500, 350, True)
 
 
+def test_the_docs_state_the_system_constant_tau() -> None:
+    root = Path(__file__).resolve().parents[2]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    protocol = " ".join((root / "docs" / "protocol.md").read_text(encoding="utf-8").split())
+    assert (
+        f"system constant τ, which bounds how fast the volatility may change, is {ratings.TAU}"
+        in readme
+    )
+    assert f"Glicko-2's system constant τ is {ratings.TAU}" in protocol
+
+
 @pytest.mark.parametrize(
     ("time", "speed"),
     [
@@ -143,9 +156,20 @@ async def start(white: Client, black: Client, **fields: Any) -> tuple[str, Updat
     return created.game, started
 
 
-async def finish(white: Client, black: Client, game: str, update: Update, loser: Client) -> None:
-    """Two moves, then ``loser`` resigns."""
-    for move in ["wS1", "bS1 wS1-"]:
+FOUGHT = ("wS1", "bS1 wS1-", "wQ -wS1", "bQ bS1-")
+"""Two moves a side: a fought game, which a rated game must be to count."""
+
+
+async def finish(
+    white: Client,
+    black: Client,
+    game: str,
+    update: Update,
+    loser: Client,
+    moves: tuple[str, ...] = FOUGHT,
+) -> None:
+    """``moves`` (two a side unless told), then ``loser`` resigns."""
+    for move in moves:
         await play(white if update.state.turn == "white" else black, update, move)
         update = await updated(white, game)
     await loser.send(Resign(game))
@@ -158,6 +182,14 @@ async def rated_event(client: Client, game: str) -> Update:
     while True:
         update = await updated(client, game)
         if any(event.kind == "rated" for event in update.events):
+            return update
+
+
+async def told(client: Client, game: str) -> Update:
+    """The update of ``game`` with its ``rated`` or ``unrated`` event."""
+    while True:
+        update = await updated(client, game)
+        if any(event.kind in ("rated", "unrated") for event in update.events):
             return update
 
 
@@ -275,6 +307,67 @@ async def test_casual_and_aborted_games_change_no_rating(
         assert games[casual,]["speed"] == "rapid" and games[casual,]["white_change"] is None
         assert await rows(database_url, tables.ratings) == []
         assert await rows(database_url, tables.rating_history) == []
+
+
+async def test_only_fought_games_count_and_so_many_of_a_pair_a_day(
+    start_server: StartServer, database_url: str
+) -> None:
+    """Rating farming: a rated game resigned before each side made two moves (even before
+    any), or one past ``rated_pair_games`` of the same two accounts in a day, changes no
+    rating; both players are told why (the ``unrated`` event, the state's ``unrated``), and
+    the game is archived all the same. Another pair is not held back; each rating counts
+    its distinct opponents."""
+    async with (
+        start_server(database_url=database_url, archive_interval=0.05, rated_pair_games=2) as srv,
+        accounts(srv, "ann", "bob", "cat") as (ann, bob, cat),
+    ):
+        outcomes = []
+        plays = [
+            (bob, ()),  # resigned before any move
+            (bob, FOUGHT[:3]),  # White two moves, Black one
+            (bob, FOUGHT),
+            (bob, FOUGHT),
+            (bob, FOUGHT),  # the pair's third fought game today
+            (cat, FOUGHT),  # another pair
+        ]
+        for other, moves in plays:
+            game, started = await start(ann, other, rated=True)
+            await finish(ann, other, game, started, loser=other, moves=moves)
+            seen = [await told(client, game) for client in (ann, other)]
+            assert seen[0].state == replace(seen[1].state, legal=[])
+            state = seen[0].state
+            [event] = [e for e in seen[0].events if e.kind in ("rated", "unrated")]
+            assert (event.kind == "unrated") == (state.unrated is not None)
+            assert event.text == state.unrated and state.rated
+            outcomes.append((game, state.unrated, len(state.rating_changes)))
+        short = "each side must make 2 moves for a rated game to count"
+        capped = "these two players have had 2 rated games in 24 hours, the most that count"
+        assert [(why, changes) for _, why, changes in outcomes] == [
+            (short, 0),
+            (short, 0),
+            (None, 2),
+            (None, 2),
+            (capped, 0),
+            (None, 2),
+        ]
+        for game, _, _ in outcomes:
+            await eventually(functools.partial(_archived, srv, game), f"{game} never archived")
+        archived = mine(await rows(database_url), "id")
+        assert [archived[game,]["rated"] for game, _, _ in outcomes] == [
+            False,
+            False,
+            True,
+            True,
+            False,
+            True,
+        ]
+        found = mine(await rows(database_url, tables.ratings), "player")
+        assert {p: (row["games"], row["opponents"]) for (p,), row in found.items()} == {
+            ann.player: (3, 2),
+            bob.player: (2, 1),
+            cat.player: (1, 1),
+        }
+        assert len(await rows(database_url, tables.rating_history)) == 6
 
 
 async def _archived(srv: Running, game: str) -> bool:
@@ -546,6 +639,35 @@ async def test_a_kill_between_the_rating_and_its_event_still_tells_once(
         assert len(await rows(database_url, tables.rating_history)) == 2
 
 
+async def test_a_kill_before_an_unrated_event_still_tells_once(
+    start_server: StartServer, database_url: str
+) -> None:
+    """A game chosen rated but not fought, archived by a process that died before its
+    ``unrated`` event: the next sweep finds it unrated in the database, says why, once."""
+    async with (
+        start_server(database_url=database_url, archive_interval=3600.0) as srv,
+        accounts(srv, "ann", "bob") as (ann, bob),
+    ):
+        archive = srv.hub.archive
+        await eventually(_first_round(srv), "the sweep never went round")
+        record = replace(_finished(ann, bob), moves=list(FOUGHT[:3]))
+        end = Event(record.version, "over", record.ended or 0, "WhiteWins", "resign")
+        assert await srv.hub.store.commit(record, end, expected=0, deadline=None)
+        assert await archive.write(record)
+        assert await rows(database_url, tables.ratings) == []
+        await archive.sweep_once(60)  # the next sweep
+        why = "each side must make 2 moves for a rated game to count"
+        told = await srv.hub.store.events_after(record.id, record.version)
+        assert told is not None and [(e.kind, e.text) for e in told] == [("unrated", why)]
+        await archive.sweep_once(60)
+        await srv.hub.changes.rated(record.id, [], why)  # an event committed twice: once
+        assert await srv.hub.store.events_after(record.id, record.version) == told
+        stored = await srv.hub.store.get(record.id)
+        assert stored is not None and (stored.unrated, stored.rating_changes) == (why, [])
+        [row] = await rows(database_url)
+        assert row["rated"] is False and row["white_change"] is None
+
+
 def _first_round(srv: Running) -> Any:
     async def check() -> bool:
         return srv.hub.archive.rounds > 0
@@ -563,7 +685,7 @@ def _finished(white: Client, black: Client, game_id: str = "0feedbee") -> Record
         "resign",
         1_795_446_241_400,
         time=RAPID,
-        moves=["wS1", "bS1 wS1-"],
+        moves=list(FOUGHT),
         rated=True,
         seed=0,
         version=5,

@@ -55,6 +55,7 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from server.ratings import LEADERBOARD_OPPONENTS
 from tests.server.conftest import Running
 from tests.server.support import http_get
 from tests.server.test_protocol import EXAMPLES
@@ -245,6 +246,7 @@ async def _rate(srv: Running, player: str, game: str) -> None:
                 volatility=0.06,
                 games=12,
                 updated=at,
+                opponents=LEADERBOARD_OPPONENTS,
             )
         )
         await connection.execute(
