@@ -2,8 +2,8 @@
 them and owns every background task.
 
 Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin`` and
-``accounts``, ``seating`` (with ``creation``'s limits), ``commands`` (each request to its rule
-in ``match``) -> ``changes``
+``accounts`` (its passwords hashed on the pool of ``passwords``), ``seating`` (with
+``creation``'s limits), ``commands`` (each request to its rule in ``match``) -> ``changes``
 (decide, commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here);
 ``profiles`` answers profiles and leaderboards (and the download of a player's games) from the
 database alone.

@@ -1,5 +1,10 @@
 """Signing in and out: ``hello`` (a new guest, or a session token), ``logout``, and what a
-bot account says it plays (``bot_ready``)."""
+bot account says it plays (``bot_ready``).
+
+A guest's name is never an account's (``names.folded``, against the names kept in Redis): a
+new guest or a new name that is one is refused (``name_taken``), and a guest whose name an
+account took since is renamed ``NAME guest`` at its next ``hello``.
+"""
 
 from __future__ import annotations
 
@@ -78,6 +83,16 @@ class SignIn:
             )
         return name
 
+    async def _unclaimed(self, name: str, player: str) -> str:
+        """A free name for the guest ``player`` whose ``name`` an account took since:
+        ``NAME guest`` (cut to fit), ``NAME guest2`` ... ``NAME guest9``, else ``guest ID``."""
+        store = self.hub.store
+        for suffix in ["guest", *(f"guest{n}" for n in range(2, 10))]:
+            candidate = f"{name[: MAX_NICKNAME - len(suffix) - 1].rstrip()} {suffix}"
+            if not await store.is_account_name(names.folded(candidate)):
+                return candidate
+        return f"guest {player}"
+
     async def hello(self, session: Session, message: Hello) -> None:
         hub = self.hub
         store, settings = hub.store, hub.settings
@@ -100,6 +115,10 @@ class SignIn:
                 nickname = await self._guest_name(nickname)
                 await store.rename(player, nickname)
                 name = nickname
+            elif not bot and not account and await store.is_account_name(names.folded(name)):
+                # an account took the guest's name since it was given: the guest gives it up
+                name = await self._unclaimed(name, player)
+                await store.rename(player, name)
             hashed = token_hash(token)
             if not bot:
                 await store.touch(player, hashed, int(settings.session_ttl))

@@ -13,7 +13,7 @@ from playwright.async_api import Browser, Page, expect
 
 from server.accounts import LOGINS_PER_ACCOUNT
 from server.client import Client, ServerError
-from server.protocol import SignUp
+from server.protocol import Account, SignUp
 from tests.client.support import Person
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
@@ -52,6 +52,7 @@ async def test_a_guest_signs_up_keeps_its_games_logs_out_and_in_with_clear_error
 ) -> None:
     async with Client.connect(srv.ws_url, nickname="taken") as other:
         await other.send(SignUp("Taken", PASSWORD))
+        await other.expect(Account)  # (a signup whose connection is gone is not made)
     ada = await Person.open(browser, srv.http_url, "ada")
     page = ada.page
     account = page.get_by_test_id("account-name")

@@ -165,6 +165,25 @@ async def test_a_guest_never_takes_an_accounts_name_on_any_process(
             assert (await hello_refused(three, nickname)).code == ErrorCode.NAME_TAKEN
 
 
+async def test_a_guest_whose_name_an_account_took_since_gives_it_up(srv: Running) -> None:
+    """A guest named ``Magnus C`` before anyone signed up as ``magnus_c`` is renamed at its
+    next hello with its token (``Magnus C guest``): an old guest's session does not keep an
+    account's name."""
+    async with srv.connect("Magnus C") as early:
+        pass
+    async with srv.connect("mc") as mc:
+        await sign_up(mc, "magnus_c")
+    async with srv.connect(token=early.welcome.token) as again:
+        assert again.player == early.player
+        assert again.welcome.nickname == "Magnus C guest"
+    async with srv.connect("a-b-c-d-e-f-g-h-i-j-k-l") as long:  # 23 characters
+        pass
+    async with srv.connect("ab") as ab:
+        await sign_up(ab, "ABCDEFGHIJKL")
+    async with srv.connect(token=long.welcome.token) as again:
+        assert again.welcome.nickname == "a-b-c-d-e-f-g-h-i- guest"  # cut to 24
+
+
 async def test_names_are_unique_ignoring_case(start_server: StartServer, database_url: str) -> None:
     async with (
         start_server(database_url=database_url) as srv,
