@@ -88,7 +88,7 @@ async def test_every_page_passes_axe_in_both_themes(
     await ada.choose("Base", "5+5", "white")
     await ada.page.get_by_test_id("create").click()
     live_id = await ada.game_id()
-    async with srv.connect("bob") as bob:
+    async with srv.connect("cy") as bob:
         await bob.send(JoinGame(live_id))
         await ada.wait_version(2)
         await ada.context.close()
