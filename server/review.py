@@ -204,8 +204,14 @@ def _query_answer(query: Query) -> Answer:
 
 
 def _stored_answer(record: Record) -> Answer:
-    """The answer for a stored game (in the worker; its moves are trusted)."""
-    document = frames(record.game_type, record.moves, repetition_draw=True)
+    """The answer for a stored game (in the worker; its moves are trusted). A game stored
+    before the repetition was counted by kind (pieces of a kind alike) may play on past a
+    position seen three times by kind: it is replayed without the rule, its stated result
+    standing."""
+    try:
+        document = frames(record.game_type, record.moves, repetition_draw=True)
+    except HiveError:
+        document = frames(record.game_type, record.moves)
     document.update(
         id=record.id,
         status=record.status,

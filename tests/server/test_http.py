@@ -20,12 +20,14 @@ from websockets.exceptions import InvalidStatus
 
 from server.bots import trace_json
 from server.client import Client
+from server.clock import now_ms
 from server.http import CONTENT_SECURITY_POLICY
-from server.protocol import Ping, Pong
+from server.protocol import Ping, Pong, Seat, TimeControl
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
 from server.settings import Settings, from_args
+from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
-from tests.server.support import http_get, play, scrape, start_game, updated
+from tests.server.support import finished, http_get, play, scrape, start_game, updated
 
 REPETITION = ["wQ \\wS1", "bQ bS1/", "wQ -wS1", "bQ bS1-"]
 """Four moves that bring the queens back where they were (without the repetition draw)."""
@@ -176,6 +178,24 @@ async def test_head_opens_no_websocket_and_metrics_answer_it_too(srv: Running) -
 def positions_url(srv: Running, moves: list[str]) -> str:
     game = f"Base;InProgress;White[1];{';'.join(moves)}"
     return f"{srv.http_url}/positions.json?{urllib.parse.urlencode({'game': game})}"
+
+
+async def test_a_game_stored_before_repetitions_were_counted_by_kind_is_reviewed(
+    srv: Running,
+) -> None:
+    """A game stored when a repetition was counted by piece numbers may play on past its
+    third position by kind: its review replays it as stored, its stated result standing."""
+    moves = [*ANTS.split(";")[3:], *SWAP, *SWAP_BACK, SWAP[0]]  # on past the third by kind
+    ada, bob = Seat("p-ada", "ada"), Seat("p-bob", "bob")
+    old = finished(
+        "0ld0game", ada, bob, "BlackWins", "resign", now_ms(), time=TimeControl(), moves=moves
+    )
+    assert await srv.hub.archive.write(old)
+    status, _, body = await http_get(f"{srv.http_url}/games/0ld0game/positions.json")
+    document = json.loads(body)
+    assert status == 200, document
+    assert len(document["frames"]) == len(moves) + 1
+    assert (document["result"], document["frames"][-1]["state"]) == ("BlackWins", "InProgress")
 
 
 def test_positions_take_a_bounded_game_string() -> None:
