@@ -1,5 +1,6 @@
 // Input binding: pointer, wheel and keys on the board and the reserves, turned into calls of
-// the handlers app.js gives (pick, target, drop, empty). Nothing here knows the game.
+// the handlers app.js gives (pick, target, drop, empty); delegated clicks and submits
+// (bindActions); the page's document listeners (bindPage). Nothing here knows the game.
 
 const DRAG_START = 6; // pixels a press must travel to become a drag or a pan
 const LONG_PRESS = 450; // ms: a still press on a stack shows what lies beneath
@@ -252,5 +253,18 @@ export function bindActions(root, actions) {
     event.preventDefault();
     const action = actions[form.dataset.form];
     if (action) action(new FormData(form, event.submitter), form);
+  });
+}
+
+/** The page's own listeners on `doc`: an open account menu closes on a click anywhere else, and
+ * the review's range slider steps as it moves (`stepped(ply)`). */
+export function bindPage(doc, { stepped }) {
+  doc.addEventListener("click", (event) => {
+    for (const menu of doc.querySelectorAll("details.account-menu[open]")) {
+      if (!menu.contains(event.target)) menu.removeAttribute("open");
+    }
+  });
+  doc.addEventListener("input", (event) => {
+    if (event.target.matches?.(".review input[type=range]")) stepped(Number(event.target.value));
   });
 }

@@ -353,4 +353,4 @@ function tipMarkup(node, doc) {
     ${terms}${run}`;
 }
 
-window.visualizer = new Visualizer(document.querySelector("[data-testid=visualizer]"));
+new Visualizer(document.querySelector("[data-testid=visualizer]"));
