@@ -9,8 +9,9 @@ import "../testing/vendored.mjs"; // the msgpack the server vendors, from client
 
 const S = await import("../js/state.js");
 const V = await import("../js/views.js");
-const { Opponent, PASS } = await import("../js/protocol.js");
-const { ADA, BOB, CY, GAME, adaWatching, event, gameState, legal } = await import("../testing/fixtures.mjs");
+const Sub = await import("../js/subscription.js");
+const { MAX_NICKNAME, Opponent, PASS } = await import("../js/protocol.js");
+const { ADA, BOB, CY, GAME, adaWatching, event, gameState, legal, welcome } = await import("../testing/fixtures.mjs");
 
 // -- selectors ------------------------------------------------------------------------------
 
@@ -111,6 +112,7 @@ describe("what a screen reader hears (issue 22)", () => {
     assert.equal(V.announcement(mine, title), "Black played bS1 wS1-: <bS1> east of <wS1>. Your turn.");
     const picked = S.selected(mine, "wQ");
     assert.match(V.announcement(picked, title), /^<wQ> picked up: 2 destinations\. Arrow keys/);
+    assert.equal(V.announcement(S.selected(mine, "wS1", { q: 0, r: 0 }), title), ""); // a piece that cannot move
     const theirs = adaWatching(gameState({ moves: ["wS1"], turn: "black" }));
     assert.equal(V.announcement(theirs, title), "White played wS1: <wS1>, the first piece. bob to move.");
     const over = adaWatching(gameState({ status: "over", result: "WhiteWins", reason: "resign" }));
@@ -129,5 +131,31 @@ describe("low time (issue 22)", () => {
     const theirs = adaWatching(gameState({ time: clock, turn: "black", clocks: { white: 5_000, black: 5_000, running: "black" } }));
     assert.equal(V.lowTimeTurn(theirs, 1000), null); // not this player's clock
     assert.equal(V.lowTimeTurn(adaWatching(gameState({ clocks: { white: 5_000, black: 5_000, running: null } })), 1000), null);
+  });
+});
+
+describe("the tab's title", () => {
+  test("my turn (nudging while it came unseen), else the page's name", () => {
+    const mine = adaWatching();
+    assert.equal(V.pageTitle(mine), "Your turn · Hive Arena");
+    assert.equal(V.pageTitle(Sub.nudged(mine, true)), "● Your turn · Hive Arena");
+    const theirs = adaWatching(gameState({ turn: "black" }));
+    assert.equal(V.pageTitle(theirs), "Hive Arena");
+    assert.equal(V.pageTitle(Sub.nudged(theirs, true)), "Hive Arena");
+    const at = (route) => V.pageTitle(S.initial(route, "ada"));
+    assert.equal(at({ page: "lobby" }), "Hive Arena");
+    assert.equal(at({ page: "review", id: GAME, ply: null }), "Review · Hive Arena");
+    assert.equal(at({ page: "rules" }), "Rules · Hive Arena");
+    assert.equal(at({ page: "profile", name: "bob" }), "bob · Hive Arena");
+    assert.equal(at({ page: "leaderboard", speed: "blitz" }), "Leaderboard · Hive Arena");
+  });
+});
+
+describe("chat and name limits", () => {
+  test("none before a welcome (but the protocol's nickname length), the welcome's after", () => {
+    const fresh = S.initial({ page: "lobby" }, "ada");
+    assert.deepEqual([V.chatLength(fresh), V.nicknameLength(fresh)], [null, MAX_NICKNAME]);
+    const welcomed = S.welcomed(fresh, welcome(ADA, "ada"));
+    assert.deepEqual([V.chatLength(welcomed), V.nicknameLength(welcomed)], [120, 24]);
   });
 });
