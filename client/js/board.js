@@ -81,13 +81,7 @@ export class Board {
       : active?.dataset?.piece ? `.piece[data-piece="${CSS.escape(active.dataset.piece)}"]:not(.under)` : null;
 
     // faint empty cells round the hive, for a sense of the grid
-    const cells = new Map();
-    for (const [k] of stacks) {
-      const [q, r] = k.split(",").map(Number);
-      for (const [dq, dr] of [[0, 0], ...DIRECTIONS]) cells.set(key(q + dq, r + dr), [q + dq, r + dr]);
-    }
-    if (cells.size === 0) cells.set("0,0", [0, 0]);
-    render(this.layers.cells, html`${[...cells.values()].map(([q, r]) => {
+    render(this.layers.cells, html`${cellsAround(stacks).map(([q, r]) => {
       const { x, y } = this.at(q, r);
       return html`<path class="cell" aria-hidden="true" data-q="${q}" data-r="${r}" d="${CELL}" transform="translate(${x} ${y})"/>`;
     })}`);
@@ -103,26 +97,7 @@ export class Board {
     for (const [k, stack] of stacks) {
       const [q, r] = k.split(",").map(Number);
       const { x, y } = this.at(q, r);
-      stack.forEach((name, level) => {
-        const top = level === stack.length - 1;
-        const classes = ["piece", parsePiece(name).color];
-        if (top && movable.has(name)) classes.push("movable");
-        if (top && selected?.piece === name) classes.push("selected");
-        if (top && last?.piece === name) classes.push("last-to");
-        if (pending?.piece === name) classes.push("pending-from");
-        if (!top) classes.push("under");
-        const lift = level * LIFT;
-        const ring = top && (selected?.piece === name || last?.piece === name);
-        const badge = top && stack.length > 1 && html`<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})"><circle r="11"/><text dy="4.5">${stack.length}</text></g>`;
-        // a piece has a name for screen readers; one that may move is a button in the tab order
-        const words = `${pieceTitle(name)}${stack.length > 1 ? `, on a stack of ${stack.length}` : ""}`
-          + `${last?.piece === name ? ", moved last" : ""}`;
-        const role = !top ? html`aria-hidden="true"` : movable.has(name)
-          ? html`role="button" tabindex="0" aria-label="${words}, may move" aria-pressed="${selected?.piece === name ? "true" : "false"}"`
-          : html`role="img" aria-label="${words}"`;
-        pieces.push(html`<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}"
-          data-height="${level}" ${role} transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`);
-      });
+      stack.forEach((name, level) => pieces.push(pieceMarkup(name, level, stack, { q, r, x, y }, { movable, selected, last, pending })));
     }
     render(this.layers.pieces, html`${pieces}`);
 
@@ -295,6 +270,40 @@ export class Board {
   destroy() {
     this.resizeObserver.disconnect();
   }
+}
+
+/** The hexes of the stacks and of their neighbours, [q, r] each (the origin for no stack). */
+function cellsAround(stacks) {
+  const cells = new Map();
+  for (const [k] of stacks) {
+    const [q, r] = k.split(",").map(Number);
+    for (const [dq, dr] of [[0, 0], ...DIRECTIONS]) cells.set(key(q + dq, r + dr), [q + dq, r + dr]);
+  }
+  if (cells.size === 0) cells.set("0,0", [0, 0]);
+  return [...cells.values()];
+}
+
+/** The markup of piece `name` at `level` of `stack`, on hex (q, r) drawn at (x, y): its
+ * classes, ring and height badge from what the model says of it (movable, selected, moved last,
+ * pending), and its accessible name; one that may move is a button in the tab order. */
+function pieceMarkup(name, level, stack, { q, r, x, y }, { movable, selected, last, pending }) {
+  const top = level === stack.length - 1;
+  const classes = ["piece", parsePiece(name).color];
+  if (top && movable.has(name)) classes.push("movable");
+  if (top && selected?.piece === name) classes.push("selected");
+  if (top && last?.piece === name) classes.push("last-to");
+  if (pending?.piece === name) classes.push("pending-from");
+  if (!top) classes.push("under");
+  const lift = level * LIFT;
+  const ring = top && (selected?.piece === name || last?.piece === name);
+  const badge = top && stack.length > 1 && html`<g class="height-badge" transform="translate(${SIZE * 0.5} ${-SIZE * 0.58})"><circle r="11"/><text dy="4.5">${stack.length}</text></g>`;
+  const words = `${pieceTitle(name)}${stack.length > 1 ? `, on a stack of ${stack.length}` : ""}`
+    + `${last?.piece === name ? ", moved last" : ""}`;
+  const role = !top ? html`aria-hidden="true"` : movable.has(name)
+    ? html`role="button" tabindex="0" aria-label="${words}, may move" aria-pressed="${selected?.piece === name ? "true" : "false"}"`
+    : html`role="img" aria-label="${words}"`;
+  return html`<g class="${classes.join(" ")}" data-piece="${name}" data-q="${q}" data-r="${r}"
+    data-height="${level}" ${role} transform="translate(${x - lift * 0.5} ${y - lift})"><title>${pieceTitle(name)}</title>${pieceSvg(name)}${ring && html`<path class="ring" d="${RING}"/>`}${badge}</g>`;
 }
 
 /** A reserve: the pieces in one hand grouped by bug with their counts. `movable`: the pieces

@@ -53,8 +53,8 @@ export class Connection {
     this.attempt = 0;
     this.status = "connecting";
     this.timer = null;
-    this.pingTimer = null;
-    this.lastPong = 0;
+    // a silent connection: given up on, and reconnected
+    this.heartbeat = new Heartbeat({ alive: () => this.online, send: (m) => this.send(m), onSilent: () => this.abandon() });
     this.stopped = false;
     this.signedOut = false; // the session ended: no hello until a nickname is chosen
     this.renaming = false; // the next hello carries the nickname with the token
@@ -72,10 +72,15 @@ export class Connection {
   follow() {
     this.signedOut = false;
     this.renaming = false;
+    this.reopen();
+  }
+
+  /** Close the socket (if any) and open a new one at once, from the first attempt. */
+  reopen() {
     clearTimeout(this.timer);
-    const old = this.ws;
+    const ws = this.ws;
     this.ws = null;
-    this.drop(old);
+    drop(ws);
     this.attempt = 0;
     this.open();
   }
@@ -89,7 +94,7 @@ export class Connection {
   moveTo(url) {
     if (url === this.url) return;
     this.url = url;
-    this.drop(this.successor);
+    drop(this.successor);
     this.successor = null;
     if (!this.online || !this.token) return; // the next connection goes there
     const token = this.token;
@@ -110,12 +115,12 @@ export class Connection {
       // not a welcome
     }
     if (message?.type !== ServerType.WELCOME || !this.online) {
-      this.drop(ws);
+      drop(ws);
       return;
     }
     const old = this.ws;
     this.ws = ws;
-    this.drop(old);
+    drop(old);
     this.receive(ws, data);
   }
 
@@ -131,20 +136,15 @@ export class Connection {
   /** Close and open again at once (the browser came back online). */
   retryNow() {
     if (this.stopped || this.status === "online" || this.status === "closed") return;
-    clearTimeout(this.timer);
-    this.attempt = 0;
-    const ws = this.ws;
-    this.ws = null;
-    this.drop(ws);
-    this.open();
+    this.reopen();
   }
 
   /** Give up on the current socket (it went silent) and reconnect. */
   abandon() {
     const ws = this.ws;
     this.ws = null;
-    this.stopPing();
-    this.drop(ws);
+    this.heartbeat.stop();
+    drop(ws);
     this.scheduleRetry();
   }
 
@@ -160,61 +160,22 @@ export class Connection {
   rename() {
     this.renaming = true;
     this.signedOut = false;
-    clearTimeout(this.timer);
-    const ws = this.ws;
-    this.ws = null;
-    this.drop(ws);
-    this.attempt = 0;
-    this.open();
+    this.reopen();
   }
 
   /**
-   * Log in to the account `name`: `login` is said instead of `hello`, on a connection of its
-   * own, so that this one plays on as it is while the password is tried. Its welcome's token
-   * becomes the session's, and this connection opens again with it (the guest's games stay the
-   * guest's). Resolves with null, or with the server's Error (a wrong password...).
+   * Log in to the account `name` (see logIn); once in, this connection opens again with the
+   * account's token (the guest's games stay the guest's). Resolves with null, or with the
+   * server's Error (a wrong password...).
    */
-  login(name, password) {
-    return new Promise((resolve) => {
-      let ws;
-      try {
-        ws = new WebSocket(this.url);
-      } catch (error) {
-        resolve({ code: ErrorCode.UNAVAILABLE, message: "cannot reach the server", request: "login" });
-        return;
-      }
-      ws.binaryType = "arraybuffer";
-      let done = false;
-      const finish = (error) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.drop(ws);
-        if (!error) this.follow(); // with the account's token
-        resolve(error);
-      };
-      const timer = setTimeout(() => finish({ code: ErrorCode.UNAVAILABLE, message: "no answer", request: "login" }), LOGIN_TIMEOUT_MS);
-      ws.addEventListener("open", () => ws.send(encode(LogIn(name, password))));
-      ws.addEventListener("message", (event) => {
-        let message;
-        try {
-          message = decode(event.data);
-        } catch (error) {
-          return;
-        }
-        if (message.type === ServerType.WELCOME) {
-          tokenStore.set(message.token);
-          finish(null);
-        } else if (message.type === ServerType.ERROR) {
-          finish(message);
-        }
-      });
-      ws.addEventListener("close", () => finish({ code: ErrorCode.UNAVAILABLE, message: "the connection closed", request: "login" }));
-    });
+  async login(name, password) {
+    const error = await logIn(this.url, name, password);
+    if (!error) this.follow(); // with the account's token
+    return error;
   }
 
   open() {
-    this.drop(this.successor); // a new connection goes to the address now asked for
+    drop(this.successor); // a new connection goes to the address now asked for
     this.successor = null;
     const token = tokenStore.get();
     const nickname = this.nickname();
@@ -249,7 +210,7 @@ export class Connection {
       if (this.successor === ws) this.successor = null; // it never took over: the first stays
       if (this.ws !== ws) return;
       this.ws = null;
-      this.stopPing();
+      this.heartbeat.stop();
       if (event.code === SIGNED_OUT) {
         tokenStore.clear(); // the session ended (log out, here or in another browser)
         this.signedOut = true;
@@ -286,10 +247,9 @@ export class Connection {
       this.number += 1;
       this.attempt = 0;
       this.setStatus("online");
-      this.startPing();
+      this.heartbeat.start();
     } else if (message.type === ServerType.PONG) {
-      this.lastPong = performance.now();
-      this.onLag(Math.max(0, Math.round(performance.now() - message.t)));
+      this.onLag(this.heartbeat.pong(message.t));
       return;
     } else if (message.type === ServerType.ERROR && message.request === "hello") {
       if (message.code === ErrorCode.BAD_TOKEN) {
@@ -325,38 +285,100 @@ export class Connection {
     this.timer = setTimeout(() => this.open(), base * (0.85 + Math.random() * 0.3));
   }
 
-  startPing() {
-    this.stopPing();
+  setStatus(status) {
+    if (status !== "online") this.heartbeat.stop();
+    this.status = status;
+    this.onStatus(status, this.attempt, status === "closed" ? this.reason : null);
+  }
+}
+
+/**
+ * Log in to the account `name` at `url`: `login` is said instead of `hello`, on a connection of
+ * its own, so that the page's plays on as it is while the password is tried. Its welcome's
+ * token becomes the session's. Resolves with null, or with the server's Error.
+ */
+function logIn(url, name, password) {
+  return new Promise((resolve) => {
+    let ws;
+    try {
+      ws = new WebSocket(url);
+    } catch (error) {
+      resolve({ code: ErrorCode.UNAVAILABLE, message: "cannot reach the server", request: "login" });
+      return;
+    }
+    ws.binaryType = "arraybuffer";
+    let done = false;
+    const finish = (error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      drop(ws);
+      resolve(error);
+    };
+    const timer = setTimeout(() => finish({ code: ErrorCode.UNAVAILABLE, message: "no answer", request: "login" }), LOGIN_TIMEOUT_MS);
+    ws.addEventListener("open", () => ws.send(encode(LogIn(name, password))));
+    ws.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = decode(event.data);
+      } catch (error) {
+        return;
+      }
+      if (message.type === ServerType.WELCOME) {
+        tokenStore.set(message.token);
+        finish(null);
+      } else if (message.type === ServerType.ERROR) {
+        finish(message);
+      }
+    });
+    ws.addEventListener("close", () => finish({ code: ErrorCode.UNAVAILABLE, message: "the connection closed", request: "login" }));
+  });
+}
+
+/** Close socket `ws` (none: nothing), whatever its state. */
+function drop(ws) {
+  if (!ws) return;
+  try {
+    ws.close();
+  } catch (error) {
+    // already closed
+  }
+}
+
+/** Application-level pings, every PING_EVERY_MS while `alive()`, for the lag and to give up
+ * on a silent socket: `onSilent()` when no pong came for PONG_TIMEOUT_MS. */
+class Heartbeat {
+  constructor({ alive, send, onSilent }) {
+    this.alive = alive;
+    this.send = send;
+    this.onSilent = onSilent;
+    this.timer = null;
+    this.lastPong = 0;
+  }
+
+  start() {
+    this.stop();
     this.lastPong = performance.now();
     const ping = () => {
-      if (!this.online) return;
+      if (!this.alive()) return;
       if (performance.now() - this.lastPong > PONG_TIMEOUT_MS) {
-        this.abandon(); // a silent connection: give up on it and reconnect
+        this.onSilent();
         return;
       }
       this.send(Ping(performance.now()));
     };
     ping();
-    this.pingTimer = setInterval(ping, PING_EVERY_MS);
+    this.timer = setInterval(ping, PING_EVERY_MS);
   }
 
-  stopPing() {
-    clearInterval(this.pingTimer);
-    this.pingTimer = null;
+  stop() {
+    clearInterval(this.timer);
+    this.timer = null;
   }
 
-  drop(ws) {
-    if (!ws) return;
-    try {
-      ws.close();
-    } catch (error) {
-      // already closed
-    }
-  }
-
-  setStatus(status) {
-    if (status !== "online") this.stopPing();
-    this.status = status;
-    this.onStatus(status, this.attempt, status === "closed" ? this.reason : null);
+  /** A pong to the ping sent at `t` (performance.now()): the lag in ms. */
+  pong(t) {
+    this.lastPong = performance.now();
+    return Math.max(0, Math.round(performance.now() - t));
   }
 }

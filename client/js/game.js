@@ -9,7 +9,7 @@ import { bindBoard, bindReserve } from "./input.js";
 import { pieceIcon, pieceTitle } from "./bugs.js";
 import { moveWords } from "./notation.js";
 import { hasProfile, profileHref, ratingText, seatRating, signed, speedName } from "./players.js";
-import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./state.js";
+import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./views.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
 

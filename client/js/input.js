@@ -1,5 +1,7 @@
 // Input binding: pointer, wheel and keys on the board and the reserves, turned into calls of
-// the handlers app.js gives (pick, target, drop, empty). Nothing here knows the game.
+// the handlers app.js gives (pick, target, drop, empty); delegated clicks and submits
+// (bindActions); the page's document listeners (bindPage); the visualizer's tree (bindTree).
+// Nothing here knows the game.
 
 const DRAG_START = 6; // pixels a press must travel to become a drag or a pan
 const LONG_PRESS = 450; // ms: a still press on a stack shows what lies beneath
@@ -253,4 +255,56 @@ export function bindActions(root, actions) {
     const action = actions[form.dataset.form];
     if (action) action(new FormData(form, event.submitter), form);
   });
+}
+
+/** The page's own listeners on `doc`: an open account menu closes on a click anywhere else, and
+ * the review's range slider steps as it moves (`stepped(ply)`). */
+export function bindPage(doc, { stepped }) {
+  doc.addEventListener("click", (event) => {
+    for (const menu of doc.querySelectorAll("details.account-menu[open]")) {
+      if (!menu.contains(event.target)) menu.removeAttribute("open");
+    }
+  });
+  doc.addEventListener("input", (event) => {
+    if (event.target.matches?.(".review input[type=range]")) stepped(Number(event.target.value));
+  });
+}
+
+/** Pointer and wheel on the visualizer's tree `svg`: hovering a node (`data-node`) calls
+ * `hover(id, clientX, clientY)` and leaving it `hideTip()`, a click on one `toggle(id)`, a drag
+ * `pan(dx, dy)`, the wheel `zoom(factor, px, py)` about the pointer. */
+export function bindTree(svg, { hover, hideTip, toggle, pan, zoom }) {
+  let press = null;
+  svg.addEventListener("pointerdown", (event) => {
+    svg.setPointerCapture(event.pointerId);
+    const nodeEl = event.target.closest("[data-node]");
+    press = { x: event.clientX, y: event.clientY, lastX: event.clientX, lastY: event.clientY, node: nodeEl?.dataset.node, moved: false };
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (!press) {
+      const nodeEl = event.target.closest("[data-node]");
+      if (nodeEl) hover(nodeEl.dataset.node, event.clientX, event.clientY);
+      else hideTip();
+      return;
+    }
+    if (!press.moved && Math.hypot(event.clientX - press.x, event.clientY - press.y) > 4) {
+      press.moved = true;
+      hideTip();
+    }
+    if (press.moved) pan(event.clientX - press.lastX, event.clientY - press.lastY);
+    press.lastX = event.clientX;
+    press.lastY = event.clientY;
+  });
+  svg.addEventListener("pointerup", () => {
+    const done = press;
+    press = null;
+    if (done && !done.moved && done.node) toggle(done.node);
+  });
+  svg.addEventListener("pointercancel", () => { press = null; });
+  svg.addEventListener("pointerleave", () => { if (!press) hideTip(); });
+  svg.addEventListener("wheel", (event) => {
+    event.preventDefault();
+    const rect = svg.getBoundingClientRect();
+    zoom(Math.exp(-event.deltaY * (event.deltaMode === 1 ? 16 : 1) * 0.0015), event.clientX - rect.left, event.clientY - rect.top);
+  }, { passive: false });
 }

@@ -9,7 +9,7 @@ import { ago, html, render } from "./dom.js";
 import { noticeMarkup } from "./game.js";
 import { pieceSvg } from "./bugs.js";
 import { toPixel } from "./hex.js";
-import { isBusy, nicknameLength } from "./state.js";
+import { isBusy, nicknameLength } from "./views.js";
 import { hasProfile, profileHref, rangeText, seatRating, speedOf, whyNotJoin } from "./players.js";
 
 /** Time controls offered by the create form: value -> [label, TimeControl]. */

@@ -1,5 +1,5 @@
 // Players who stay (issue 20): accounts, ratings, profiles and leaderboards, as pure helpers
-// of state.js and the screens. Nothing here touches the DOM or the socket, and nothing reckons
+// of state.js and the screens, and the state's account, profile and leaderboard transitions. Nothing here touches the DOM or the socket, and nothing reckons
 // a rating: the server sends every figure; this module only reads them.
 
 import { ErrorCode, SPEEDS } from "./protocol.js";
@@ -138,4 +138,53 @@ export function historySeries(history) {
 export function gameOutcome(g) {
   const result = { win: "Won", draw: "Drew", loss: "Lost" }[g.outcome] ?? g.outcome;
   return { result, change: g.rating_change === null || g.rating_change === undefined ? null : signed(g.rating_change) };
+}
+
+/** Account names are the same ignoring case. */
+export const sameName = (a, b) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+
+// -- the account, profile and leaderboard transitions of the state (state.js) -----------------
+
+/** Open one of the header's account forms ("signup", "login", "password"), or close them
+ * (null). */
+export const authOpened = (state, panel) => ({ ...state, auth: { panel, error: null, busy: false } });
+
+/** A form of the panel sent: its answer is awaited. */
+export const authSent = (state) => ({ ...state, auth: { ...state.auth, error: null, busy: true } });
+
+/** A refusal of signup, login or change_password (an Error): said in the panel, in words. */
+export const authFailed = (state, error) => ({ ...state, auth: { ...state.auth, error: accountErrorText(error), busy: false } });
+
+/** An `account` message (the answer to signup or change_password): this player is the
+ * account `name`; the panel closes and a notice says what happened. */
+export function accountMade(state, account) {
+  const asked = state.auth.panel;
+  const text = asked === "password" ? "Password changed: your other sessions have ended."
+    : `You are ${account.name} now: your games stay yours, and you may play rated games.`;
+  return {
+    ...state,
+    me: { ...state.me, player: account.player, nickname: account.name, account: true },
+    nickname: account.name,
+    auth: { panel: null, error: null, busy: false },
+    notice: { text, kind: "info" },
+  };
+}
+
+/** The profile `page` asked for (the pager). */
+export const profilePaged = (state, page) => (state.profile ? { ...state, profile: { ...state.profile, page, error: null } } : state);
+
+/** A `profile` message: the profile on show when it is that player's (and page), and my own
+ * ratings when it is mine. */
+export function profileReceived(state, profile) {
+  let next = state;
+  if (state.me?.account && sameName(state.me.nickname, profile.name)) next = { ...next, myRatings: profile.ratings };
+  if (state.profile && sameName(state.profile.name, profile.name) && state.profile.page === profile.page) {
+    next = { ...next, profile: { ...state.profile, data: profile, error: null } };
+  }
+  return next;
+}
+
+export function leaderboardReceived(state, board) {
+  if (!state.leaderboard || state.leaderboard.speed !== board.speed) return state;
+  return { ...state, leaderboard: { ...state.leaderboard, data: board, error: null } };
 }

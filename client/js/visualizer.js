@@ -9,7 +9,7 @@
 
 import { Board } from "./board.js";
 import { clear, html, render } from "./dom.js";
-import { READ_ONLY, bindActions, bindBoard } from "./input.js";
+import { READ_ONLY, bindActions, bindBoard, bindTree } from "./input.js";
 import {
   BOUND_MARK, NODE_H, NODE_W, checkTrace, count, isGroup, layout, nodeAt, pathMoves, scoreText,
   termRows,
@@ -259,43 +259,18 @@ class Visualizer {
       else this.zoomAt(button.dataset.tree === "zoom-in" ? 1.25 : 0.8, rect.width / 2, rect.height / 2);
     });
 
-    const svg = this.svg;
-    let press = null;
-    svg.addEventListener("pointerdown", (event) => {
-      svg.setPointerCapture(event.pointerId);
-      const nodeEl = event.target.closest("[data-node]");
-      press = { x: event.clientX, y: event.clientY, lastX: event.clientX, lastY: event.clientY, node: nodeEl?.dataset.node, moved: false };
-    });
-    svg.addEventListener("pointermove", (event) => {
-      if (!press) {
-        const nodeEl = event.target.closest("[data-node]");
-        if (nodeEl && this.doc) this.showTip(nodeEl.dataset.node, event.clientX, event.clientY);
-        else this.hideTip();
-        return;
-      }
-      if (!press.moved && Math.hypot(event.clientX - press.x, event.clientY - press.y) > 4) {
-        press.moved = true;
-        this.hideTip();
-      }
-      if (press.moved) {
-        this.view = views.panBy(this.view, event.clientX - press.lastX, event.clientY - press.lastY);
+    bindTree(this.svg, {
+      hover: (id, clientX, clientY) => (this.doc ? this.showTip(id, clientX, clientY) : this.hideTip()),
+      hideTip: () => this.hideTip(),
+      toggle: (id) => {
+        if (this.doc) this.toggle(id);
+      },
+      pan: (dx, dy) => {
+        this.view = views.panBy(this.view, dx, dy);
         this.applyView();
-      }
-      press.lastX = event.clientX;
-      press.lastY = event.clientY;
+      },
+      zoom: (factor, px, py) => this.zoomAt(factor, px, py),
     });
-    svg.addEventListener("pointerup", () => {
-      const done = press;
-      press = null;
-      if (done && !done.moved && done.node && this.doc) this.toggle(done.node);
-    });
-    svg.addEventListener("pointercancel", () => { press = null; });
-    svg.addEventListener("pointerleave", () => { if (!press) this.hideTip(); });
-    svg.addEventListener("wheel", (event) => {
-      event.preventDefault();
-      const rect = svg.getBoundingClientRect();
-      this.zoomAt(Math.exp(-event.deltaY * (event.deltaMode === 1 ? 16 : 1) * 0.0015), event.clientX - rect.left, event.clientY - rect.top);
-    }, { passive: false });
   }
 
   zoomAt(factor, px, py) {
@@ -353,4 +328,4 @@ function tipMarkup(node, doc) {
     ${terms}${run}`;
 }
 
-window.visualizer = new Visualizer(document.querySelector("[data-testid=visualizer]"));
+new Visualizer(document.querySelector("[data-testid=visualizer]"));

@@ -1,6 +1,6 @@
 // Unit tests of issue 20's pure parts: js/players.js (speeds, ratings as shown, who may join
 // what, account errors in words, the chart's series) and the account, profile and leaderboard
-// transitions of js/state.js. Run by `node --test client/test/` (tests/client/test_state_unit.py).
+// transitions of the state (js/players.js). Run by `node --test client/test/` (tests/client/test_state_unit.py).
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -132,22 +132,22 @@ describe("account, profile and leaderboard transitions", () => {
   const guest = () => deepFreeze(S.welcomed(S.initial({ page: "lobby" }, "ada"), welcome("ada", false)));
 
   test("a signup refused is said in the panel; the account answer closes it", () => {
-    const open = deepFreeze(S.authSent(S.authOpened(guest(), "signup")));
+    const open = deepFreeze(Pl.authSent(Pl.authOpened(guest(), "signup")));
     assert.equal(open.auth.busy, true);
     const refused = deepFreeze(S.errorReceived(open, { code: ErrorCode.NAME_TAKEN, message: "", request: "signup" }));
     assert.deepEqual(refused.auth, { panel: "signup", error: "That name is taken: choose another.", busy: false });
     assert.equal(refused.notice, null); // not a toast: in the panel
-    const made = deepFreeze(S.accountMade(refused, { type: "account", player: "a0a0a0a0a0a0a0a0", name: "Ada_1" }));
+    const made = deepFreeze(Pl.accountMade(refused, { type: "account", player: "a0a0a0a0a0a0a0a0", name: "Ada_1" }));
     assert.deepEqual(made.me, { player: "a0a0a0a0a0a0a0a0", nickname: "Ada_1", account: true, bot: false });
     assert.equal(made.auth.panel, null);
     assert.match(made.notice.text, /You are Ada_1 now/);
-    const changed = S.accountMade(S.authOpened(made, "password"), { type: "account", player: "a0a0a0a0a0a0a0a0", name: "Ada_1" });
+    const changed = Pl.accountMade(Pl.authOpened(made, "password"), { type: "account", player: "a0a0a0a0a0a0a0a0", name: "Ada_1" });
     assert.match(changed.notice.text, /^Password changed/);
   });
 
   test("a welcome says whether this is an account, and keeps a form open but not waiting", () => {
     assert.equal(guest().me.account, false);
-    const waiting = deepFreeze(S.authSent(S.authOpened(guest(), "signup")));
+    const waiting = deepFreeze(Pl.authSent(Pl.authOpened(guest(), "signup")));
     assert.deepEqual(S.welcomed(waiting, welcome("ada", false)).auth, { panel: "signup", error: null, busy: false });
     const account = S.welcomed(S.initial({ page: "lobby" }, "x"), welcome("Ada_1", true));
     assert.equal(account.me.account, true);
@@ -159,13 +159,13 @@ describe("account, profile and leaderboard transitions", () => {
     state = deepFreeze(state);
     assert.deepEqual(state.profile, { name: "ada_1", page: 0, data: null, error: null });
     const ratings = [{ speed: "blitz", rating: 1612, rd: 80, provisional: false, games: 40 }];
-    const got = deepFreeze(S.profileReceived(state, profile("Ada_1", { ratings })));
+    const got = deepFreeze(Pl.profileReceived(state, profile("Ada_1", { ratings })));
     assert.equal(got.profile.data.name, "Ada_1");
     assert.deepEqual(got.myRatings, ratings);
-    const paged = deepFreeze(S.profilePaged(got, 1));
-    assert.equal(S.profileReceived(paged, profile("Ada_1", { page: 0 })).profile.page, 1);
-    assert.equal(S.profileReceived(paged, profile("Ada_1", { page: 1 })).profile.data.page, 1);
-    const other = S.profileReceived(state, profile("Bob"));
+    const paged = deepFreeze(Pl.profilePaged(got, 1));
+    assert.equal(Pl.profileReceived(paged, profile("Ada_1", { page: 0 })).profile.page, 1);
+    assert.equal(Pl.profileReceived(paged, profile("Ada_1", { page: 1 })).profile.data.page, 1);
+    const other = Pl.profileReceived(state, profile("Bob"));
     assert.equal(other.profile.data, null); // not the one on show
     const unknown = S.errorReceived(state, { code: ErrorCode.UNKNOWN_PLAYER, message: "no account named 'ada_1'", request: "profile" });
     assert.equal(unknown.profile.error, "no account named 'ada_1'");
@@ -174,8 +174,8 @@ describe("account, profile and leaderboard transitions", () => {
   test("a leaderboard goes to its speed's page only", () => {
     const state = deepFreeze(S.initial({ page: "leaderboard", speed: "blitz" }));
     const board = { type: "leaderboard", speed: "blitz", weeks: 4, players: [] };
-    assert.deepEqual(S.leaderboardReceived(state, board).leaderboard.data, board);
-    assert.equal(S.leaderboardReceived(state, { ...board, speed: "rapid" }).leaderboard.data, null);
+    assert.deepEqual(Pl.leaderboardReceived(state, board).leaderboard.data, board);
+    assert.equal(Pl.leaderboardReceived(state, { ...board, speed: "rapid" }).leaderboard.data, null);
   });
 });
 

@@ -9,96 +9,9 @@ import { describe, test } from "node:test";
 import "../testing/vendored.mjs"; // the msgpack the server vendors, from client/node_modules
 
 const S = await import("../js/state.js");
+const V = await import("../js/views.js");
+const { ADA, BOB, CY, GAME, adaWatching, deepFreeze, event, gameState, ids, legal, summary, update, welcome } = await import("../testing/fixtures.mjs");
 const { ErrorCode, MAX_NICKNAME, Opponent, PASS } = await import("../js/protocol.js");
-
-// -- values shaped as the server sends them -------------------------------------------------
-
-const ADA = "a0a0a0a0a0a0a0a0";
-const BOB = "b0b0b0b0b0b0b0b0";
-const CY = "c0c0c0c0c0c0c0c0";
-const GAME = "5e11ba55";
-
-/** Freeze `value` and everything in it: a transition that writes into its input throws (ES
- * modules run in strict mode). */
-function deepFreeze(value) {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
-
-const seat = (player, name) => ({ player, name, bot: null, connected: true, account: "guest" });
-const legal = (move, piece, from, to) => ({
-  move, piece, from_q: from?.[0] ?? null, from_r: from?.[1] ?? null, to_q: to[0], to_r: to[1],
-});
-
-/** A GameState of Ada (White) against Bob (Black): after wS1 and bS1 wS1-, White to move. */
-function gameState(changes = {}) {
-  return {
-    id: GAME,
-    game_type: "Base",
-    status: "live",
-    white: seat(ADA, "ada"),
-    black: seat(BOB, "bob"),
-    time: { kind: "none", base: 0, increment: 0, days: 0 },
-    version: 4,
-    game_string: "Base;InProgress;White[2];wS1;bS1 wS1-",
-    moves: ["wS1", "bS1 wS1-"],
-    turn: "white",
-    clocks: { white: null, black: null, running: null },
-    pieces: [
-      { piece: "wS1", q: 0, r: 0, height: 0 },
-      { piece: "bS1", q: 1, r: 0, height: 0 },
-    ],
-    legal: [
-      legal("wQ -wS1", "wQ", null, [-1, 0]),
-      legal("wQ /wS1", "wQ", null, [-1, 1]),
-      legal("wG1 -wS1", "wG1", null, [-1, 0]),
-    ],
-    hand_white: ["wQ", "wG1"],
-    hand_black: ["bQ", "bG1"],
-    must_pass: false,
-    result: null,
-    reason: null,
-    draw_offer: null,
-    rematch_offer: null,
-    rematch: null,
-    spectators: 0,
-    chat: [],
-    muted: [],
-    spectator_chat: true,
-    ...changes,
-  };
-}
-
-/** A Welcome as the server sends it (a server with a chat length of 120 and three levels). */
-const welcome = (player, nickname, changes = {}) => ({
-  player, nickname, token: "t", server_time: 0, games: [], bot: false,
-  limits: {
-    chat_length: 120, chat_interval: 1.0, chat_burst: 5, message_rate: 20.0, message_burst: 60,
-    max_frame_bytes: 16384, max_watching: 32, nickname_length: 24,
-  },
-  game_types: ["Base", "Base+M", "Base+MLP"],
-  levels: ["beginner", "easy", "expert"],
-  ...changes,
-});
-
-const update = (state, events = []) => ({ game: state.id, version: state.version, events, state, snapshot: false });
-const event = (version, kind, fields = {}) => ({ version, kind, at: 0, by: null, text: null, player: null, ...fields });
-const summary = (id, created, changes = {}) => ({
-  id, game_type: "Base", time: { kind: "none", base: 0, increment: 0, days: 0 }, white: null, black: null,
-  created, moves: 0, spectators: 0, creator_color: null, wants: Opponent.ANYONE, challenge: null, ...changes,
-});
-
-/** Ada's page showing the game, welcomed, with `gs` (default: her turn) received. */
-function adaWatching(gs = gameState()) {
-  let state = S.initial({ page: "game", id: GAME }, "ada");
-  state = S.welcomed(state, welcome(ADA, "ada", { games: [GAME] }));
-  return deepFreeze(S.updateReceived(state, update(gs), 1000));
-}
-
-const ids = (games) => games.map((g) => g.id);
 
 // -- the initial state, navigation, the connection ----------------------------------------
 
@@ -167,8 +80,8 @@ describe("initial and navigated", () => {
   test("a welcome says what the server allows and plays; the next one replaces it", () => {
     const fresh = deepFreeze(S.initial({ page: "lobby" }, "ada"));
     assert.equal(fresh.server, null); // the forms wait for it
-    assert.equal(S.chatLength(fresh), null);
-    assert.equal(S.nicknameLength(fresh), MAX_NICKNAME); // the name form may show before it
+    assert.equal(V.chatLength(fresh), null);
+    assert.equal(V.nicknameLength(fresh), MAX_NICKNAME); // the name form may show before it
     const first = deepFreeze(S.welcomed(fresh, deepFreeze(welcome(ADA, "ada"))));
     assert.deepEqual(first.server, {
       limits: welcome(ADA, "ada").limits,
@@ -176,14 +89,14 @@ describe("initial and navigated", () => {
       levels: ["beginner", "easy", "expert"],
       offset: 0, // no clock given: the server's time read as the client's
     });
-    assert.equal(S.chatLength(first), 120);
-    assert.equal(S.nicknameLength(first), 24);
+    assert.equal(V.chatLength(first), 120);
+    assert.equal(V.nicknameLength(first), 24);
     // a reconnect to a server restarted with other settings
     const limits = { ...first.server.limits, chat_length: 500, nickname_length: 16 };
     const again = S.welcomed(first, welcome(ADA, "ada", { limits, game_types: ["Base"], levels: ["hard"] }));
     assert.deepEqual(again.server, { limits, gameTypes: ["Base"], levels: ["hard"], offset: 0 });
-    assert.equal(S.chatLength(again), 500);
-    assert.equal(S.nicknameLength(again), 16);
+    assert.equal(V.chatLength(again), 500);
+    assert.equal(V.nicknameLength(again), 16);
     // what happens on the connection keeps what the last welcome said
     assert.deepEqual(S.connectionChanged(again, "reconnecting", 1).server, again.server);
   });
@@ -464,84 +377,6 @@ describe("review", () => {
   });
 });
 
-// -- selectors ------------------------------------------------------------------------------
-
-describe("selectors", () => {
-  test("seats and turns", () => {
-    const gs = gameState();
-    assert.deepEqual([S.seatColor(gs, ADA), S.seatColor(gs, BOB), S.seatColor(gs, CY), S.seatColor(null, ADA)],
-      ["white", "black", null, null]);
-    const ada = { player: ADA, nickname: "ada" };
-    const bob = { player: BOB, nickname: "bob" };
-    assert.deepEqual([S.isPlayer(ada, gs), S.isPlayer({ player: CY }, gs), S.isPlayer(null, gs)], [true, false, false]);
-    assert.deepEqual([S.isMyTurn(ada, gs), S.isMyTurn(bob, gs)], [true, false]);
-    assert.equal(S.isMyTurn(ada, gameState({ status: "over" })), false);
-  });
-
-  test("legal moves by piece", () => {
-    const byPiece = S.legalByPiece(gameState());
-    assert.deepEqual([...byPiece.keys()], ["wQ", "wG1"]);
-    assert.deepEqual(byPiece.get("wQ").map((m) => m.move), ["wQ -wS1", "wQ /wS1"]);
-    assert.equal(S.legalByPiece(null).size, 0);
-  });
-
-  test("chat lines: who may mute whom", () => {
-    const chat = [
-      event(5, "chat", { by: "bob", text: "hi", player: BOB }),
-      event(6, "chat", { by: "ada", text: "hello", player: ADA }),
-      event(7, "chat", { by: "cy", text: "go!", player: CY }),
-      event(8, "chat", { by: "old", text: "before ids" }),
-    ];
-    const gs = gameState({ chat, muted: [CY] });
-    const lines = S.chatLines(gs, { player: ADA });
-    assert.deepEqual(lines.map((l) => [l.by, l.muted, l.canMute]), [
-      ["bob", false, true], ["ada", false, false], ["cy", true, true], ["old", false, false],
-    ]);
-    assert.ok(S.chatLines(gs, { player: CY }).every((l) => !l.canMute)); // a spectator
-  });
-
-  test("a challenge takes the form's terms where the bot plays them, else the bot's first", () => {
-    const bot = { player: CY, name: "robo", game_types: ["Base+M", "Base"], times: ["days", "none"], max_games: 2, playing: 2 };
-    const fallback = { none: { kind: "none" }, days: { kind: "days", days: 1 } };
-    const choice = { game_type: "Base", time: { kind: "none" }, color: "black" };
-    assert.deepEqual(S.challengeTerms(bot, choice, fallback), {
-      game_type: "Base", time: { kind: "none" }, color: "black", opponent: Opponent.BOTS, challenge: "robo",
-    });
-    const other = S.challengeTerms(bot, { game_type: "Base+MLP", time: { kind: "clock" }, color: "white" }, fallback);
-    assert.deepEqual([other.game_type, other.time], ["Base+M", { kind: "days", days: 1 }]);
-    assert.equal(S.isBusy(bot), true);
-    assert.equal(S.isBusy({ ...bot, playing: 1 }), false);
-  });
-
-  test("the board model: movable pieces and targets only on one's turn with nothing pending", () => {
-    const model = S.boardModel(S.selected(adaWatching(), "wQ"));
-    assert.equal(model.interactive, true);
-    assert.deepEqual([...model.movable], ["wQ", "wG1"]);
-    assert.deepEqual(model.targets.map((m) => m.move), ["wQ -wS1", "wQ /wS1"]);
-    assert.deepEqual(model.stacks.get("1,0"), ["bS1"]);
-    const pending = S.boardModel(S.moveMade(adaWatching(), gameState().legal[0], 1));
-    assert.equal(pending.interactive, false);
-    assert.equal(pending.movable.size, 0);
-    assert.equal(pending.pending.move, "wQ -wS1");
-    const theirs = S.boardModel(adaWatching(gameState({ turn: "black" })));
-    assert.deepEqual([theirs.interactive, theirs.movable.size, theirs.targets], [false, 0, []]);
-  });
-
-  test("the words for a result", () => {
-    const over = (result, reason) => S.resultText(gameState({ status: "over", result, reason }));
-    assert.deepEqual(over("WhiteWins", "queen"), { title: "ada wins", detail: "bob's Queen is surrounded", winner: "white" });
-    assert.deepEqual(over("BlackWins", "resign"), { title: "bob wins", detail: "ada resigned", winner: "black" });
-    assert.deepEqual(over("Draw", "agreement"), { title: "Draw", detail: "agreed" });
-    assert.deepEqual(over(null, "aborted"), { title: "Game aborted", detail: "a first move did not come in time" });
-    assert.deepEqual(over(null, "expired"), { title: "No result", detail: "nobody joined" });
-    assert.equal(over(null, "timeout").detail, "time ran out");
-    assert.equal(over("WhiteWins", "timeout").detail, "bob ran out of time");
-    assert.equal(over("BlackWins", "something new").detail, "something new"); // a reason not known here
-    const unseated = S.resultText(gameState({ status: "over", result: "WhiteWins", reason: "queen", black: null }));
-    assert.equal(unseated.detail, "Black's Queen is surrounded");
-  });
-});
-
 describe("the opening rules a player is told (issue 22)", () => {
   const opening = (changes = {}) => gameState({
     version: 2, moves: [], game_string: "Base;NotStarted;White[1]", pieces: [],
@@ -549,13 +384,13 @@ describe("the opening rules a player is told (issue 22)", () => {
   });
 
   test("the Queen on a first move, other bugs on a fourth without her, a move before her", () => {
-    assert.match(S.whyBarred(opening(), "wQ", true), /first move \(the tournament opening rule\)/);
-    assert.equal(S.whyBarred(opening(), "wS1", true), null);
+    assert.match(V.whyBarred(opening(), "wQ", true), /first move \(the tournament opening rule\)/);
+    assert.equal(V.whyBarred(opening(), "wS1", true), null);
     const fourth = opening({ moves: ["wS1", "bS1 wS1-", "wG1 -wS1", "bG1 bS1-", "wA1 /wS1", "bA1 bS1/"] });
-    assert.match(S.whyBarred(fourth, "wS1", true), /Queen must be placed by a player's fourth move/);
-    assert.equal(S.whyBarred(fourth, "wQ", true), null);
-    assert.match(S.whyBarred(gameState(), "wS1", false), /before its side's Queen is placed/);
-    assert.equal(S.whyBarred(gameState({ hand_white: ["wG1"] }), "wS1", false), null);
+    assert.match(V.whyBarred(fourth, "wS1", true), /Queen must be placed by a player's fourth move/);
+    assert.equal(V.whyBarred(fourth, "wQ", true), null);
+    assert.match(V.whyBarred(gameState(), "wS1", false), /before its side's Queen is placed/);
+    assert.equal(V.whyBarred(gameState({ hand_white: ["wG1"] }), "wS1", false), null);
   });
 
   test("picking the Queen up on move 1 says the rule", () => {
@@ -570,63 +405,21 @@ describe("the opening rules a player is told (issue 22)", () => {
     state = S.welcomed(state, welcome(ADA, "ada", { server_time: 50_000 }), 10_000); // offset 40 s
     const joined = event(2, "joined", { at: 52_000 });
     state = deepFreeze(S.updateReceived(state, update(opening(), [joined]), 12_500));
-    assert.deepEqual(S.firstMoveDeadline(state), { color: "white", at: 12_000 + 60_000 });
+    assert.deepEqual(V.firstMoveDeadline(state), { color: "white", at: 12_000 + 60_000 });
     const seconds = deepFreeze({ ...state, server: { ...state.server, limits: { ...state.server.limits, first_move_timeout: 30 } } });
-    assert.equal(S.firstMoveDeadline(seconds).at, 12_000 + 30_000);
+    assert.equal(V.firstMoveDeadline(seconds).at, 12_000 + 30_000);
     const black = opening({ version: 3, moves: ["wS1"], turn: "black" });
     const after = S.updateReceived(state, update(black, [event(3, "move", { at: 61_000 })]), 21_200);
-    assert.deepEqual(S.firstMoveDeadline(after), { color: "black", at: 21_000 + 60_000 });
+    assert.deepEqual(V.firstMoveDeadline(after), { color: "black", at: 21_000 + 60_000 });
     // an update without the event (a snapshot): the turn began when it came
     const snap = S.updateReceived(state, update(black), 21_300);
-    assert.equal(S.firstMoveDeadline(snap).at, 21_300 + 60_000);
+    assert.equal(V.firstMoveDeadline(snap).at, 21_300 + 60_000);
     // after both first moves, with days per move, or over: none
-    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(gameState({ version: 9 })), 30_000)), null);
+    assert.equal(V.firstMoveDeadline(S.updateReceived(state, update(gameState({ version: 9 })), 30_000)), null);
     const days = opening({ version: 3, time: { kind: "days", base: 0, increment: 0, days: 1 } });
-    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(days), 30_000)), null);
+    assert.equal(V.firstMoveDeadline(S.updateReceived(state, update(days), 30_000)), null);
     const over = opening({ version: 3, status: "over", reason: "aborted" });
-    assert.equal(S.firstMoveDeadline(S.updateReceived(state, update(over), 30_000)), null);
-  });
-});
-
-describe("what a screen reader hears (issue 22)", () => {
-  const title = (p) => `<${p}>`;
-
-  test("moves in words: directions, climbing, the first piece, a pass", async () => {
-    const { moveWords } = await import("../js/notation.js");
-    assert.equal(moveWords("wQ -wS1", title), "<wQ> west of <wS1>");
-    assert.equal(moveWords("bS1 wS1-", title), "<bS1> east of <wS1>");
-    assert.equal(moveWords("wA1 wS1/", title), "<wA1> north-east of <wS1>");
-    assert.equal(moveWords("wA1 \\wS1", title), "<wA1> north-west of <wS1>");
-    assert.equal(moveWords("wA1 /wS1", title), "<wA1> south-west of <wS1>");
-    assert.equal(moveWords("wA1 wS1\\", title), "<wA1> south-east of <wS1>");
-    assert.equal(moveWords("wB1 bQ", title), "<wB1> on top of <bQ>");
-    assert.equal(moveWords("wS1", title), "<wS1>, the first piece");
-    assert.equal(moveWords("pass", title), "pass");
-  });
-
-  test("the last move and whose turn; the piece picked up; the result", () => {
-    const mine = adaWatching();
-    assert.equal(S.announcement(mine, title), "Black played bS1 wS1-: <bS1> east of <wS1>. Your turn.");
-    const picked = S.selected(mine, "wQ");
-    assert.match(S.announcement(picked, title), /^<wQ> picked up: 2 destinations\. Arrow keys/);
-    const theirs = adaWatching(gameState({ moves: ["wS1"], turn: "black" }));
-    assert.equal(S.announcement(theirs, title), "White played wS1: <wS1>, the first piece. bob to move.");
-    const over = adaWatching(gameState({ status: "over", result: "WhiteWins", reason: "resign" }));
-    assert.equal(S.announcement(over, title), "Game over: ada wins, bob resigned.");
-    assert.equal(S.announcement(S.initial({ page: "lobby" }), title), "");
-  });
-});
-
-describe("low time (issue 22)", () => {
-  test("sounds once a turn when this player's running clock falls under 20 s", () => {
-    const clock = { kind: "clock", base: 180, increment: 2, days: 0 };
-    const running = gameState({ time: clock, clocks: { white: 25_000, black: 90_000, running: "white" } });
-    const state = adaWatching(running); // received at 1000
-    assert.equal(S.lowTimeTurn(state, 1000 + 4_000), null); // 21 s left
-    assert.equal(S.lowTimeTurn(state, 1000 + 6_000), `${GAME}:2`); // 19 s left
-    const theirs = adaWatching(gameState({ time: clock, turn: "black", clocks: { white: 5_000, black: 5_000, running: "black" } }));
-    assert.equal(S.lowTimeTurn(theirs, 1000), null); // not this player's clock
-    assert.equal(S.lowTimeTurn(adaWatching(gameState({ clocks: { white: 5_000, black: 5_000, running: null } })), 1000), null);
+    assert.equal(V.firstMoveDeadline(S.updateReceived(state, update(over), 30_000)), null);
   });
 });
 
@@ -640,8 +433,8 @@ describe("premove (issue 22)", () => {
     const chosen = deepFreeze(S.premoved(picked, -1, 0));
     assert.deepEqual(chosen.game.premove, { piece: "wQ", from: null, q: -1, r: 0 });
     assert.equal(chosen.game.selected, null);
-    assert.deepEqual(S.boardModel(chosen).premove, chosen.game.premove);
-    assert.equal(S.premoveDue(chosen), null); // not this player's turn yet
+    assert.deepEqual(V.boardModel(chosen).premove, chosen.game.premove);
+    assert.equal(V.premoveDue(chosen), null); // not this player's turn yet
     assert.equal(S.deselected(chosen).game.premove, null); // Escape cancels it
   });
 
@@ -649,11 +442,11 @@ describe("premove (issue 22)", () => {
     const chosen = deepFreeze(S.premoved(S.selected(theirTurn(), "wQ"), -1, 1));
     const mine = deepFreeze(S.updateReceived(chosen, update(gameState({ version: 4 })), 2000));
     assert.deepEqual(mine.game.premove, chosen.game.premove); // kept through the update
-    assert.deepEqual(S.premoveDue(mine), { legal: gameState().legal[1] }); // wQ /wS1
+    assert.deepEqual(V.premoveDue(mine), { legal: gameState().legal[1] }); // wQ /wS1
     assert.equal(S.premoveDone(mine, true).game.premove, null);
     const gone = deepFreeze(S.premoved(S.selected(theirTurn(), "wQ"), 5, 5));
     const now = deepFreeze(S.updateReceived(gone, update(gameState({ version: 4 })), 2000));
-    assert.deepEqual(S.premoveDue(now), { legal: null });
+    assert.deepEqual(V.premoveDue(now), { legal: null });
     assert.equal(S.premoveDone(now, false).notice.text, "Premove cancelled: wQ cannot go there now.");
     const over = S.updateReceived(gone, update(gameState({ version: 4, status: "over", result: "Draw" })), 2000);
     assert.equal(over.game.premove, null);

@@ -66,6 +66,20 @@ async def wait_until(page: Page, condition: str, arg: Any = None, timeout: float
     return await page.evaluate(script, arg)
 
 
+# An init script (``Person.open``'s ``script``) that notes the page's websockets as it opens them
+# in ``window.__sockets``: the page keeps its own out of reach (no global).
+RECORD_SOCKETS = """(() => {
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__sockets.push(this);
+    }
+  };
+})();"""
+
+
 class Person:
     """One browser context (its own local storage, so its own player) with one page."""
 
@@ -90,11 +104,13 @@ class Person:
         online: bool = True,
         fake_clock: bool = False,
         token: str | None = None,
+        script: str | None = None,
     ) -> Person:
         """A new person called ``nickname`` at ``base + path``, once the client is online;
         with ``link``, the page's websocket goes through it; with ``fake_clock``, the page's
         timers run on Playwright's clock (time flows, and ``page.clock.run_for`` runs it
-        ahead); with ``token``, the page resumes that session (an account's, say)."""
+        ahead); with ``token``, the page resumes that session (an account's, say); ``script`` runs
+        in the page before its own."""
         if phone:
             context = await browser.new_context(
                 viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True
@@ -114,6 +130,8 @@ class Person:
                 "if (!localStorage.getItem('hive.token')) "
                 f"localStorage.setItem('hive.token', {json.dumps(token)});"
             )
+        if script is not None:
+            await context.add_init_script(script)
         person = cls(context, await context.new_page(), base, nickname)
         await person.page.goto(base + path)
         if online:
@@ -374,12 +392,17 @@ class Link:
 
 @contextlib.asynccontextmanager
 async def duel(
-    srv: Running, browser: Browser, *, link: Link | None = None, time: str = "none"
+    srv: Running,
+    browser: Browser,
+    *,
+    link: Link | None = None,
+    time: str = "none",
+    script: str | None = None,
 ) -> AsyncIterator[tuple[Person, Client, str]]:
     """Ada in the browser opens a Base game as White with no clock (or the lobby's ``time``
     choice, such as ``"5+5"``); Bob, a Python client, joins. Yields both and the game's id once
-    Ada's page shows the game started."""
-    ada = await Person.open(browser, base=srv.http_url, nickname="ada", link=link)
+    Ada's page shows the game started (``script``: as for ``Person.open``)."""
+    ada = await Person.open(browser, base=srv.http_url, nickname="ada", link=link, script=script)
     await ada.choose("Base", time, "white")
     await ada.page.get_by_test_id("create").click()
     game_id = await ada.game_id()

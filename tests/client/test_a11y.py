@@ -83,13 +83,14 @@ async def test_every_page_passes_axe_in_both_themes(
     await seed(srv)  # Ann's profile: ratings, a chart, games; the blitz leaderboard
     found: dict[str, Any] = {}
     figures: dict[str, Any] = {}
-    # a game in progress, seen by its player (Ada made it; Bob joins from Python)
+    # a game in progress, seen by its player (Ada made it; Cy joins from Python: "Bob" is one
+    # of the seeded accounts, whose name a guest may not take)
     ada = await Person.open(browser, srv.http_url, "ada")
     await ada.choose("Base", "5+5", "white")
     await ada.page.get_by_test_id("create").click()
     live_id = await ada.game_id()
-    async with srv.connect("cy") as bob:
-        await bob.send(JoinGame(live_id))
+    async with srv.connect("cy") as cy:
+        await cy.send(JoinGame(live_id))
         await ada.wait_version(2)
         await ada.context.close()
         for name, path, ready in [

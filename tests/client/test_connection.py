@@ -16,6 +16,7 @@ from server.client import Client
 from server.embedded import RedisProcess
 from server.protocol import MAX_FRAME_BYTES, Chat, JoinGame, Ping, encode
 from tests.client.support import (
+    RECORD_SOCKETS,
     Link,
     Person,
     destination_of,
@@ -173,7 +174,7 @@ async def test_a_move_on_its_way_is_not_sent_again_when_an_update_comes_first(
     the page does not send the move again on the same connection (the copy would be refused
     as stale, and say the position changed)."""
     link = Link()
-    async with duel(srv, browser, link=link) as (ada, bob, game_id):
+    async with duel(srv, browser, link=link, script=RECORD_SOCKETS) as (ada, bob, game_id):
         game = await opening(ada, bob, game_id)
         plays = len(link.plays())
         link.holding = True
@@ -291,8 +292,10 @@ RECORD_STATUS_CHANGES = """() => {
   }).observe(badge, {attributes: true, attributeFilter: ['data-status']});
 }"""
 
+# Frames sent on the page's websocket (a page opened with RECORD_SOCKETS).
 SEND_FRAMES = """(frames) => {
-  for (const frame of frames) window.hiveApp.conn.ws.send(new Uint8Array(frame));
+  const ws = window.__sockets.at(-1);
+  for (const frame of frames) ws.send(new Uint8Array(frame));
 }"""
 
 
@@ -314,7 +317,9 @@ async def test_a_page_closed_for_what_it_did_says_why_and_waits_to_reconnect(
     start_server: StartServer, browser: Browser, frames: list[list[int]], reason: str
 ) -> None:
     async with start_server(message_burst=5, strikes=1) as srv:
-        ada = await Person.open(browser, srv.http_url, "ada", fake_clock=True)
+        ada = await Person.open(
+            browser, srv.http_url, "ada", fake_clock=True, script=RECORD_SOCKETS
+        )
         try:
             await ada.page.evaluate(RECORD_STATUS_CHANGES)
             await ada.page.evaluate(SEND_FRAMES, frames)

@@ -1,0 +1,34 @@
+// Unit tests of the pages' addresses (js/route.js), with Node's own runner: `node --test
+// client/test/` (tests/client/test_state_unit.py runs it in `make test`).
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import "../testing/vendored.mjs"; // the msgpack the server vendors, from client/node_modules
+
+const { parseRoute, routeHash } = await import("../js/route.js");
+
+describe("routes", () => {
+  test("each page's hash is read back as its route", () => {
+    const routes = [
+      { page: "lobby" },
+      { page: "game", id: "5e11ba55" },
+      { page: "review", id: "5e11ba55", ply: null },
+      { page: "review", id: "5e11ba55", ply: 7 },
+      { page: "rules" },
+      { page: "profile", name: "Ada_Lovelace" },
+      { page: "leaderboard", speed: "rapid" },
+    ];
+    for (const route of routes) assert.deepEqual(parseRoute(routeHash(route)), route);
+    assert.equal(routeHash({ page: "review", id: "5e11ba55", ply: 0 }), "#/review/5e11ba55/0");
+  });
+
+  test("anything else is the lobby, or the blitz leaderboard", () => {
+    for (const hash of ["", "#", "#/nowhere", "#/game/NOT-AN-ID", "#/review/short", "#/@/a", "#/@/%E0%A4%A"]) {
+      assert.deepEqual(parseRoute(hash), { page: "lobby" }, hash);
+    }
+    assert.deepEqual(parseRoute("#/leaderboard"), { page: "leaderboard", speed: "blitz" });
+    assert.deepEqual(parseRoute("#/leaderboard/warp"), { page: "leaderboard", speed: "blitz" });
+    assert.deepEqual(parseRoute("#/review/5e11ba55/x"), { page: "review", id: "5e11ba55", ply: null });
+  });
+});
