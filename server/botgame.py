@@ -10,8 +10,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Final
 
-from server.client import Client
-from server.protocol import (
+from protocol import (
     ClaimWin,
     Color,
     Draw,
@@ -23,6 +22,7 @@ from server.protocol import (
     Update,
     Watch,
 )
+from protocol.client import Client
 
 if TYPE_CHECKING:
     from server.botsession import Runner

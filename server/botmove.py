@@ -9,9 +9,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Final
 
-from server.client import Client
+from protocol import Color, Error, ErrorCode, GameState, Play, Resign, Watch
+from protocol.client import Client
 from server.engines import Budget, EngineError
-from server.protocol import Color, Error, ErrorCode, GameState, Play, Resign, Watch
 
 if TYPE_CHECKING:
     from server.botsession import Runner

@@ -20,12 +20,7 @@ from typing import Any, Final
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from server.botgame import Claims, Games
-from server.botmove import Moves
-from server.challenger import CHALLENGE_RETRY_SECONDS, Challenger
-from server.client import Client, ServerError
-from server.engines import Engine
-from server.protocol import (
+from protocol import (
     BotReady,
     Error,
     ErrorCode,
@@ -40,6 +35,11 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
+from server.botgame import Claims, Games
+from server.botmove import Moves
+from server.challenger import CHALLENGE_RETRY_SECONDS, Challenger
+from server.engines import Engine
 
 log = logging.getLogger("hive-bot")
 

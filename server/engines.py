@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from hive.pieces import ALL_GAME_TYPES
+from protocol import GameState
 from server.bots import BotPool
-from server.protocol import GameState
 
 log = logging.getLogger("hive-bot")
 

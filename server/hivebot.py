@@ -34,9 +34,10 @@ from websockets.exceptions import InvalidURI
 
 from ai.bots import LEVELS
 from hive import GameType, HiveError
+from protocol import TimeControl, TimeKind
+from protocol.client import ServerError
 from server.botsession import Runner
 from server.challenger import Challenger
-from server.client import ServerError
 from server.engines import (
     ALL_TYPES,
     Engine,
@@ -45,7 +46,6 @@ from server.engines import (
     UhpEngine,
     supported_types,
 )
-from server.protocol import TimeControl, TimeKind
 
 log = logging.getLogger("hive-bot")
 

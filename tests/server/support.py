@@ -24,9 +24,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ai.bots import Bot
 from hive import Game, GameState
-from server.channels import channels, decode_published
-from server.client import Client
-from server.protocol import (
+from protocol import (
     CreateGame,
     Event,
     Hello,
@@ -45,6 +43,8 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from protocol.client import Client
+from server.channels import channels, decode_published
 from server.record import Record
 from server.store import database
 

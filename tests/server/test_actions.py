@@ -8,8 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from server.client import Client, ServerError
-from server.protocol import (
+from protocol import (
     CancelGame,
     Chat,
     ClaimWin,
@@ -29,6 +28,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
 from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
 from tests.server.support import lobby_until, play, start_game, until, updated, watch

@@ -19,12 +19,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
+from protocol import CreateGame, Resign, TimeControl, Update
+from protocol.client import Client
 from server.archive import ARCHIVE_ERRORS
-from server.client import Client
 from server.db import tables
 from server.db.database import Database
 from server.embedded import RedisProcess
-from server.protocol import CreateGame, Resign, TimeControl, Update
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.postgres import PostgresProcess
 from tests.server.support import (

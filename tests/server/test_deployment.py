@@ -21,9 +21,9 @@ import pytest
 import redis
 from packaging.markers import Marker
 
-from server.client import Client
+from protocol import CreateGame, Update
+from protocol.client import Client
 from server.embedded import RedisProcess, redis_server_binary
-from server.protocol import CreateGame, Update
 from server.settings import Settings, available_cores
 from tests.server.conftest import free_port
 from tests.server.support import http_get, updated

@@ -13,9 +13,7 @@ from pathlib import Path
 from redis import Redis
 from websockets.asyncio.client import connect
 
-from server.client import ServerError
-from server.embedded import RedisProcess
-from server.protocol import (
+from protocol import (
     Error,
     ErrorCode,
     Hello,
@@ -26,6 +24,8 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from protocol.client import ServerError
+from server.embedded import RedisProcess
 from server.runtime import running
 from server.store import game_key
 from tests.server.conftest import BASE_SETTINGS, Running, StartServer

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from websockets.exceptions import InvalidStatus
 
+from protocol import Ping, Pong
+from protocol.client import Client
 from server.bots import trace_json
-from server.client import Client
 from server.http import CONTENT_SECURITY_POLICY
-from server.protocol import Ping, Pong
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
 from server.settings import Settings, from_args
 from tests.server.conftest import Running, StartServer

@@ -23,8 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosedError
 
 from ai.bots import LEVELS
-from server import schema, store
-from server.protocol import (
+from protocol import (
     CLIENT_MESSAGES,
     MAX_FRAME_BYTES,
     MAX_LIST,
@@ -87,7 +86,9 @@ from server.protocol import (
     decode,
     decode_server,
     encode,
+    schema,
 )
+from server import store
 from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, start_game
 

@@ -17,11 +17,7 @@ from typing import Any
 
 import pytest
 
-from server import ratings
-from server.client import Client, ServerError
-from server.db import tables
-from server.db.database import Database
-from server.protocol import (
+from protocol import (
     Account,
     CreateGame,
     ErrorCode,
@@ -36,6 +32,10 @@ from server.protocol import (
     Update,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
+from server import ratings
+from server.db import tables
+from server.db.database import Database
 from server.record import Record
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess

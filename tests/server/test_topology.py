@@ -26,9 +26,9 @@ import pytest
 import redis.asyncio as aioredis
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from server.client import Client
+from protocol import CreateGame, Update
+from protocol.client import Client
 from server.embedded import RedisProcess
-from server.protocol import CreateGame, Update
 from server.store import Store
 from tests.server.conftest import free_port
 from tests.server.support import (

@@ -1,6 +1,6 @@
-"""The JSON Schema (draft 2020-12) of every message, generated from ``server/protocol.py``.
+"""The JSON Schema (draft 2020-12) of every message, generated from ``protocol``.
 
-    python -m server.schema > docs/protocol.schema.json     # or: make schema
+    python -m protocol.schema > docs/protocol.schema.json     # or: make schema
 
 Every server serves it at ``GET /protocol.schema.json`` (made once, from the code it runs).
 
@@ -32,7 +32,7 @@ import types
 import typing
 from typing import Any, Final, Literal, get_args, get_origin
 
-from server.protocol import (
+from protocol import (
     CLIENT_MESSAGES,
     MAX_FRAME_BYTES,
     MAX_LIST,
