@@ -48,7 +48,7 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 DESCRIPTION: Final = (
     "Every message of the Hive Arena websocket protocol (docs/protocol.md), generated from "
-    "server/protocol.py by `python -m server.schema`. Each frame is one msgpack map; this "
+    "protocol/ by `python -m protocol.schema`. Each frame is one msgpack map; this "
     "schema describes that map once decoded, written as JSON: msgpack str is a string, int "
     "an integer, float a number, nil null, array an array, map an object. No message holds "
     "msgpack bin (bytes) or an extension type. ClientMessage: what a client sends (fields "
