@@ -10,9 +10,9 @@ database alone.
 ``listener``: every other process that has the game cached hears of the commit on the game's
 channel (``channels``), and passes it on to its own watchers.
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
-here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``, ``metrics``. Outside the
-server process: ``hivebot`` (``hive-bot``'s command line: ``botsession``, ``botgame``,
-``botmove``, ``challenger``, ``engines``). The game
+here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on ``ai.pool``),
+``timers``, ``health``, ``metrics``. Outside the server: ``hive-bot`` is a program of its own
+(the package ``hivebot``). The game
 itself: ``record`` (as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat,
 mutes) and ``rematches``, and ``view`` (a record to the wire ``GameState``). Storage:
 ``store`` (games, the commit) with ``players`` and ``liveness``, in Redis; ``archive``
@@ -40,10 +40,10 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from websockets.asyncio.server import Server, serve
 
+from ai.pool import BotPool
 from protocol import MAX_FRAME_BYTES
 from server.accounts import Accounts
 from server.archive import DATABASE_ERRORS, Archive
-from server.bots import BotPool
 from server.botturns import BotTurns
 from server.cache import GameCache
 from server.changes import Changes

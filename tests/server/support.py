@@ -471,7 +471,7 @@ def _sqlite(folder: str) -> str:
 @contextlib.asynccontextmanager
 async def hive_bot(*args: str) -> AsyncIterator[ChildProcess]:
     """``hive-bot ARGS`` running, stopped on exit; ``wait_for`` reads its log."""
-    bot = ChildProcess("server.hivebot", *args)
+    bot = ChildProcess("hivebot", *args)
     await bot.spawn()
     try:
         yield bot

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hivebot.engines import supported_types
 from protocol import (
     BotReady,
     CreateGame,
@@ -25,7 +26,6 @@ from protocol import (
 )
 from protocol.client import Client, ServerError
 from server.embedded import RedisProcess
-from server.engines import supported_types
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
     ChildProcess,

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from websockets.exceptions import InvalidStatus
 
+from ai.pool import trace_json
 from protocol import Ping, Pong
 from protocol.client import Client
-from server.bots import trace_json
 from server.http import CONTENT_SECURITY_POLICY
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
 from server.settings import Settings, from_args

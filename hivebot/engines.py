@@ -13,9 +13,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from ai.pool import BotPool
 from hive.pieces import ALL_GAME_TYPES
 from protocol import GameState
-from server.bots import BotPool
 
 log = logging.getLogger("hive-bot")
 
