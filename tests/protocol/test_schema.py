@@ -56,9 +56,9 @@ from protocol import (
 from server.clock import now_ms
 from server.db import tables
 from server.ratings import LEADERBOARD_OPPONENTS
+from tests.protocol.examples import EXAMPLES
 from tests.server.conftest import Running
 from tests.server.support import http_get
-from tests.server.test_protocol import EXAMPLES
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SCHEMA: Final = schema.schema()
