@@ -31,15 +31,7 @@ from protocol import (
 from protocol.client import Client, ServerError
 from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
-from tests.server.support import lobby_until, play, start_game, until, updated, watch
-
-
-async def refused(client: Client, game: str) -> ErrorCode:
-    try:
-        await updated(client, game)
-    except ServerError as error:
-        return error.error.code
-    raise AssertionError("not refused")
+from tests.server.support import lobby_until, play, refused, start_game, until, updated, watch
 
 
 async def refusal(client: Client, game: str) -> Error:

@@ -34,11 +34,11 @@ from tests.server.support import (
     http_get,
     play,
     published,
+    refused,
     start_game,
     updated,
     watch,
 )
-from tests.server.test_actions import refused
 
 
 async def test_redis_going_away_is_answered_with_unavailable_and_the_server_recovers(

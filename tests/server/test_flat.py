@@ -10,8 +10,7 @@ import redis.asyncio as aioredis
 from protocol import Resign
 from protocol.client import Client
 from tests.server.conftest import StartServer
-from tests.server.support import start_game, updated
-from tests.server.test_archive import eventually
+from tests.server.support import eventually, start_game, updated
 
 GLOBAL_KEYS = {
     b"hive:heartbeat",

@@ -47,13 +47,13 @@ from tests.server.support import (
     lobby_until,
     play,
     published,
+    refused,
     scrape,
     start_game,
     until,
     updated,
     watch,
 )
-from tests.server.test_actions import refused
 
 
 @contextlib.asynccontextmanager

@@ -39,8 +39,17 @@ from server.db.database import Database
 from server.record import Record
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
-from tests.server.support import create_bot, finished, lobby_until, play, updated, watch
-from tests.server.test_archive import eventually, game_keys, rows
+from tests.server.support import (
+    create_bot,
+    eventually,
+    finished,
+    game_keys,
+    lobby_until,
+    play,
+    rows,
+    updated,
+    watch,
+)
 
 PASSWORD = "correct horse battery"
 RAPID = TimeControl("clock", 600, 0)  # 600 s: rapid
