@@ -112,9 +112,9 @@ pytest: $(BUILD) $(CLIENT_DEPS) system-tools
 	$(PYTEST)
 	$(PYTEST) --pure -m 'not deep' tests/hive tests/ai tests/test_build.py
 
-## schema: write the JSON Schema of every message (from server/protocol.py) to docs/protocol.schema.json
+## schema: write the JSON Schema of every message (from protocol/) to docs/protocol.schema.json
 schema: $(BUILD)
-	$(BIN)/python -m server.schema > docs/protocol.schema.json
+	$(BIN)/python -m protocol.schema > docs/protocol.schema.json
 
 ## bench: print the engine's and the bots' speed figures
 bench: $(BUILD)

@@ -34,12 +34,7 @@ import redis.asyncio as aioredis
 from sqlalchemy import func, select
 
 from hive import Game
-from server.archive import Archive
-from server.client import Client
-from server.db import tables
-from server.db.database import Database
-from server.embedded import RedisProcess
-from server.protocol import (
+from protocol import (
     AccountKind,
     CreateGame,
     JoinGame,
@@ -50,6 +45,11 @@ from server.protocol import (
     Unwatch,
     Update,
 )
+from protocol.client import Client
+from server.archive import Archive
+from server.db import tables
+from server.db.database import Database
+from server.embedded import RedisProcess
 from server.record import Record
 from server.store import Store
 from tests.server.conftest import free_port

@@ -51,7 +51,7 @@ async def match(args: argparse.Namespace) -> int:
             )  # fmt: skip
             token = (await made.communicate())[0].decode().strip()
             bot = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "server.hivebot",
+                sys.executable, "-m", "hivebot",
                 "--server", http.replace("http", "ws") + "/ws", "--token", token,
                 "--uhp", args.uhp, "--uhp-search", args.uhp_search,
                 "--challenge", args.level, "--games", str(args.games),

@@ -59,9 +59,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bench.load import ServerProcess, free_port, percentile, rss_bytes
 from bench.loadgen import real_games
-from server.client import Client, ServerError
-from server.embedded import RedisProcess
-from server.protocol import (
+from protocol import (
     CancelGame,
     Chat,
     ClaimWin,
@@ -81,6 +79,8 @@ from server.protocol import (
     WatchLobby,
     encode,
 )
+from protocol.client import Client, ServerError
+from server.embedded import RedisProcess
 
 MIB: Final = 1024 * 1024
 RSS_BAR: Final = 64 * MIB

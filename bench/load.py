@@ -64,6 +64,7 @@ from typing import Any, Final
 import redis
 
 from ai.bots import LEVELS, Bot
+from ai.pool import TRACE_DEPTH
 from ai.trace import TraceRecorder
 from bench.loadgen import (
     CONNECT_AT_ONCE,
@@ -75,7 +76,6 @@ from bench.loadgen import (
     real_games,
 )
 from hive import Game
-from server.bots import TRACE_DEPTH
 from server.codec import unpack
 from server.embedded import RedisProcess, die_with_parent
 from server.store import game_key

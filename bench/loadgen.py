@@ -17,7 +17,7 @@ share of the games, and obeys the coordinator in ``bench.load`` over a pipe:
 - ``("stop",)``: closes the connections; answers ``("stopped",)``.
 
 It also sends ``("progress", moves, errors)`` every second. Modes: ``server`` (the game server's
-protocol: msgpack messages of ``server.protocol``), ``relay`` (``bench.relay``: the same
+protocol: msgpack messages of ``protocol``), ``relay`` (``bench.relay``: the same
 schedule, each move a frame of the size of the server's real updates) and ``bots`` (players
 against a bot level, thinking between moves like people).
 
@@ -57,7 +57,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from hive import Game, HiveError
-from server.protocol import (
+from protocol import (
     Color,
     CreateGame,
     Hello,

@@ -41,9 +41,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 
 from bench.load import ServerProcess, cpu_seconds, free_port, rss_bytes
-from server.client import Client
+from protocol import Error, LogIn, SignUp, Welcome, decode_server, encode
+from protocol.client import Client
 from server.embedded import RedisProcess
-from server.protocol import Error, LogIn, SignUp, Welcome, decode_server, encode
 
 MIB: Final = 1024 * 1024
 RSS_BAR: Final = 64 * MIB

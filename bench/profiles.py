@@ -50,14 +50,7 @@ import redis.asyncio as aioredis
 from sqlalchemy import bindparam, select, text, update
 
 from hive import Game
-from server import profilequeries
-from server.archive import Archive
-from server.client import Client
-from server.db import tables
-from server.db.database import Database
-from server.embedded import RedisProcess
-from server.profiles import Profiles
-from server.protocol import (
+from protocol import (
     LEADERBOARD_SHOWN,
     PROFILE_PAGE,
     GetLeaderboard,
@@ -67,6 +60,13 @@ from server.protocol import (
     Seat,
     TimeControl,
 )
+from protocol.client import Client
+from server import profilequeries
+from server.archive import Archive
+from server.db import tables
+from server.db.database import Database
+from server.embedded import RedisProcess
+from server.profiles import Profiles
 from server.ratings import LEADERBOARD_WEEKS
 from server.store import Store
 from tests.server.conftest import free_port

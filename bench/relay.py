@@ -17,7 +17,7 @@ import signal
 
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
-from server.protocol import MAX_FRAME_BYTES
+from protocol import MAX_FRAME_BYTES
 
 
 class Relay:

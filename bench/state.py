@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 
 from hive import Game
-from server.protocol import GameState, Seat, TimeControl, Update, encode
+from protocol import GameState, Seat, TimeControl, Update, encode
 from server.record import Record
 from server.view import state, with_legal
 from tests.vectors import tsv_rows

@@ -24,13 +24,13 @@ import redis.asyncio as aioredis
 import uvloop
 
 from ai.bots import LEVELS
+from protocol import MAX_NICKNAME, ProtocolError
 from server import names
 from server.accounts import AccountBook
 from server.archive import DATABASE_ERRORS
 from server.clock import now_ms
 from server.db.database import Database, default_url, shown
 from server.embedded import RedisProcess
-from server.protocol import MAX_NICKNAME, ProtocolError
 from server.runtime import Hub, running
 from server.settings import (
     Settings,

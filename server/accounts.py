@@ -28,13 +28,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ai.bots import LEVELS
-from server import names
-from server.archive import DATABASE_ERRORS
-from server.clock import now_ms
-from server.db import tables
-from server.limits import per_origin
-from server.passwords import hash_password, verify
-from server.protocol import (
+from protocol import (
     Account,
     ChangePassword,
     ErrorCode,
@@ -42,6 +36,12 @@ from server.protocol import (
     ProtocolError,
     SignUp,
 )
+from server import names
+from server.archive import DATABASE_ERRORS
+from server.clock import now_ms
+from server.db import tables
+from server.limits import per_origin
+from server.passwords import hash_password, verify
 from server.session import Session
 
 if TYPE_CHECKING:

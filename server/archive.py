@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any, Final
 from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from protocol import AccountKind, RatingChange, Seat, TimeControl
 from server import ratings
 from server.clock import now_ms
 from server.db import tables
 from server.db.database import Database
-from server.protocol import AccountKind, RatingChange, Seat, TimeControl
 from server.record import Record
 from server.store import STORAGE_ERRORS, Store
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import redis.exceptions
 
+from protocol import ProtocolError
 from server import match
 from server.metrics import SERVER_BOT
-from server.protocol import ProtocolError
 from server.record import Record
 
 if TYPE_CHECKING:

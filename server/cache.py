@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from hive import Game
+from protocol import MAX_WATCHING, ErrorCode, Event, ProtocolError
 from server.locks import Locks
-from server.protocol import MAX_WATCHING, ErrorCode, Event, ProtocolError
 from server.record import GAME_ID, Record
 from server.session import Session
 from server.store import Store

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import redis.exceptions
 
+from protocol import ErrorCode, Event, ProtocolError, RatingChange
 from server import lobby, match
 from server.cache import CachedGame, unknown
 from server.clock import now_ms
-from server.protocol import ErrorCode, Event, ProtocolError, RatingChange
 from server.record import GAME_ID, Record
 from server.store import STORAGE_ERRORS
 

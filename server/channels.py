@@ -11,8 +11,8 @@ from typing import Final, NamedTuple
 
 import msgpack
 
+from protocol import Event
 from server.codec import unpack, unpack_event
-from server.protocol import Event
 from server.record import Record
 
 CONTROL_CHANNEL: Final = "hive:control"

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack
 
-from server.protocol import Event, RatingChange, Seat, TimeControl, to_plain
+from protocol import Event, RatingChange, Seat, TimeControl, to_plain
 from server.record import Record
 
 _SHOWN_ONLY = ("connected",)

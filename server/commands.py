@@ -7,11 +7,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from server import match, social
-from server.clock import now_ms
-from server.limits import per_player
-from server.metrics import BOT_ACCOUNT, PERSON
-from server.protocol import (
+from protocol import (
     Chat,
     ClaimWin,
     Draw,
@@ -28,6 +24,10 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from server import match, social
+from server.clock import now_ms
+from server.limits import per_player
+from server.metrics import BOT_ACCOUNT, PERSON
 from server.record import Record
 from server.session import Session
 

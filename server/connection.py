@@ -32,10 +32,7 @@ from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
-from server.clock import now_ms
-from server.http import address_block, client_address, is_allowed_origin, text
-from server.passwords import GoneError
-from server.protocol import (
+from protocol import (
     BotReady,
     CancelGame,
     ChangePassword,
@@ -65,6 +62,9 @@ from server.protocol import (
     WatchLobby,
     decode,
 )
+from server.clock import now_ms
+from server.http import address_block, client_address, is_allowed_origin, text
+from server.passwords import GoneError
 from server.session import Session
 from server.store import STORAGE_ERRORS
 

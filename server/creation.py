@@ -4,8 +4,8 @@ of the games between two bots, and who may play a rated game or one with a ratin
 
 from __future__ import annotations
 
+from protocol import CreateGame, ErrorCode, ProtocolError, Seat
 from server.lobby import LobbyBoard
-from server.protocol import CreateGame, ErrorCode, ProtocolError, Seat
 from server.session import Session
 from server.settings import Settings
 

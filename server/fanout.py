@@ -17,8 +17,8 @@ import msgpack
 from websockets.asyncio.server import broadcast
 
 from hive import Game, Layout
+from protocol import Event, GameState, Update, encode, to_plain
 from server.clock import now_ms
-from server.protocol import Event, GameState, Update, encode, to_plain
 from server.record import Record
 from server.session import Session
 from server.store import STORAGE_ERRORS

@@ -49,7 +49,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server import review, schema
+from protocol import schema
+from server import review
 from server.archive import ARCHIVE_ERRORS
 from server.clock import now_ms
 from server.record import GAME_ID, Record
@@ -188,7 +189,7 @@ def address_block(address: str) -> str:
 
 def is_allowed_origin(request: Request, allowed: frozenset[tuple[str, str, int]]) -> bool:
     """Whether a websocket handshake may come from where it says: a client that sends no
-    ``Origin`` (a bot, ``server.client``; a browser always sends one) may; a web page may when
+    ``Origin`` (a bot, ``protocol.client``; a browser always sends one) may; a web page may when
     its origin is the server's own (the host and port it asked for, its ``Host`` header, which
     a page elsewhere cannot choose) or one of ``allowed`` (``Settings.origins``). The scheme is
     not compared with the server's own: a proxy in front may take https for it."""
@@ -378,7 +379,7 @@ def _ending(record: Record) -> tuple[tuple[str, str], ...]:
 
 @functools.cache
 def _schema() -> bytes:
-    """The JSON Schema of every message (``server.schema``), made once."""
+    """The JSON Schema of every message (``protocol.schema``), made once."""
     return schema.dumps().encode()
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from protocol import ErrorCode, ProtocolError
 from server.clock import now_ms
-from server.protocol import ErrorCode, ProtocolError
 
 if TYPE_CHECKING:
     from server.store import Store

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Final
 import msgpack
 from websockets.asyncio.server import broadcast
 
+from protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
 from server import view
-from server.protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
 from server.record import Record
 from server.session import Session
 from server.store import STORAGE_ERRORS

@@ -26,7 +26,7 @@ from typing import Final
 from hive import Game, GameState, GameType, HiveError
 from hive.hexes import NEIGHBORS
 from hive.pieces import QUEENS
-from server.protocol import (
+from protocol import (
     Color,
     ColorChoice,
     ErrorCode,

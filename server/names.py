@@ -20,7 +20,7 @@ from typing import Final
 
 from confusable_homoglyphs import confusables
 
-from server.protocol import MAX_NICKNAME, ErrorCode, ProtocolError
+from protocol import MAX_NICKNAME, ErrorCode, ProtocolError
 
 NICKNAME_RE: Final = re.compile(rf"[\w .\-]{{1,{MAX_NICKNAME}}}")
 _BLANK_LETTERS: Final = frozenset("\u115f\u1160\u3164\uffa0")

@@ -22,7 +22,7 @@ from typing import Final, TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from server.protocol import ErrorCode, ProtocolError
+from protocol import ErrorCode, ProtocolError
 
 HASHER: Final = PasswordHasher()  # argon2id
 

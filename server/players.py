@@ -9,8 +9,8 @@ from typing import Any, Final
 
 import msgpack
 
+from protocol import BotInfo, to_plain
 from server.liveness import offline_key
-from server.protocol import BotInfo, to_plain
 
 BOTS_KEY: Final = "hive:bots"
 BOT_OFFERS_KEY: Final = "hive:bot-offers"

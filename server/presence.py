@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Final
 
 from websockets.asyncio.server import broadcast
 
+from protocol import BotInfo, Seat, encode
+from protocol import Presence as PresenceMessage
 from server import view
 from server.clock import now_ms
-from server.protocol import BotInfo, Seat, encode
-from server.protocol import Presence as PresenceMessage
 from server.record import Record
 from server.session import Session
 

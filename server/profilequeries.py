@@ -30,9 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ai.bots import LEVELS
-from server.clock import now_ms
-from server.db import tables
-from server.protocol import (
+from protocol import (
     LEADERBOARD_SHOWN,
     PROFILE_PAGE,
     ArchivedGame,
@@ -43,6 +41,8 @@ from server.protocol import (
     SpeedRating,
     TimeControl,
 )
+from server.clock import now_ms
+from server.db import tables
 from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
 
 HISTORY_SHOWN: Final = 500

@@ -39,11 +39,7 @@ from sqlalchemy import (
     select,
 )
 
-from server import profilequeries as queries
-from server.archive import DATABASE_ERRORS
-from server.db.database import Database
-from server.limits import per_origin
-from server.protocol import (
+from protocol import (
     PROFILE_PAGE,
     ArchivedGame,
     ErrorCode,
@@ -54,6 +50,10 @@ from server.protocol import (
     Profile,
     ProtocolError,
 )
+from server import profilequeries as queries
+from server.archive import DATABASE_ERRORS
+from server.db.database import Database
+from server.limits import per_origin
 from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
 from server.record import game_string
 from server.session import LOOKUP_RATE, Session

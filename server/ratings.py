@@ -34,8 +34,8 @@ from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_t
 from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from protocol import Color, RatingChange, Result, Speed, TimeControl
 from server.db import tables
-from server.protocol import Color, RatingChange, Result, Speed, TimeControl
 
 SPEEDS: Final[tuple[Speed, ...]] = ("bullet", "blitz", "rapid", "classical", "correspondence")
 """Every speed, fastest first."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from hive import Game
-from server.protocol import (
+from protocol import (
     Color,
     ColorChoice,
     Event,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from protocol import ErrorCode, Event, ProtocolError
 from server.match import initial_clock
-from server.protocol import ErrorCode, Event, ProtocolError
 from server.record import Record, other
 
 

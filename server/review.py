@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Final, Protocol
 
+from ai.pool import ignore_interrupts
 from hive import Game, HiveError, Layout, Piece
-from server.bots import ignore_interrupts
 from server.record import GAME_ID, Record
 
 JSON: Final = "application/json"

@@ -10,14 +10,14 @@ database alone.
 ``listener``: every other process that has the game cached hears of the commit on the game's
 channel (``channels``), and passes it on to its own watchers.
 Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
-here and elsewhere), ``lobby``, ``botturns``, ``timers``, ``health``, ``metrics``. Outside the
-server process: ``hivebot`` (``hive-bot``'s command line: ``botsession``, ``botgame``,
-``botmove``, ``challenger``, ``engines``) and ``client`` (a client of the protocol). The game
+here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on ``ai.pool``),
+``timers``, ``health``, ``metrics``. Outside the server: ``hive-bot`` is a program of its own
+(the package ``hivebot``). The game
 itself: ``record`` (as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat,
 mutes) and ``rematches``, and ``view`` (a record to the wire ``GameState``). Storage:
 ``store`` (games, the commit) with ``players`` and ``liveness``, in Redis; ``archive``
-(finished games, written once to the database of ``db``, and read back from it). The wire:
-``protocol``.
+(finished games, written once to the database of ``db``, and read back from it). The wire
+is a package of its own, ``protocol`` (with its client in Python, ``protocol.client``).
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
 sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
@@ -40,9 +40,10 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from websockets.asyncio.server import Server, serve
 
+from ai.pool import BotPool
+from protocol import MAX_FRAME_BYTES
 from server.accounts import Accounts
 from server.archive import DATABASE_ERRORS, Archive
-from server.bots import BotPool
 from server.botturns import BotTurns
 from server.cache import GameCache
 from server.changes import Changes
@@ -59,7 +60,6 @@ from server.metrics import Metrics
 from server.passwords import Hashing
 from server.presence import Presence
 from server.profiles import Profiles
-from server.protocol import MAX_FRAME_BYTES
 from server.review import Positions
 from server.seating import Seating
 from server.settings import Settings

@@ -14,13 +14,7 @@ import random
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
-from server import match, ratings, rematches
-from server.archive import DATABASE_ERRORS
-from server.cache import CachedGame
-from server.clock import now_ms
-from server.creation import bot_pair, may_create, may_rate
-from server.limits import per_player
-from server.protocol import (
+from protocol import (
     CancelGame,
     CreateGame,
     ErrorCode,
@@ -31,6 +25,12 @@ from server.protocol import (
     Seat,
     Speed,
 )
+from server import match, ratings, rematches
+from server.archive import DATABASE_ERRORS
+from server.cache import CachedGame
+from server.clock import now_ms
+from server.creation import bot_pair, may_create, may_rate
+from server.limits import per_player
 from server.record import Record, new_game_id
 from server.session import Session
 

@@ -10,8 +10,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
+from protocol import AccountKind, Message, Seat, encode
 from server.limits import Bucket
-from server.protocol import AccountKind, Message, Seat, encode
 from server.settings import Settings
 
 STRIKE_SECONDS: Final = 5.0

@@ -15,12 +15,7 @@ from typing import TYPE_CHECKING, Final
 from ai.bots import LEVELS
 from hive import GameType
 from hive.pieces import ALL_GAME_TYPES
-from server import match, names
-from server.clock import now_ms
-from server.limits import Bucket, per_origin
-from server.players import token_hash
-from server.presence import ONLINE_TTL
-from server.protocol import (
+from protocol import (
     MAX_FRAME_BYTES,
     MAX_NICKNAME,
     MAX_WATCHING,
@@ -34,6 +29,11 @@ from server.protocol import (
     ProtocolError,
     Welcome,
 )
+from server import match, names
+from server.clock import now_ms
+from server.limits import Bucket, per_origin
+from server.players import token_hash
+from server.presence import ONLINE_TTL
 from server.session import Session
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from server.protocol import ErrorCode, Event, ProtocolError
+from protocol import ErrorCode, Event, ProtocolError
 from server.record import Record
 
 CHAT_KEPT: Final = 50

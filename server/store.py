@@ -72,13 +72,13 @@ import msgpack
 import redis.exceptions
 from redis.asyncio import Redis
 
+from protocol import Event
 from server import match
 from server.channels import channels
 from server.clock import now_ms
 from server.codec import pack, pack_event, unpack, unpack_event
 from server.liveness import COUNT, Liveness
 from server.players import Players, games_key
-from server.protocol import Event
 from server.record import Record
 
 STORAGE_ERRORS: Final = (

@@ -11,11 +11,11 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
+from protocol import Event, ProtocolError
 from server import match
 from server.cache import CachedGame
 from server.clock import now_ms
 from server.presence import VIEW_SECONDS
-from server.protocol import Event, ProtocolError
 from server.record import Record
 from server.store import STORAGE_ERRORS
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from hive import PASS, Game, Layout
 from hive.pieces import NAMES
+from protocol import Clocks, Color, GameSummary, LegalMove, PieceAt, Seat
+from protocol import GameState as StateMessage
 from server.match import clocks_started, time_left
-from server.protocol import Clocks, Color, GameSummary, LegalMove, PieceAt, Seat
-from server.protocol import GameState as StateMessage
 from server.ratings import speed
 from server.record import Record
 

@@ -28,8 +28,8 @@ from playwright.async_api import (
 )
 
 from hive import PASS, Game, Piece, notation
-from server.client import Client
-from server.protocol import JoinGame, Message, Play, Update, decode
+from protocol import JoinGame, Message, Play, Update, decode
+from protocol.client import Client
 from tests.server.conftest import Running
 
 CHROMIUM = "/usr/bin/chromium"

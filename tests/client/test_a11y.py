@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from server.protocol import JoinGame
+from protocol import JoinGame
 from tests.client.support import DESKTOP, Person
 from tests.client.test_player import play_out
 from tests.client.test_profile import seed

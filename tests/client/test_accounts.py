@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, expect
 
+from protocol import Account, SignUp
+from protocol.client import Client, ServerError
 from server.accounts import LOGINS_PER_ACCOUNT
-from server.client import Client, ServerError
-from server.protocol import Account, SignUp
 from tests.client.support import Person
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess

@@ -10,8 +10,8 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from hive import Game
-from server.client import Client
-from server.protocol import Draw, Rematch, Update
+from protocol import Draw, Rematch, Update
+from protocol.client import Client
 from tests.client.support import Person, duel, exchange, layout_of, seen, wait_until
 from tests.server.conftest import Running
 

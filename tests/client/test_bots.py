@@ -10,8 +10,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from hive import Game
-from server.client import Client
-from server.protocol import (
+from protocol import (
     BotReady,
     GameSummary,
     JoinGame,
@@ -20,6 +19,7 @@ from server.protocol import (
     Update,
     WatchLobby,
 )
+from protocol.client import Client
 from tests.client.support import Link, Person, layout_of
 from tests.server.conftest import Running
 from tests.server.support import lobby_until

@@ -12,9 +12,9 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from hive import Game, Piece
-from server.client import Client
+from protocol import MAX_FRAME_BYTES, Chat, JoinGame, Ping, encode
+from protocol.client import Client
 from server.embedded import RedisProcess
-from server.protocol import MAX_FRAME_BYTES, Chat, JoinGame, Ping, encode
 from tests.client.support import (
     RECORD_SOCKETS,
     Link,

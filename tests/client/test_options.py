@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from hive import Game
-from server.protocol import JoinGame
+from protocol import JoinGame
 from tests.client.support import Person, destination_of, duel, replay, reply, seen
 from tests.server.conftest import Running
 

@@ -11,7 +11,7 @@ from playwright.async_api import Browser, expect
 
 from ai.bots import Bot
 from hive import Game, GameState, Piece
-from server.protocol import CreateGame, JoinGame, Play, TimeControl, Update
+from protocol import CreateGame, JoinGame, Play, TimeControl, Update
 from tests.client.support import Person, assert_drawn_in_place, layout_of, replay, wait_until
 from tests.server.conftest import Running
 from tests.server.support import decisive_game

@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Browser, FloatRect, Page, expect
 
 from hive import Game
-from server.protocol import CreateGame, JoinGame, Play, TimeControl, Update
+from protocol import CreateGame, JoinGame, Play, TimeControl, Update
 from tests.client.support import Person, duel, reply, seen
 from tests.server.conftest import Running
 from tests.server.support import decisive_game

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, expect
 
-from server.client import Client
+from protocol import PROFILE_PAGE, Account, GetProfile, Profile, Seat, SignUp
+from protocol.client import Client
 from server.clock import now_ms
 from server.db import tables
-from server.protocol import PROFILE_PAGE, Account, GetProfile, Profile, Seat, SignUp
 from tests.client.support import Person
 from tests.server.conftest import Running
 from tests.server.test_profiles import (

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, expect
 
-from server.client import Client
-from server.protocol import Account, CreateGame, JoinGame, Resign, SignUp, TimeControl, Update
+from protocol import Account, CreateGame, JoinGame, Resign, SignUp, TimeControl, Update
+from protocol.client import Client
 from tests.client.support import Person
 from tests.server.conftest import Running
 from tests.server.support import play, updated, watch

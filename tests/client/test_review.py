@@ -11,8 +11,8 @@ from playwright.async_api import Browser, expect
 
 import server.seating
 from hive import Game
-from server.client import Client
-from server.protocol import Update
+from protocol import Update
+from protocol.client import Client
 from tests.client.support import Person, Placed, layout_of
 from tests.server.conftest import Running
 from tests.server.support import decisive_game, http_get, play, start_game, updated

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, expect
 
+from protocol import Account, Chat, Seat, SignUp
 from server.clock import now_ms
-from server.protocol import Account, Chat, Seat, SignUp
 from tests.client.support import Person
 from tests.client.test_visualizer import write_trace
 from tests.server.conftest import Running

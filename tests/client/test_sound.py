@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from hive import Game
-from server.protocol import JoinGame, Resign
+from protocol import JoinGame, Resign
 from tests.client.support import Person, duel, reply, wait_until
 from tests.server.conftest import Running
 

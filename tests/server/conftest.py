@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from server.client import Client
+from protocol.client import Client
 from server.embedded import RedisProcess
 from server.runtime import Hub, running
 from server.settings import Settings

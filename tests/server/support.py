@@ -15,19 +15,19 @@ import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import select
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ai.bots import Bot
 from hive import Game, GameState
-from server.channels import channels, decode_published
-from server.client import Client
-from server.protocol import (
+from protocol import (
     CreateGame,
+    ErrorCode,
     Event,
     Hello,
     JoinGame,
@@ -45,6 +45,10 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from protocol.client import Client, ServerError
+from server.channels import channels, decode_published
+from server.db import tables
+from server.db.database import Database
 from server.record import Record
 from server.store import database
 
@@ -471,7 +475,7 @@ def _sqlite(folder: str) -> str:
 @contextlib.asynccontextmanager
 async def hive_bot(*args: str) -> AsyncIterator[ChildProcess]:
     """``hive-bot ARGS`` running, stopped on exit; ``wait_for`` reads its log."""
-    bot = ChildProcess("server.hivebot", *args)
+    bot = ChildProcess("hivebot", *args)
     await bot.spawn()
     try:
         yield bot
@@ -556,3 +560,46 @@ async def read_until(ws: ClientConnection, holds: Callable[[Message], bool]) -> 
             read.append(message)
             if holds(message):
                 return read
+
+
+async def refused(client: Client, game: str) -> ErrorCode:
+    """The code of the refusal the client's last request about ``game`` got."""
+    try:
+        await updated(client, game)
+    except ServerError as error:
+        return error.error.code
+    raise AssertionError("not refused")
+
+
+async def eventually(
+    check: Callable[[], Awaitable[Any]], what: str, timeout: float = 30, every: float = 0.02
+) -> Any:
+    """The first true value of ``check()``, asked again every ``every`` seconds."""
+    async with asyncio.timeout(timeout):
+        while not (found := await check()):
+            await asyncio.sleep(every)
+    assert found, what
+    return found
+
+
+async def rows(url: str, table: Any = tables.games) -> list[dict[str, Any]]:
+    """Every row of ``table`` in the database at ``url``."""
+    database = Database(url)
+    try:
+        async with database.engine.connect() as connection:
+            found = await connection.execute(select(table))
+            return [dict(row) for row in found.mappings()]
+    finally:
+        await database.close()
+
+
+async def game_keys(redis_url: str, game_id: str) -> list[bytes]:
+    """Every key of the game in Redis, and its place in ``hive:over``."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        keys: list[bytes] = [key async for key in client.scan_iter(match=f"*{{{game_id}}}*")]
+        if await client.zscore("hive:over", game_id) is not None:
+            keys.append(b"hive:over")
+        return keys
+    finally:
+        await client.aclose()

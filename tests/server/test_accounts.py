@@ -19,11 +19,7 @@ from sqlalchemy import select
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS, LOGINS_PER_ADDRESS_ACCOUNT
-from server.client import Client, ServerError
-from server.db import tables
-from server.db.database import Database
-from server.protocol import (
+from protocol import (
     SIGNED_OUT,
     Account,
     ChangePassword,
@@ -37,6 +33,10 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from protocol.client import Client, ServerError
+from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS, LOGINS_PER_ADDRESS_ACCOUNT
+from server.db import tables
+from server.db.database import Database
 from tests.server.conftest import Running, StartServer
 from tests.server.support import create_bot, start_game, until
 

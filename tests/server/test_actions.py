@@ -8,8 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from server.client import Client, ServerError
-from server.protocol import (
+from protocol import (
     CancelGame,
     Chat,
     ClaimWin,
@@ -29,17 +28,10 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
 from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
-from tests.server.support import lobby_until, play, start_game, until, updated, watch
-
-
-async def refused(client: Client, game: str) -> ErrorCode:
-    try:
-        await updated(client, game)
-    except ServerError as error:
-        return error.error.code
-    raise AssertionError("not refused")
+from tests.server.support import lobby_until, play, refused, start_game, until, updated, watch
 
 
 async def refusal(client: Client, game: str) -> Error:

@@ -11,64 +11,32 @@ import json
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
+from protocol import CreateGame, Resign, TimeControl, Update
+from protocol.client import Client
 from server.archive import ARCHIVE_ERRORS
-from server.client import Client
 from server.db import tables
 from server.db.database import Database
 from server.embedded import RedisProcess
-from server.protocol import CreateGame, Resign, TimeControl, Update
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.postgres import PostgresProcess
 from tests.server.support import (
     ServerProcess,
+    eventually,
+    game_keys,
     http_get,
     play,
+    rows,
     run_command,
     scrape,
     start_game,
     updated,
 )
-
-
-async def eventually(
-    check: Callable[[], Awaitable[Any]], what: str, timeout: float = 30, every: float = 0.02
-) -> Any:
-    """The first true value of ``check()``, asked again every ``every`` seconds."""
-    async with asyncio.timeout(timeout):
-        while not (found := await check()):
-            await asyncio.sleep(every)
-    assert found, what
-    return found
-
-
-async def rows(url: str, table: Any = tables.games) -> list[dict[str, Any]]:
-    database = Database(url)
-    try:
-        async with database.engine.connect() as connection:
-            found = await connection.execute(select(table))
-            return [dict(row) for row in found.mappings()]
-    finally:
-        await database.close()
-
-
-async def game_keys(redis_url: str, game_id: str) -> list[bytes]:
-    """Every key of the game in Redis, and its place in ``hive:over``."""
-    client = aioredis.Redis.from_url(redis_url)
-    try:
-        keys: list[bytes] = [key async for key in client.scan_iter(match=f"*{{{game_id}}}*")]
-        if await client.zscore("hive:over", game_id) is not None:
-            keys.append(b"hive:over")
-        return keys
-    finally:
-        await client.aclose()
 
 
 async def finished_game(srv: Running | str, moves: int = 2) -> str:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import msgpack
 
-from server import fanout
-from server.protocol import (
+from protocol import (
     Chat,
     CreateGame,
     Lobby,
@@ -21,6 +20,7 @@ from server.protocol import (
     encode,
     to_plain,
 )
+from server import fanout
 from tests.server.conftest import Running, StartServer
 from tests.server.support import (
     decisive_game,

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from ai.bots import LEVELS
-from server.bots import BotPool
-from server.client import Client
-from server.protocol import CreateGame, Resign, TimeControl, Update
+from ai.pool import BotPool
+from protocol import CreateGame, Resign, TimeControl, Update
+from protocol.client import Client
 from tests.server.conftest import Running
 from tests.server.support import http_get, play, updated
 

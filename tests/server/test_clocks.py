@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from protocol import CreateGame, Seat, TimeControl, Update
 from server import match
 from server.codec import pack, unpack
-from server.protocol import CreateGame, Seat, TimeControl, Update
 from server.store import game_key
 from tests.server.conftest import Running, StartServer
 from tests.server.support import play, published, start_game, updated, watch

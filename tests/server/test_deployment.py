@@ -21,13 +21,13 @@ import pytest
 import redis
 from packaging.markers import Marker
 
-from server.client import Client
+from protocol import CreateGame, Update
+from protocol.client import Client
 from server.embedded import RedisProcess, redis_server_binary
-from server.protocol import CreateGame, Update
 from server.settings import Settings, available_cores
 from tests.server.conftest import free_port
+from tests.server.deployment import ROOT, compose_text, system_tool
 from tests.server.support import http_get, updated
-from tests.server.test_topology import ROOT, compose_text, system_tool
 
 DOCKERFILE = ROOT / "Dockerfile"
 TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"

@@ -13,9 +13,7 @@ from pathlib import Path
 from redis import Redis
 from websockets.asyncio.client import connect
 
-from server.client import ServerError
-from server.embedded import RedisProcess
-from server.protocol import (
+from protocol import (
     Error,
     ErrorCode,
     Hello,
@@ -26,6 +24,8 @@ from server.protocol import (
     decode_server,
     encode,
 )
+from protocol.client import ServerError
+from server.embedded import RedisProcess
 from server.runtime import running
 from server.store import game_key
 from tests.server.conftest import BASE_SETTINGS, Running, StartServer
@@ -34,11 +34,11 @@ from tests.server.support import (
     http_get,
     play,
     published,
+    refused,
     start_game,
     updated,
     watch,
 )
-from tests.server.test_actions import refused
 
 
 async def test_redis_going_away_is_answered_with_unavailable_and_the_server_recovers(

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from server.client import Client
-from server.protocol import Resign
+from protocol import Resign
+from protocol.client import Client
 from tests.server.conftest import StartServer
-from tests.server.support import start_game, updated
-from tests.server.test_archive import eventually
+from tests.server.support import eventually, start_game, updated
 
 GLOBAL_KEYS = {
     b"hive:heartbeat",

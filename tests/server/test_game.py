@@ -6,13 +6,13 @@ import asyncio
 from dataclasses import replace
 
 from hive import Game
-from server.client import Client, ServerError
-from server.protocol import (
+from protocol import (
     Error,
     ErrorCode,
     Play,
     Update,
 )
+from protocol.client import Client, ServerError
 from tests.server.conftest import Running
 from tests.server.support import decisive_game, http_get, play, start_game, updated, watch
 

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from server.bots import trace_json
-from server.client import Client
+from ai.pool import trace_json
+from protocol import Ping, Pong, Seat, TimeControl
+from protocol.client import Client
 from server.clock import now_ms
 from server.http import CONTENT_SECURITY_POLICY
-from server.protocol import Ping, Pong, Seat, TimeControl
 from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
 from server.settings import Settings, from_args
 from tests.hive.support import ANTS, SWAP, SWAP_BACK

@@ -17,12 +17,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.frames import CloseCode, Frame, Opcode
 
-from server.client import ServerError
-from server.clock import now_ms
-from server.embedded import RedisProcess
-from server.http import address_block
-from server.limits import Bucket
-from server.protocol import (
+from protocol import (
     CancelGame,
     Chat,
     ClaimWin,
@@ -40,6 +35,11 @@ from server.protocol import (
     Update,
     encode,
 )
+from protocol.client import ServerError
+from server.clock import now_ms
+from server.embedded import RedisProcess
+from server.http import address_block
+from server.limits import Bucket
 from tests.server.conftest import Running, StartServer
 from tests.server.support import ServerProcess, http_get, start_game, until, updated
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from protocol import LOBBY_SHOWN, GameSummary, Seat, TimeControl, encode
+from protocol.client import apply_change
 from server import match, view
-from server.client import apply_change
 from server.lobby import LobbyBoard
-from server.protocol import LOBBY_SHOWN, GameSummary, Seat, TimeControl, encode
 from server.record import Record
 
 BOT = Seat("bot:easy", "easy bot", bot="easy", account="bot")

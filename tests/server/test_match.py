@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from protocol import ErrorCode, ProtocolError, Seat, TimeControl
 from server import codec, match, rematches, social, view
 from server.match import DAY_MS
-from server.protocol import ErrorCode, ProtocolError, Seat, TimeControl
 from server.record import Record
 
 ADA, BOB = Seat("a", "ada"), Seat("b", "bob")

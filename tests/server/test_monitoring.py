@@ -21,8 +21,8 @@ import pytest
 
 from server.embedded import RedisProcess
 from tests.server.conftest import free_port
+from tests.server.deployment import ROOT, compose_text, system_tool
 from tests.server.support import ServerProcess
-from tests.server.test_topology import ROOT, compose_text, system_tool
 
 DEPLOY = ROOT / "deploy"
 ALERTS = {

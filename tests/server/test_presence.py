@@ -4,8 +4,8 @@ it; the tests call it rather than wait for the heartbeat)."""
 
 from __future__ import annotations
 
+from protocol import ClaimWin, Error, ErrorCode, Presence
 from server.clock import now_ms
-from server.protocol import ClaimWin, Error, ErrorCode, Presence
 from tests.server.conftest import StartServer
 from tests.server.support import start_game, until, watch
 

@@ -13,11 +13,7 @@ from dataclasses import replace
 import pytest
 import redis.asyncio as aioredis
 
-from server import match
-from server.client import Client, ServerError
-from server.clock import now_ms
-from server.embedded import RedisProcess
-from server.protocol import (
+from protocol import (
     SIGNED_OUT,
     Chat,
     CreateGame,
@@ -36,6 +32,10 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
+from server import match
+from server.clock import now_ms
+from server.embedded import RedisProcess
 from server.store import Store
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
@@ -47,13 +47,13 @@ from tests.server.support import (
     lobby_until,
     play,
     published,
+    refused,
     scrape,
     start_game,
     until,
     updated,
     watch,
 )
-from tests.server.test_actions import refused
 
 
 @contextlib.asynccontextmanager

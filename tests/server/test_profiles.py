@@ -19,11 +19,7 @@ from typing import Any, Final
 import pytest
 from sqlalchemy import update
 
-from server import http, profiles
-from server.client import Client
-from server.clock import now_ms
-from server.db import tables
-from server.protocol import (
+from protocol import (
     LEADERBOARD_SHOWN,
     PROFILE_PAGE,
     Account,
@@ -48,6 +44,10 @@ from server.protocol import (
     TimeControl,
     Update,
 )
+from protocol.client import Client
+from server import http, profiles
+from server.clock import now_ms
+from server.db import tables
 from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
 from server.record import Record
 from server.session import LOOKUP_BURST

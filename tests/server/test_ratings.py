@@ -17,11 +17,7 @@ from typing import Any
 
 import pytest
 
-from server import ratings
-from server.client import Client, ServerError
-from server.db import tables
-from server.db.database import Database
-from server.protocol import (
+from protocol import (
     Account,
     CreateGame,
     ErrorCode,
@@ -36,11 +32,24 @@ from server.protocol import (
     Update,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
+from server import ratings
+from server.db import tables
+from server.db.database import Database
 from server.record import Record
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
-from tests.server.support import create_bot, finished, lobby_until, play, updated, watch
-from tests.server.test_archive import eventually, game_keys, rows
+from tests.server.support import (
+    create_bot,
+    eventually,
+    finished,
+    game_keys,
+    lobby_until,
+    play,
+    rows,
+    updated,
+    watch,
+)
 
 PASSWORD = "correct horse battery"
 RAPID = TimeControl("clock", 600, 0)  # 600 s: rapid

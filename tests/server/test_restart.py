@@ -9,8 +9,8 @@ from pathlib import Path
 
 from websockets.exceptions import ConnectionClosed
 
-from server.client import Client
-from server.protocol import Ping, Pong, TimeControl, Watch
+from protocol import Ping, Pong, TimeControl, Watch
+from protocol.client import Client
 from server.timers import OUTAGE_MS
 from tests.server.conftest import free_port
 from tests.server.support import ServerProcess, decisive_game, http_get, play, start_game, updated

@@ -8,10 +8,7 @@ import asyncio
 
 import pytest
 
-from server import names
-from server.client import ServerError
-from server.players import token_hash
-from server.protocol import (
+from protocol import (
     SIGNED_OUT,
     ErrorCode,
     Logout,
@@ -19,6 +16,9 @@ from server.protocol import (
     Pong,
     ProtocolError,
 )
+from protocol.client import ServerError
+from server import names
+from server.players import token_hash
 from tests.server.conftest import StartServer
 from tests.server.support import closed_with
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from hive import Game, Piece
 from hive.hexes import hex_at
-from server.protocol import GameState
+from protocol import GameState
 from tests.server.conftest import StartServer
 from tests.server.support import play, start_game, updated
 from tests.vectors import tsv_rows

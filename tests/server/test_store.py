@@ -10,6 +10,7 @@ import msgpack
 import pytest
 import redis.asyncio as aioredis
 
+from protocol import Event, Seat, TimeControl
 from server import match
 from server.channels import CONTROL_CHANNEL
 from server.clock import now_ms
@@ -17,7 +18,6 @@ from server.codec import pack_event, unpack_event
 from server.embedded import RedisProcess
 from server.liveness import WINDOW_PARTS, rate_key, window_part
 from server.players import token_hash
-from server.protocol import Event, Seat, TimeControl
 from server.record import Record
 from server.store import Store, game_key
 

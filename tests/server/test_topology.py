@@ -13,7 +13,6 @@ import http.client
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -26,11 +25,12 @@ import pytest
 import redis.asyncio as aioredis
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from server.client import Client
+from protocol import CreateGame, Update
+from protocol.client import Client
 from server.embedded import RedisProcess
-from server.protocol import CreateGame, Update
 from server.store import Store
 from tests.server.conftest import free_port
+from tests.server.deployment import COMPOSE_FILE, ROOT, compose_text, system_tool
 from tests.server.support import (
     ServerProcess,
     create_bot,
@@ -46,19 +46,9 @@ from tests.server.support import (
     watch,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
-COMPOSE_FILE = ROOT / "docker-compose.yml"
 
 _T = TypeVar("_T")
-
-
-def system_tool(name: str) -> str:
-    """The path of a Debian tool the tests drive (``make test`` installs them)."""
-    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
-    if found is None:
-        pytest.fail(f"the deployment tests need Debian's {name}: run make test")
-    return found
 
 
 async def until(
@@ -583,19 +573,6 @@ async def test_the_deployed_topology_behind_haproxy(
         await a_games_connections_meet_on_one_process(topology)
         await only_the_sites_own_pages_connect_through_the_proxy(topology)
         await a_hive_bot_plays_through_the_proxy(topology)
-
-
-def compose_text(*profiles: str, env: dict[str, str] | None = None) -> str:
-    """The compose file as ``docker-compose config`` resolves it (with ``profiles``)."""
-    extra = [arg for profile in profiles for arg in ("--profile", profile)]
-    return subprocess.run(
-        [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), *extra, "config"],
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
 
 
 def test_the_compose_file_is_valid() -> None:

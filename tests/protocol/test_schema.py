@@ -1,4 +1,4 @@
-"""docs/protocol.schema.json: generated from server/protocol.py, in step with it, and true of
+"""docs/protocol.schema.json: generated from protocol/, in step with it, and true of
 every frame a real server sends and of every frame its clients send."""
 
 from __future__ import annotations
@@ -18,10 +18,7 @@ from jsonschema.exceptions import best_match
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from server import schema
-from server.clock import now_ms
-from server.db import tables
-from server.protocol import (
+from protocol import (
     CLIENT_MESSAGES,
     SERVER_MESSAGES,
     SIGNED_OUT,
@@ -54,11 +51,14 @@ from server.protocol import (
     decode,
     decode_server,
     encode,
+    schema,
 )
+from server.clock import now_ms
+from server.db import tables
 from server.ratings import LEADERBOARD_OPPONENTS
+from tests.protocol.examples import EXAMPLES
 from tests.server.conftest import Running
 from tests.server.support import http_get
-from tests.server.test_protocol import EXAMPLES
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SCHEMA: Final = schema.schema()

@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from server.client import Client, ServerError
-from server.embedded import RedisProcess
-from server.engines import supported_types
-from server.protocol import (
+from hivebot.engines import supported_types
+from protocol import (
     BotReady,
     CreateGame,
     ErrorCode,
@@ -26,6 +24,8 @@ from server.protocol import (
     TimeControl,
     Update,
 )
+from protocol.client import Client, ServerError
+from server.embedded import RedisProcess
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
     ChildProcess,

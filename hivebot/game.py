@@ -1,6 +1,9 @@
 """``hive-bot``'s games, one update at a time: which it plays and the last version seen of
-each, a draw offer declined, the move started (``botmove``), the end of a game and its rematch,
-letting go of a finished game, and the win claimed from an opponent who left."""
+each, a draw offer declined, the move started (``move``), the end of a game and its rematch,
+letting go of a finished game, and the win claimed from an opponent who left.
+
+What they use of the bot's session is named by ``Session`` (``session.Runner`` is one), so this
+module never imports the session that holds them."""
 
 from __future__ import annotations
 
@@ -8,24 +11,27 @@ import asyncio
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Final
+from collections.abc import Coroutine
+from typing import Any, Final, Protocol
 
-from server.client import Client
-from server.protocol import (
+from hivebot.challenger import Challenger
+from hivebot.engines import Engine
+from hivebot.move import Moves
+from protocol import (
     ClaimWin,
     Color,
     Draw,
     Error,
     GameState,
+    GameSummary,
+    Message,
     Presence,
     Rematch,
     Unwatch,
     Update,
     Watch,
 )
-
-if TYPE_CHECKING:
-    from server.botsession import Runner
+from protocol.client import Client
 
 log = logging.getLogger("hive-bot")
 
@@ -37,11 +43,51 @@ ENDED_KEPT: Final = 256
 """Games played to their end that are remembered, never to be joined again."""
 
 
+class Session(Protocol):
+    """What the games and the claims use of the bot's session (``session.Runner``)."""
+
+    @property
+    def max_games(self) -> int: ...
+    @property
+    def challenge(self) -> Challenger | None: ...
+    @property
+    def client(self) -> Client | None:
+        """The connection up now, if any."""
+
+    @property
+    def clock_offset(self) -> float:
+        """Server ms minus local ms."""
+
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def games(self) -> Games: ...
+    @property
+    def moves(self) -> Moves: ...
+    @property
+    def claims(self) -> Claims: ...
+
+    async def current(self) -> Client:
+        """The connection up now, once there is one."""
+
+    async def send(self, client: Client, message: Message) -> None:
+        """Send, or nothing if the connection is gone (the next session starts again)."""
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background (cancelled when the bot stops)."""
+
+    async def challenge_next(self, client: Client, *, at_once: bool = False) -> None:
+        """Create the next game of the challenge, if one is due."""
+
+    async def join_open(self, client: Client, games: list[GameSummary]) -> None:
+        """Join those of the lobby's open ``games`` it wants, while it has slots."""
+
+
 class Games:
     """The bot's games: those it follows (with the last version seen), plays, is joining
     (joins and rematches not yet started), and has finished but follows for a rematch."""
 
-    def __init__(self, bot: Runner) -> None:
+    def __init__(self, bot: Session) -> None:
         self.bot = bot
         self.versions: dict[str, int] = {}  # game id -> last version seen
         self.playing: dict[str, Color] = {}  # games in play -> our colour
@@ -150,7 +196,7 @@ class Claims:
     """The wins to claim, by game id: each waits out the time the rules give an opponent who
     left to come back."""
 
-    def __init__(self, bot: Runner) -> None:
+    def __init__(self, bot: Session) -> None:
         self.bot = bot
         self.tasks: dict[str, asyncio.Task[None]] = {}
 

@@ -2,8 +2,9 @@
 start (``bot_ready``, its games watched again), each message to the part it concerns, the
 lobby's games joined, the next game of a challenge, and the refusals.
 
-Its parts, each holding the ``Runner`` to reach the others: ``botgame`` (the games, one update
-at a time, and the wins claimed), ``botmove`` (the moves and their time), ``challenger``
+Its parts, each given the ``Runner`` to reach the others, as the ``Session`` its module names
+(what it uses of it), so that no part imports this module: ``game`` (the games, one update at a
+time, and the wins claimed), ``move`` (the moves and their time), ``challenger``
 (``--challenge``), and the engine (``engines``).
 """
 
@@ -20,12 +21,11 @@ from typing import Any, Final
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from server.botgame import Claims, Games
-from server.botmove import Moves
-from server.challenger import CHALLENGE_RETRY_SECONDS, Challenger
-from server.client import Client, ServerError
-from server.engines import Engine
-from server.protocol import (
+from hivebot.challenger import CHALLENGE_RETRY_SECONDS, Challenger
+from hivebot.engines import Engine
+from hivebot.game import Claims, Games
+from hivebot.move import Moves
+from protocol import (
     BotReady,
     Error,
     ErrorCode,
@@ -40,6 +40,7 @@ from server.protocol import (
     Watch,
     WatchLobby,
 )
+from protocol.client import Client, ServerError
 
 log = logging.getLogger("hive-bot")
 

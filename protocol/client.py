@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.protocol import (
+from protocol import (
     Error,
     GameSummary,
     Hello,

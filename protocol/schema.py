@@ -1,6 +1,6 @@
-"""The JSON Schema (draft 2020-12) of every message, generated from ``server/protocol.py``.
+"""The JSON Schema (draft 2020-12) of every message, generated from ``protocol``.
 
-    python -m server.schema > docs/protocol.schema.json     # or: make schema
+    python -m protocol.schema > docs/protocol.schema.json     # or: make schema
 
 Every server serves it at ``GET /protocol.schema.json`` (made once, from the code it runs).
 
@@ -32,7 +32,7 @@ import types
 import typing
 from typing import Any, Final, Literal, get_args, get_origin
 
-from server.protocol import (
+from protocol import (
     CLIENT_MESSAGES,
     MAX_FRAME_BYTES,
     MAX_LIST,
@@ -48,7 +48,7 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 DESCRIPTION: Final = (
     "Every message of the Hive Arena websocket protocol (docs/protocol.md), generated from "
-    "server/protocol.py by `python -m server.schema`. Each frame is one msgpack map; this "
+    "protocol/ by `python -m protocol.schema`. Each frame is one msgpack map; this "
     "schema describes that map once decoded, written as JSON: msgpack str is a string, int "
     "an integer, float a number, nil null, array an array, map an object. No message holds "
     "msgpack bin (bytes) or an extension type. ClientMessage: what a client sends (fields "

@@ -13,9 +13,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from ai.pool import BotPool
 from hive.pieces import ALL_GAME_TYPES
-from server.bots import BotPool
-from server.protocol import GameState
+from protocol import GameState
 
 log = logging.getLogger("hive-bot")
 

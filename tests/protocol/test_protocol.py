@@ -23,8 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosedError
 
 from ai.bots import LEVELS
-from server import schema, store
-from server.protocol import (
+from protocol import (
     CLIENT_MESSAGES,
     MAX_FRAME_BYTES,
     MAX_LIST,
@@ -32,54 +31,19 @@ from server.protocol import (
     MAX_TEXT,
     MAX_WATCHING,
     SERVER_MESSAGES,
-    Account,
-    ArchivedGame,
-    BotInfo,
-    BotReady,
     CancelGame,
-    ChangePassword,
     Chat,
-    ClaimWin,
-    Clocks,
     CreateGame,
-    Draw,
     Error,
     ErrorCode,
-    Event,
-    GameState,
-    GameSummary,
-    GetLeaderboard,
-    GetProfile,
     Hello,
-    JoinGame,
-    Leaderboard,
-    LeaderboardEntry,
-    LegalMove,
-    LevelRecord,
     Limits,
-    Lobby,
-    LobbyChange,
-    LogIn,
-    Logout,
     Message,
-    Mute,
-    PieceAt,
     Ping,
     Play,
     Pong,
-    Presence,
-    Profile,
     ProtocolError,
-    RatingChange,
-    RatingPoint,
-    Rematch,
-    Resign,
-    Seat,
-    SignUp,
-    SpectatorChat,
-    SpeedRating,
     TimeControl,
-    Unwatch,
     Update,
     Watch,
     WatchLobby,
@@ -87,7 +51,10 @@ from server.protocol import (
     decode,
     decode_server,
     encode,
+    schema,
 )
+from server import store
+from tests.protocol.examples import ADA, EXAMPLES, GAME, STATE
 from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, start_game
 
@@ -106,160 +73,7 @@ DECODERS: Final[dict[str, dict[str, type[Message]]]] = {
 BAD = ErrorCode.BAD_MESSAGE
 UNKNOWN = ErrorCode.UNKNOWN_TYPE
 
-# -- one message of each class, every field set ------------------------------------------------
-
-GAME = "5e11ba55"
-CLOCK = TimeControl("clock", 300, 5)
-DAYS = TimeControl("days", days=3)
-ADA = Seat("2653b1f017098c8a", "ada", None, True, "account", 1612, True)
-BOT = Seat("bot:hard", "hard bot", "hard", account="bot")
-ROBO = Seat("77d1c0ffee0ddba1", "robo", account="bot")
-CHAT = Event(5, "chat", 1_795_446_241_432, "bob", "good luck!", "e99f18bb998292cb")
-STATE = GameState(
-    id=GAME,
-    game_type="Base+MLP",
-    status="over",
-    white=ADA,
-    black=BOT,
-    time=CLOCK,
-    version=9,
-    game_string="Base+MLP;InProgress;White[2];wS1;bB1 wS1",
-    moves=["wS1", "bB1 wS1"],
-    turn="white",
-    clocks=Clocks(299_996, 300_000, "white"),
-    pieces=[PieceAt("wS1", 0, 0, 0), PieceAt("bB1", 0, 0, 1)],
-    legal=[
-        LegalMove("wQ -bB1", "wQ", None, None, -1, 0),
-        LegalMove("wB1 bB1", "wB1", -1, 0, 0, 0),
-    ],
-    hand_white=["wQ", "wS2"],
-    hand_black=["bQ", "bS1"],
-    must_pass=True,
-    result="BlackWins",
-    reason="resign",
-    draw_offer="black",
-    rematch_offer="white",
-    rematch="0f1e2d3c",
-    spectators=3,
-    chat=[CHAT],
-    muted=["e99f18bb998292cb"],
-    spectator_chat=False,
-    rated=True,
-    speed="rapid",
-    rating_changes=[RatingChange("white", 1612, 1598, True), RatingChange("black", 1500, 1514)],
-    unrated="each side must make 2 moves for a rated game to count",  # (never with changes)
-)
-OPEN = GameSummary(
-    GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO, True, 1400, 1800
-)
-LIVE = GameSummary("0f1e2d3c", "Base+M", CLOCK, ADA, BOT, 1_795_446_200_000, 12, 2)
-ROBO_READY = BotInfo(ROBO.player, "robo", ["Base"], ["none"], 4, playing=1)
-
-EXAMPLES: Final[dict[str, dict[str, Message]]] = {
-    "client": {
-        "hello": Hello(nickname="ada", token="lYN-6JeauAJRoAZAteE8Jv7yvNqaj2ws"),
-        "ping": Ping(1234.5),
-        "lobby": WatchLobby(subscribe=False),
-        "create": CreateGame("Base", CLOCK, "black", "bot", "hard", "robo", True, 1400, 1800),
-        "bot_ready": BotReady(["Base", "Base+MLP"], ["none", "clock"], max_games=4),
-        "join": JoinGame(GAME),
-        "cancel": CancelGame(GAME),
-        "watch": Watch(GAME, since=6),
-        "unwatch": Unwatch(GAME),
-        "play": Play(GAME, 4, "wQ -wS1"),
-        "resign": Resign(GAME),
-        "draw": Draw(GAME, "decline"),
-        "claim": ClaimWin(GAME),
-        "rematch": Rematch(GAME),
-        "chat": Chat(GAME, "good luck! ✓"),
-        "mute": Mute(GAME, "e99f18bb998292cb", mute=False),
-        "spectator_chat": SpectatorChat(GAME, open=False),
-        "logout": Logout(everywhere=True),
-        "signup": SignUp("ada_l", "correct horse"),
-        "login": LogIn("Ada_L", "correct horse"),
-        "change_password": ChangePassword("correct horse", "battery staple"),
-        "profile": GetProfile("Ada_L", page=2),
-        "leaderboard": GetLeaderboard("blitz"),
-    },
-    "server": {
-        "welcome": Welcome(
-            ADA.player,
-            "ada",
-            "lYN-6Jea",
-            1_795_446_241_400,
-            [GAME],
-            bot=True,
-            account=True,  # (no player is both: every field set, for the tests)
-            limits=Limits(120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24, 45.0),
-            game_types=["Base", "Base+MLP"],
-            levels=["easy", "expert"],
-        ),
-        "account": Account("1b7a2c6e0f9d4a35", "ada_l"),
-        "pong": Pong(1234.5, 1_795_446_241_457),
-        "error": Error(ErrorCode.STALE, "the move was made on version 4", "play", GAME),
-        "lobby": Lobby([OPEN], [LIVE], [ROBO_READY], open_total=1, live_total=2),
-        "lobby_change": LobbyChange([OPEN], [LIVE], ["0a1b2c3d"], [ROBO_READY], 1, 2),
-        # snapshot True with events makes no sense on the wire, but sets every field here
-        "update": Update(GAME, 9, [CHAT], STATE, snapshot=True),
-        "presence": Presence(GAME, 2, 1_700_000_000_000, 1_700_000_001_000, 60_000),
-        "profile": Profile(
-            "ada_l",
-            ADA.player,
-            False,
-            1_795_000_000_000,
-            [SpeedRating("blitz", 1612, 112, True, 7)],
-            4,
-            1,
-            2,
-            [LevelRecord("hard", 1, 0, 2)],
-            [RatingPoint("blitz", 1_795_446_241_400, 1612)],
-            [
-                ArchivedGame(
-                    GAME,
-                    "Base+MLP",
-                    CLOCK,
-                    True,
-                    "white",
-                    "bob",
-                    None,
-                    1540,
-                    "loss",
-                    "queen",
-                    -14,
-                    31,
-                    1_795_446_241_400,
-                ),
-                ArchivedGame(
-                    "0f1e2d3c",
-                    "Base",
-                    DAYS,
-                    False,
-                    "black",
-                    "hard bot",
-                    "hard",
-                    None,
-                    "draw",
-                    "repetition",
-                    None,
-                    40,
-                    1_795_446_200_000,
-                ),
-            ],
-            page=2,
-            total_games=45,
-        ),
-        "leaderboard": Leaderboard(
-            "blitz",
-            4,
-            [
-                LeaderboardEntry("ada_l", 1612, 61, 40),
-                LeaderboardEntry("robo", 1550, 45, 300, bot=True),
-            ],
-            5,
-        ),
-    },
-}
-"""One message per registered class: a new class without an example fails the tests below."""
+# The examples (one message of each class, every field set): tests/protocol/examples.py.
 
 MESSAGE_IDS: Final = [(side, tag) for side, registry in REGISTRIES.items() for tag in registry]
 

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from server.protocol import Color, CreateGame, Error, ErrorCode, GameState, TimeControl
+from protocol import Color, CreateGame, Error, ErrorCode, GameState, TimeControl
 
 log = logging.getLogger("hive-bot")
 

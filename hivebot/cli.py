@@ -14,9 +14,10 @@ on; a move being thought about meanwhile is sent on the new connection.
 
 docs/protocol.md ("Bots") describes what it does on the wire.
 
-This module is its command line. The bot itself: ``botsession`` (the connection, the lobby,
-the refusals), ``botgame`` (its games: updates, game over and rematches, claims),
-``botmove`` (its moves and their time), ``challenger`` (``--challenge``) and ``engines``.
+This module is its command line (``python -m hivebot`` runs it too). The bot itself:
+``session`` (the connection, the lobby, the refusals), ``game`` (its games: updates, game over
+and rematches, claims), ``move`` (its moves and their time), ``challenger`` (``--challenge``)
+and ``engines``.
 """
 
 from __future__ import annotations
@@ -34,10 +35,8 @@ from websockets.exceptions import InvalidURI
 
 from ai.bots import LEVELS
 from hive import GameType, HiveError
-from server.botsession import Runner
-from server.challenger import Challenger
-from server.client import ServerError
-from server.engines import (
+from hivebot.challenger import Challenger
+from hivebot.engines import (
     ALL_TYPES,
     Engine,
     EngineError,
@@ -45,7 +44,9 @@ from server.engines import (
     UhpEngine,
     supported_types,
 )
-from server.protocol import TimeControl, TimeKind
+from hivebot.session import Runner
+from protocol import TimeControl, TimeKind
+from protocol.client import ServerError
 
 log = logging.getLogger("hive-bot")
 
@@ -207,7 +208,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InvalidURI as error:
         print(f"hive-bot: {error}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

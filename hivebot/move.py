@@ -1,5 +1,8 @@
 """``hive-bot``'s moves: one task per game on its turn, the time it may think (from its
-clock), the move sent on whatever connection is up by then, and a refused move."""
+clock), the move sent on whatever connection is up by then, and a refused move.
+
+What the moves use of the bot's session is named by ``Session`` (``session.Runner`` is one),
+so this module never imports the session nor the games that hold them."""
 
 from __future__ import annotations
 
@@ -7,14 +10,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Final
+from collections.abc import Coroutine, Mapping
+from typing import Any, Final, Protocol
 
-from server.client import Client
-from server.engines import Budget, EngineError
-from server.protocol import Color, Error, ErrorCode, GameState, Play, Resign, Watch
-
-if TYPE_CHECKING:
-    from server.botsession import Runner
+from hivebot.engines import Budget, Engine, EngineError
+from protocol import Color, Error, ErrorCode, GameState, Message, Play, Resign, Watch
+from protocol.client import Client
 
 log = logging.getLogger("hive-bot")
 
@@ -29,10 +30,40 @@ DEADLINE_MARGIN: Final = 0.5
 """A move is sent this long before the clock would fall, whatever the engine is doing."""
 
 
+class Followed(Protocol):
+    """The games the bot follows, as the moves read them (``game.Games`` is one)."""
+
+    @property
+    def playing(self) -> Mapping[str, Color]:
+        """The games it plays, by id, and its colour in each."""
+
+    @property
+    def versions(self) -> Mapping[str, int]:
+        """The last version seen of each game it follows."""
+
+
+class Session(Protocol):
+    """What the moves use of the bot's session (``session.Runner``)."""
+
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def games(self) -> Followed: ...
+
+    async def current(self) -> Client:
+        """The connection up now, once there is one."""
+
+    async def send(self, client: Client, message: Message) -> None:
+        """Send, or nothing if the connection is gone (the next session starts again)."""
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background (cancelled when the bot stops)."""
+
+
 class Moves:
     """The moves being chosen, by game id, and the ply each game's last move was chosen for."""
 
-    def __init__(self, bot: Runner) -> None:
+    def __init__(self, bot: Session) -> None:
         self.bot = bot
         self.answered: dict[str, int] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}

@@ -1,0 +1,190 @@
+"""The wire protocol: every message, both ways, and the only code that touches msgpack.
+
+One websocket at ``/ws`` carries msgpack binary frames, each a map with a ``type`` key naming the
+message and one key per field. Messages are frozen dataclasses: ``encode(message)`` gives the
+frame, ``decode(frame)`` gives back the message, or raises ``ProtocolError`` with an
+``ErrorCode`` for anything that is not a well-formed message of a known type (bad msgpack, an
+unknown type, a missing, unknown or mistyped field, a value out of range). The server answers a
+``ProtocolError`` with an ``Error`` and the connection lives on.
+
+The package is the wire alone, imported by the server, by ``hive-bot`` and by any client in
+Python; it imports nothing of the project. By concern:
+
+- ``common``: the limits, ``ErrorCode``, ``ProtocolError``, the plain types (``Color``...),
+  ``Message`` and its two registries;
+- ``values``: the values inside messages (``TimeControl``, ``Seat``, ``GameState``...);
+- ``requests``: what a client sends (``CLIENT_MESSAGES``);
+- ``messages``: what the server sends (``SERVER_MESSAGES``);
+- ``codec``: ``encode``, ``decode``, ``decode_server``, ``to_plain``;
+- ``schema``: the JSON Schema of every message (``python -m protocol.schema``, served at
+  ``GET /protocol.schema.json``);
+- ``client``: a client in Python (tests, bots, the load bench), not imported here.
+
+Every public name is here: ``from protocol import Hello, encode``. docs/protocol.md documents
+every message with an example and a whole game.
+"""
+
+from protocol.codec import decode, decode_server, encode, to_plain
+from protocol.common import (
+    CLIENT_MESSAGES,
+    LEADERBOARD_SHOWN,
+    LOBBY_SHOWN,
+    MAX_BOT_GAMES,
+    MAX_FRAME_BYTES,
+    MAX_INT,
+    MAX_LIST,
+    MAX_NICKNAME,
+    MAX_TEXT,
+    MAX_WATCHING,
+    PROFILE_PAGE,
+    SERVER_MESSAGES,
+    SIGNED_OUT,
+    AccountKind,
+    Color,
+    ColorChoice,
+    DrawAction,
+    ErrorCode,
+    GameStatus,
+    Message,
+    Opponent,
+    ProtocolError,
+    Result,
+    Speed,
+    TimeKind,
+)
+from protocol.messages import (
+    Account,
+    Error,
+    Leaderboard,
+    Limits,
+    Lobby,
+    LobbyChange,
+    Pong,
+    Presence,
+    Profile,
+    Update,
+    Welcome,
+)
+from protocol.requests import (
+    BotReady,
+    CancelGame,
+    ChangePassword,
+    Chat,
+    ClaimWin,
+    CreateGame,
+    Draw,
+    GetLeaderboard,
+    GetProfile,
+    Hello,
+    JoinGame,
+    LogIn,
+    Logout,
+    Mute,
+    Ping,
+    Play,
+    Rematch,
+    Resign,
+    SignUp,
+    SpectatorChat,
+    Unwatch,
+    Watch,
+    WatchLobby,
+)
+from protocol.values import (
+    ArchivedGame,
+    BotInfo,
+    Clocks,
+    Event,
+    GameState,
+    GameSummary,
+    LeaderboardEntry,
+    LegalMove,
+    LevelRecord,
+    PieceAt,
+    RatingChange,
+    RatingPoint,
+    Seat,
+    SpeedRating,
+    TimeControl,
+)
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "LEADERBOARD_SHOWN",
+    "LOBBY_SHOWN",
+    "MAX_BOT_GAMES",
+    "MAX_FRAME_BYTES",
+    "MAX_INT",
+    "MAX_LIST",
+    "MAX_NICKNAME",
+    "MAX_TEXT",
+    "MAX_WATCHING",
+    "PROFILE_PAGE",
+    "SERVER_MESSAGES",
+    "SIGNED_OUT",
+    "Account",
+    "AccountKind",
+    "ArchivedGame",
+    "BotInfo",
+    "BotReady",
+    "CancelGame",
+    "ChangePassword",
+    "Chat",
+    "ClaimWin",
+    "Clocks",
+    "Color",
+    "ColorChoice",
+    "CreateGame",
+    "Draw",
+    "DrawAction",
+    "Error",
+    "ErrorCode",
+    "Event",
+    "GameState",
+    "GameStatus",
+    "GameSummary",
+    "GetLeaderboard",
+    "GetProfile",
+    "Hello",
+    "JoinGame",
+    "Leaderboard",
+    "LeaderboardEntry",
+    "LegalMove",
+    "LevelRecord",
+    "Limits",
+    "Lobby",
+    "LobbyChange",
+    "LogIn",
+    "Logout",
+    "Message",
+    "Mute",
+    "Opponent",
+    "PieceAt",
+    "Ping",
+    "Play",
+    "Pong",
+    "Presence",
+    "Profile",
+    "ProtocolError",
+    "RatingChange",
+    "RatingPoint",
+    "Rematch",
+    "Resign",
+    "Result",
+    "Seat",
+    "SignUp",
+    "SpectatorChat",
+    "Speed",
+    "SpeedRating",
+    "TimeControl",
+    "TimeKind",
+    "Unwatch",
+    "Update",
+    "Watch",
+    "WatchLobby",
+    "Welcome",
+    "decode",
+    "decode_server",
+    "encode",
+    "to_plain",
+]

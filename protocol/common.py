@@ -1,0 +1,138 @@
+"""What every message shares: the limits, the error codes, the plain types, and ``Message``
+with the two registries its subclasses enter, one a direction (``client`` and ``server``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Final, Literal, TypeVar
+
+MAX_FRAME_BYTES: Final = 16 * 1024
+"""Frames from clients larger than this are refused (the connection closes with 1009)."""
+SIGNED_OUT: Final = 4001
+"""The close code of a connection whose session ended (``logout``, here or elsewhere): its
+token no longer signs in."""
+MAX_TEXT: Final = 2000
+"""Longest string field accepted from a client (chat has its own, smaller, limit). Messages
+from the server have no such limit: a long game's GameString runs past it."""
+MAX_INT: Final = 2**53 - 1
+"""Largest integer (and the negative of the smallest) in a message: JavaScript numbers hold
+every integer up to it exactly, and no further. A client's integer beyond it is refused
+(``BAD_MESSAGE``, "out of range")."""
+MAX_NICKNAME: Final = 24
+MAX_LIST: Final = 1000
+LOBBY_SHOWN: Final = 100
+"""Games of each lobby list sent to clients: the oldest open games, the newest in progress."""
+MAX_WATCHING: Final = 32
+"""Games one connection may watch at once."""
+MAX_BOT_GAMES: Final = 100
+"""Most games a bot account may play at once."""
+PROFILE_PAGE: Final = 20
+"""Archived games in a page of a profile."""
+LEADERBOARD_SHOWN: Final = 100
+"""Players listed on a leaderboard."""
+
+
+class ErrorCode(enum.StrEnum):
+    """Why a request was refused. The set is closed: clients may switch on it."""
+
+    BAD_MESSAGE = "bad_message"
+    """Not msgpack, not a map, a missing/unknown/mistyped field, or a value out of range."""
+    UNKNOWN_TYPE = "unknown_type"
+    NOT_AUTHENTICATED = "not_authenticated"
+    """The first message must be ``hello``; nothing else is answered before it."""
+    BAD_TOKEN = "bad_token"
+    ALREADY_AUTHENTICATED = "already_authenticated"
+    UNKNOWN_GAME = "unknown_game"
+    UNKNOWN_LEVEL = "unknown_level"
+    UNKNOWN_BOT = "unknown_bot"
+    """No bot account of that name (a challenge names one)."""
+    NOT_OPEN = "not_open"
+    """The game cannot be joined or cancelled (already started, cancelled or expired)."""
+    OWN_GAME = "own_game"
+    """A player cannot join a game they created."""
+    NOT_YOUR_GAME = "not_your_game"
+    """Only the game's creator may cancel it; only its players may act in it."""
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_MOVE = "illegal_move"
+    """The engine's message says why."""
+    STALE = "stale"
+    """The move was made on a version that is no longer current; nothing changed."""
+    GAME_OVER = "game_over"
+    NOT_ALLOWED = "not_allowed"
+    """The action does not apply now (no draw offer to accept, opponent still connected...)."""
+    TOO_LONG = "too_long"
+    RATE_LIMITED = "rate_limited"
+    UNAVAILABLE = "unavailable"
+    """The server cannot reach its storage; try again shortly. Nothing was changed."""
+    INTERNAL = "internal"
+    BAD_NAME = "bad_name"
+    """Not an account's name (2-20 letters, digits, ``_``, ``-``), or a bot's."""
+    NAME_TAKEN = "name_taken"
+    """An account has that name, ignoring case (``signup``), or a guest's nickname is an
+    account's name (``hello``: ignoring case, width and separators)."""
+    BAD_PASSWORD = "bad_password"
+    """A new password too short or too long, or the old one wrong (``change_password``)."""
+    BAD_LOGIN = "bad_login"
+    """Wrong name or password: the same answer for both."""
+    ACCOUNT_REQUIRED = "account_required"
+    """Only an account may do this (a rated game: create or join one)."""
+    OUT_OF_RANGE = "out_of_range"
+    """The joiner's rating lies outside the open game's rating range."""
+    UNKNOWN_PLAYER = "unknown_player"
+    """No account of that name (``profile``)."""
+
+
+class ProtocolError(Exception):
+    """A request that cannot be carried out, answered with an ``Error`` of ``code``."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+Color = Literal["white", "black"]
+ColorChoice = Literal["white", "black", "random"]
+Opponent = Literal["anyone", "bot", "bots"]
+TimeKind = Literal["none", "clock", "days"]
+Speed = Literal["bullet", "blitz", "rapid", "classical", "correspondence"]
+"""A rating's pool, from the time control (see ``server.ratings.speed``)."""
+AccountKind = Literal["guest", "account", "bot"]
+DrawAction = Literal["offer", "accept", "decline"]
+GameStatus = Literal["open", "live", "over"]
+Result = Literal["WhiteWins", "BlackWins", "Draw"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base class of every message; ``TYPE`` is its tag on the wire."""
+
+    TYPE: ClassVar[str] = ""
+
+
+CLIENT_MESSAGES: Final[dict[str, type[Message]]] = {}
+"""Messages a client sends, by tag."""
+SERVER_MESSAGES: Final[dict[str, type[Message]]] = {}
+"""Messages the server sends, by tag."""
+
+_M = TypeVar("_M", bound=type[Message])
+
+
+def _registered(registry: dict[str, type[Message]], tag: str) -> Callable[[_M], _M]:
+    def register(cls: _M) -> _M:
+        cls.TYPE = tag
+        registry[tag] = cls
+        return cls
+
+    return register
+
+
+def client(tag: str) -> Callable[[_M], _M]:
+    return _registered(CLIENT_MESSAGES, tag)
+
+
+def server(tag: str) -> Callable[[_M], _M]:
+    return _registered(SERVER_MESSAGES, tag)

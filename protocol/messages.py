@@ -1,0 +1,202 @@
+"""What the server sends (server -> client): answers and the changes it passes on, each a
+``Message`` registered in ``SERVER_MESSAGES`` by its tag. What a client sends is in
+``protocol.requests``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from protocol.common import (
+    ErrorCode,
+    Message,
+    Speed,
+    server,
+)
+from protocol.values import (
+    ArchivedGame,
+    BotInfo,
+    Event,
+    GameState,
+    GameSummary,
+    LeaderboardEntry,
+    LevelRecord,
+    RatingPoint,
+    SpeedRating,
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What this server allows a connection (see ``Welcome``), from its settings.
+
+    ``chat_length``: the longest chat line (characters). ``chat_burst`` lines at once, then one
+    every ``chat_interval`` seconds on average. ``message_rate``: messages a second this
+    connection may send on average, ``message_burst`` at once (a bot account's are higher).
+    ``max_frame_bytes``: the largest frame it may send (a larger one closes it with 1009).
+    ``max_watching``: games it may watch at once. ``nickname_length``: the longest nickname.
+    ``first_move_timeout``: seconds each side has for its first move, with a clock or
+    without one (with days per move the first moves have their days), before the game is
+    aborted.
+    """
+
+    chat_length: int
+    chat_interval: float
+    chat_burst: int
+    message_rate: float
+    message_burst: int
+    max_frame_bytes: int
+    max_watching: int
+    nickname_length: int
+    first_move_timeout: float = 60.0
+
+
+@server("welcome")
+@dataclass(frozen=True)
+class Welcome(Message):
+    """The answer to ``hello``: who you are, and the token to resume this session later (keep it
+    secret). ``games``: your games in progress, to watch again after a reconnect. ``bot``: this
+    is a bot account (created by the server's operator); ``account``: a person's account
+    (``signup``, ``login``), not a guest. ``limits``: what this server allows
+    this connection; ``game_types``: every game type it plays (GameTypeStrings, spelled as it
+    lists them); ``levels``: the levels of its own bots (``CreateGame.level``), weakest first.
+    A client takes these from here rather than knowing them itself."""
+
+    player: str
+    nickname: str
+    token: str
+    server_time: int
+    games: list[str] = field(default_factory=list)
+    bot: bool = False
+    account: bool = False
+    limits: Limits = field(kw_only=True)
+    game_types: list[str] = field(kw_only=True)
+    levels: list[str] = field(kw_only=True)
+
+
+@server("account")
+@dataclass(frozen=True)
+class Account(Message):
+    """This connection's player is the account ``name`` (after ``signup`` or
+    ``change_password``)."""
+
+    player: str
+    name: str
+
+
+@server("pong")
+@dataclass(frozen=True)
+class Pong(Message):
+    t: float
+    server_time: int
+
+
+@server("error")
+@dataclass(frozen=True)
+class Error(Message):
+    """A request was refused and changed nothing. ``request``: the refused message's type."""
+
+    code: ErrorCode
+    message: str
+    request: str | None = None
+    game: str | None = None
+
+
+@server("lobby")
+@dataclass(frozen=True)
+class Lobby(Message):
+    """The lobby as it stands (sent on ``lobby``, and again to a client that fell behind):
+    the open games (``LOBBY_SHOWN`` at most: those for bot accounts first, then the oldest),
+    the games in progress (the newest ``LOBBY_SHOWN``), the bot accounts ready to play, and
+    how many open games and games in progress there are in all. ``LobbyChange`` messages
+    follow it."""
+
+    open: list[GameSummary]
+    live: list[GameSummary]
+    bots: list[BotInfo] = field(default_factory=list)
+    open_total: int = 0
+    live_total: int = 0
+
+
+@server("lobby_change")
+@dataclass(frozen=True)
+class LobbyChange(Message):
+    """What changed in the lobby since the last ``Lobby`` or ``LobbyChange``: games added to
+    or changed in the open list (``open``) or the list of games in progress (``live``; a game
+    listed there leaves the open list), the ids of games no longer listed (``gone``), the bot
+    accounts when they changed (``bots``, the whole list; None: unchanged), and the totals."""
+
+    open: list[GameSummary] = field(default_factory=list)
+    live: list[GameSummary] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    bots: list[BotInfo] | None = None
+    open_total: int = 0
+    live_total: int = 0
+
+
+@server("update")
+@dataclass(frozen=True)
+class Update(Message):
+    """A game changed: the ``events`` since the recipient's last version, in order, and the
+    state after them. ``snapshot`` True: the events are not given (first look, or too old);
+    the state stands alone."""
+
+    game: str
+    version: int
+    events: list[Event]
+    state: GameState
+    snapshot: bool = False
+
+
+@server("profile")
+@dataclass(frozen=True)
+class Profile(Message):
+    """A player's profile (the answer to ``profile``): ``name`` as the account spells it,
+    ``player`` id, a ``bot`` account or a person, when the account was ``created``; a
+    rating per speed it played rated games in; its ``wins``, ``draws`` and ``losses`` over
+    every archived game; its record against each of the server's bot ``levels``; the
+    ``history`` of its ratings (oldest first: its newest 500 points); ``page`` of its
+    ``games`` (newest first; past the last page, none), ``total_games`` in all. An aborted
+    game (no result) is neither counted nor listed."""
+
+    name: str
+    player: str
+    bot: bool
+    created: int
+    ratings: list[SpeedRating]
+    wins: int
+    draws: int
+    losses: int
+    levels: list[LevelRecord]
+    history: list[RatingPoint]
+    games: list[ArchivedGame]
+    page: int
+    total_games: int
+
+
+@server("leaderboard")
+@dataclass(frozen=True)
+class Leaderboard(Message):
+    """The leaderboard of ``speed``: at most ``LEADERBOARD_SHOWN`` players, highest rating
+    first, whose rating is not provisional, who played a rated game of that speed within
+    the last ``weeks`` weeks, and whose rated games of that speed were against at least
+    ``opponents`` distinct opponents."""
+
+    speed: Speed
+    weeks: int
+    players: list[LeaderboardEntry]
+    opponents: int = 0
+
+
+@server("presence")
+@dataclass(frozen=True)
+class Presence(Message):
+    """Who is at a game, pushed to its watchers when it changes between updates (within a few
+    seconds): the spectators, and each player's connection. ``white_gone``/``black_gone``:
+    when that player's last connection closed (server time, ms; None: connected, or no such
+    seat). A player may claim the win against an opponent gone ``claim_after`` ms or more."""
+
+    game: str
+    spectators: int
+    white_gone: int | None = None
+    black_gone: int | None = None
+    claim_after: int = 0

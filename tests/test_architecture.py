@@ -1,0 +1,419 @@
+"""The tree draws the architecture: a walk of the imports fails on an arrow up or a cycle.
+
+Every module of ``hive``, ``ai``, ``protocol``, ``server`` and ``hivebot`` is read with ``ast``
+(never imported): every ``import`` and ``from ... import`` anywhere in it counts, those under
+``if TYPE_CHECKING:`` and inside functions too, relative ones resolved against the module's
+package. ``from package import name`` is an import of ``package.name`` when that is a module,
+else of ``package``; an import of ``a.b`` is not counted as one of ``a`` too (Python runs
+``a/__init__.py`` first, but that is no arrow of the design). Only the project's own modules
+count; tests and benchmarks are not walked (they may import anything).
+
+The arrows allowed::
+
+    hive      imports nothing of the project (the rules are pure)
+    ai        -> hive                       (never protocol, server, hivebot)
+    protocol  imports nothing of the project (the wire alone: its values are plain types, it
+              needs no rule of the game)
+    server    -> protocol, ai, hive         (never hivebot)
+    hivebot   -> protocol, ai, hive         (never server)
+
+No module imports the wiring, ``server.runtime``, but ``server.__main__`` (the entry point
+that starts it) and, until each is given what it uses through its constructor, the modules of
+``HUB_IMPORTERS``. No import cycle, but the server's of ``ALLOWED_CYCLES``.
+
+Both lists can only shrink: a module that no longer imports the wiring, or a cycle that is
+gone or smaller, fails the test until the list says so. The checker itself is tried on
+synthetic trees, so that each rule is seen to fail.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from tests.vectors import ROOT
+
+PACKAGES: Final = ("hive", "ai", "protocol", "server", "hivebot")
+
+MAY_IMPORT: Final[Mapping[str, frozenset[str]]] = {
+    "hive": frozenset({"hive"}),
+    "ai": frozenset({"ai", "hive"}),
+    "protocol": frozenset({"protocol"}),
+    "server": frozenset({"server", "protocol", "ai", "hive"}),
+    "hivebot": frozenset({"hivebot", "protocol", "ai", "hive"}),
+}
+"""The packages each package may import (itself included)."""
+
+WIRING: Final = "server.runtime"
+ENTRY_POINTS: Final = frozenset({"server.__main__"})
+"""The modules that must import the wiring: the server's entry point starts it."""
+
+HUB_IMPORTERS: Final = frozenset(
+    {
+        "server.accounts",
+        "server.archive",
+        "server.botturns",
+        "server.changes",
+        "server.commands",
+        "server.connection",
+        "server.fanout",
+        "server.health",
+        "server.http",
+        "server.lobby",
+        "server.listener",
+        "server.metrics",
+        "server.presence",
+        "server.seating",
+        "server.signin",
+        "server.timers",
+    }
+)
+"""The parts that still take the whole ``Hub`` (imported under ``TYPE_CHECKING``), the service
+locator of issue 34: each one leaves this list when its constructor names what it uses."""
+
+ALLOWED_CYCLES: Final[Mapping[str, frozenset[str]]] = {
+    "the hub": frozenset(
+        {
+            "server.runtime",
+            *HUB_IMPORTERS,
+            # in it through the parts above (the seating's limits, the profiles' answers)
+            "server.creation",
+            "server.profiles",
+        }
+    ),
+    "the rules' move generator": frozenset({"hive.game", "hive.movegen"}),
+}
+"""The import cycles of today, by name: each one a strongly connected component of the import
+graph (every module in it reaches every other). Only these may exist, exactly as listed: one
+that grows, or a new one, fails, and so does one that shrank or is gone until it is taken off
+(or made smaller) here.
+
+``the hub``: every part that takes the whole ``Hub`` (``HUB_IMPORTERS``, under
+``TYPE_CHECKING``) and ``server.runtime``, which builds them all. ``the rules' move
+generator``: ``hive.movegen`` takes the ``hive.game.Game`` it reads under ``TYPE_CHECKING``
+(``hive.game`` calls ``movegen.generate``); the one cycle outside ``server/``, named here
+rather than broken: mypyc compiles both against the concrete ``Game`` (its fields read
+natively in the hottest loop of the rules, ``bench.perft``), which a ``Protocol`` in its place
+would turn into Python attribute lookups."""
+
+
+# -- the checker ---------------------------------------------------------------------------------
+
+Graph = dict[str, set[str]]
+
+
+def modules(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, Path]:
+    """Every module of ``packages`` under ``root``, by dotted name (a package by its own)."""
+    found = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute name a ``from`` import starts from (relative ones against the package)."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    if node.level > 1:
+        package = package[: -(node.level - 1)]
+    return ".".join([*package, *([node.module] if node.module else [])])
+
+
+def _known(name: str, known: Mapping[str, object]) -> str | None:
+    """``name``, or the longest dotted prefix of it, that is a module of the project."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in known:
+            return candidate
+        parts.pop()
+    return None
+
+
+def imports_of(module: str, source: str, known: Mapping[str, object], *, package: bool) -> set[str]:
+    """The project's modules ``source`` (module ``module``) imports, anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source, filename=module)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, package, node)
+            names = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            target = _known(name, known)
+            if target is not None and target != module:
+                found.add(target)
+    return found
+
+
+def graph(root: Path, packages: Iterable[str] = PACKAGES) -> Graph:
+    """The import graph of the project's modules under ``root``."""
+    found = modules(root, packages)
+    return {
+        name: imports_of(name, path.read_text(), found, package=path.name == "__init__.py")
+        for name, path in found.items()
+    }
+
+
+def arrows_up(imports: Graph) -> list[str]:
+    """``a -> b`` for each import that the layers forbid."""
+    wrong = []
+    for module, targets in sorted(imports.items()):
+        package = module.split(".")[0]
+        for target in sorted(targets):
+            if target.split(".")[0] not in MAY_IMPORT.get(package, frozenset()):
+                wrong.append(f"{module} -> {target}")
+    return wrong
+
+
+def wiring_imports(imports: Graph) -> set[str]:
+    """The modules that import the wiring, but the entry points."""
+    return {m for m, targets in imports.items() if WIRING in targets and m not in ENTRY_POINTS}
+
+
+def cycles(imports: Graph) -> list[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[frozenset[str]] = []
+    counter = 0
+    for start in sorted(imports):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(imports[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in imports:
+                    continue
+                if target not in index:
+                    index[target] = low[target] = counter
+                    counter += 1
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(imports[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(frozenset(component))
+    return found
+
+
+def cycle_problems(imports: Graph, allowed: Mapping[str, frozenset[str]]) -> list[str]:
+    """What is wrong with the cycles of ``imports``, given the ``allowed`` ones."""
+    problems = []
+    present = cycles(imports)
+    for component in present:
+        if component in allowed.values():
+            continue
+        outside = any(not module.startswith("server.") for module in component)
+        what = "a cycle outside server/" if outside else "a new cycle"
+        grown = [name for name, cycle in allowed.items() if cycle < component]
+        if grown:
+            what += f" (the allowed {grown[0]!r} grew into it)"
+        problems.append(f"{what}: {' <-> '.join(sorted(component))}")
+    for name, cycle in allowed.items():
+        if not any(cycle <= component for component in present):
+            problems.append(
+                f"the allowed cycle {name!r} is gone or smaller: take it off ALLOWED_CYCLES "
+                "(or list what remains of it)"
+            )
+    return problems
+
+
+def problems(imports: Graph) -> list[str]:
+    """Every broken rule of the tree's imports, as lines to read."""
+    found = [f"arrow up: {arrow}" for arrow in arrows_up(imports)]
+    for module in sorted(wiring_imports(imports) - HUB_IMPORTERS):
+        found.append(f"imports the wiring ({WIRING}): {module}")
+    for module in sorted(HUB_IMPORTERS - wiring_imports(imports)):
+        found.append(f"no longer imports the wiring: take {module} off HUB_IMPORTERS")
+    return found + cycle_problems(imports, ALLOWED_CYCLES)
+
+
+# -- the tree ----------------------------------------------------------------------------------
+
+
+def test_the_tree_has_no_arrow_up_no_new_cycle_and_one_entry_to_the_wiring() -> None:
+    imports = graph(ROOT)
+    assert len(imports) > 80, "the walk found too few modules"
+    found = problems(imports)
+    assert not found, "\n".join(["the imports break the architecture:", *found])
+
+
+OUTSIDE_SERVER: Final = frozenset({"the rules' move generator"})
+"""The allowed cycles outside ``server/``: one, named; no other may be added."""
+
+
+def test_the_allowed_cycles_are_the_server_s_but_one_named() -> None:
+    for name, cycle in ALLOWED_CYCLES.items():
+        if name in OUTSIDE_SERVER:
+            assert len({module.split(".")[0] for module in cycle}) == 1, name
+        else:
+            assert all(module.startswith("server.") for module in cycle), name
+    assert {"the rules' move generator"} == OUTSIDE_SERVER
+    assert all(module.startswith("server.") for module in HUB_IMPORTERS)
+
+
+# -- the checker on synthetic trees: each rule fails -------------------------------------------
+
+
+def tree(tmp_path: Path, files: Mapping[str, str]) -> Graph:
+    """The import graph of a small tree of ``files`` (path -> source), every package of it
+    with an ``__init__.py``."""
+    for name, source in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+    for package in PACKAGES:
+        (tmp_path / package).mkdir(exist_ok=True)
+        (tmp_path / package / "__init__.py").touch()
+    return graph(tmp_path)
+
+
+def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
+    tmp_path: Path,
+) -> None:
+    imports = tree(
+        tmp_path,
+        {
+            "server/a.py": (
+                "from typing import TYPE_CHECKING\n"
+                "from . import b\n"
+                "from .c import thing\n"
+                "from protocol import codec, Hello\n"
+                "import ai.search\n"
+                "if TYPE_CHECKING:\n"
+                "    from server.runtime import Hub\n"
+                "def late():\n"
+                "    import hive.game\n"
+            ),
+            "server/b.py": "",
+            "server/c.py": "",
+            "server/runtime.py": "",
+            "server/sub/__init__.py": "from .. import b\nfrom . import d\n",
+            "server/sub/d.py": "",
+            "protocol/codec.py": "",
+            "ai/search.py": "",
+            "hive/game.py": "",
+        },
+    )
+    assert imports["server.a"] == {
+        "server.b",
+        "server.c",
+        "protocol.codec",
+        "protocol",
+        "ai.search",
+        "server.runtime",
+        "hive.game",
+    }
+    assert imports["server.sub"] == {"server.b", "server.sub.d"}
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"hive/board.py": "from ai import search\n"}, "arrow up: hive.board -> ai"),
+        ({"hive/board.py": "import protocol\n"}, "arrow up: hive.board -> protocol"),
+        (
+            {"ai/search.py": "if TYPE_CHECKING:\n    from server.store import Store\n"},
+            "arrow up: ai.search -> server",
+        ),
+        ({"ai/search.py": "import hivebot\n"}, "arrow up: ai.search -> hivebot"),
+        ({"ai/search.py": "from protocol import Hello\n"}, "arrow up: ai.search -> protocol"),
+        ({"protocol/codec.py": "from server import codec\n"}, "arrow up: protocol.codec -> server"),
+        ({"protocol/codec.py": "import hive\n"}, "arrow up: protocol.codec -> hive"),
+        (
+            {"hivebot/cli.py": "from server.client import Client\n"},
+            "arrow up: hivebot.cli -> server",
+        ),
+        ({"server/lobby.py": "from hivebot import engines\n"}, "arrow up: server.lobby -> hivebot"),
+        (
+            {"server/store.py": "from server.runtime import Hub\n", "server/runtime.py": ""},
+            "imports the wiring (server.runtime): server.store",
+        ),
+        (
+            {"hivebot/cli.py": "from server import runtime\n", "server/runtime.py": ""},
+            "imports the wiring (server.runtime): hivebot.cli",
+        ),
+        (
+            {"hive/a.py": "from hive import b\n", "hive/b.py": "from . import a\n"},
+            "a cycle outside server/: hive.a <-> hive.b",
+        ),
+        (
+            {"server/a.py": "from server import b\n", "server/b.py": "from server import a\n"},
+            "a new cycle: server.a <-> server.b",
+        ),
+    ],
+)
+def test_each_rule_fails_when_broken(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    assert any(expected in line for line in problems(tree(tmp_path, files)))
+
+
+def test_the_entry_point_may_import_the_wiring(tmp_path: Path) -> None:
+    imports = tree(
+        tmp_path,
+        {"server/__main__.py": "from server.runtime import running\n", "server/runtime.py": ""},
+    )
+    assert wiring_imports(imports) == set()
+
+
+def test_an_allowed_cycle_may_only_shrink_with_its_list(tmp_path: Path) -> None:
+    imports = tree(
+        tmp_path,
+        {
+            "server/a.py": "from server import b\n",
+            "server/b.py": "from server import c\n",
+            "server/c.py": "from server import a\n",
+        },
+    )
+    whole = frozenset({"server.a", "server.b", "server.c"})
+    assert cycle_problems(imports, {"abc": whole}) == []
+    smaller = {"abc": frozenset({"server.a", "server.b"})}
+    assert any("grew into it" in line for line in cycle_problems(imports, smaller))
+    imports["server.c"] = set()  # the cycle is broken: the list must say so
+    assert cycle_problems(imports, {"abc": whole}) == [
+        "the allowed cycle 'abc' is gone or smaller: take it off ALLOWED_CYCLES (or list what "
+        "remains of it)"
+    ]
+
+
+def test_a_module_off_the_wiring_must_leave_its_list(tmp_path: Path) -> None:
+    imports = tree(tmp_path, {"server/accounts.py": "", "server/runtime.py": ""})
+    assert "no longer imports the wiring: take server.accounts off HUB_IMPORTERS" in problems(
+        imports
+    )
