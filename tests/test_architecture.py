@@ -54,22 +54,22 @@ ENTRY_POINTS: Final = frozenset({"server.__main__"})
 
 HUB_IMPORTERS: Final = frozenset(
     {
-        "server.accounts",
-        "server.archive",
-        "server.botturns",
-        "server.changes",
-        "server.commands",
-        "server.connection",
-        "server.fanout",
-        "server.health",
-        "server.http",
-        "server.lobby",
-        "server.listener",
-        "server.metrics",
-        "server.presence",
-        "server.seating",
-        "server.signin",
-        "server.timers",
+        "server.archive.games",
+        "server.edge.connection",
+        "server.edge.health",
+        "server.edge.http",
+        "server.edge.metrics",
+        "server.live.botturns",
+        "server.live.changes",
+        "server.live.fanout",
+        "server.live.listener",
+        "server.live.lobby",
+        "server.live.presence",
+        "server.live.timers",
+        "server.requests.accounts",
+        "server.requests.commands",
+        "server.requests.seating",
+        "server.requests.signin",
     }
 )
 """The parts that still take the whole ``Hub`` (imported under ``TYPE_CHECKING``), the service
@@ -81,8 +81,8 @@ ALLOWED_CYCLES: Final[Mapping[str, frozenset[str]]] = {
             "server.runtime",
             *HUB_IMPORTERS,
             # in it through the parts above (the seating's limits, the profiles' answers)
-            "server.creation",
-            "server.profiles",
+            "server.requests.creation",
+            "server.requests.profiles",
         }
     ),
     "the rules' move generator": frozenset({"hive.game", "hive.movegen"}),
@@ -350,7 +350,7 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
         ({"hive/board.py": "from ai import search\n"}, "arrow up: hive.board -> ai"),
         ({"hive/board.py": "import protocol\n"}, "arrow up: hive.board -> protocol"),
         (
-            {"ai/search.py": "if TYPE_CHECKING:\n    from server.store import Store\n"},
+            {"ai/search.py": "if TYPE_CHECKING:\n    from server.storage.store import Store\n"},
             "arrow up: ai.search -> server",
         ),
         ({"ai/search.py": "import hivebot\n"}, "arrow up: ai.search -> hivebot"),
@@ -361,10 +361,16 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
             {"hivebot/cli.py": "from server.client import Client\n"},
             "arrow up: hivebot.cli -> server",
         ),
-        ({"server/lobby.py": "from hivebot import engines\n"}, "arrow up: server.lobby -> hivebot"),
         (
-            {"server/store.py": "from server.runtime import Hub\n", "server/runtime.py": ""},
-            "imports the wiring (server.runtime): server.store",
+            {"server/live/lobby.py": "from hivebot import engines\n"},
+            "arrow up: server.live.lobby -> hivebot",
+        ),
+        (
+            {
+                "server/storage/store.py": "from server.runtime import Hub\n",
+                "server/runtime.py": "",
+            },
+            "imports the wiring (server.runtime): server.storage.store",
         ),
         (
             {"hivebot/cli.py": "from server import runtime\n", "server/runtime.py": ""},
@@ -413,7 +419,8 @@ def test_an_allowed_cycle_may_only_shrink_with_its_list(tmp_path: Path) -> None:
 
 
 def test_a_module_off_the_wiring_must_leave_its_list(tmp_path: Path) -> None:
-    imports = tree(tmp_path, {"server/accounts.py": "", "server/runtime.py": ""})
-    assert "no longer imports the wiring: take server.accounts off HUB_IMPORTERS" in problems(
-        imports
+    imports = tree(tmp_path, {"server/requests/accounts.py": "", "server/runtime.py": ""})
+    assert (
+        "no longer imports the wiring: take server.requests.accounts off HUB_IMPORTERS"
+        in problems(imports)
     )

@@ -33,10 +33,10 @@ from protocol import (
     WatchLobby,
 )
 from protocol.client import Client, ServerError
-from server import ratings
-from server.db import tables
-from server.db.database import Database
-from server.record import Record
+from server.archive import ratings
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.game.record import Record
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
 from tests.server.support import (
