@@ -65,8 +65,8 @@ from server.archive import queries as profile_queries
 from server.archive.db import tables
 from server.archive.db.database import Database
 from server.archive.games import Archive
-from server.archive.ratings import LEADERBOARD_WEEKS
 from server.embedded import RedisProcess
+from server.game.rating import LEADERBOARD_WEEKS
 from server.requests.profiles import Profiles
 from server.storage.store import Store
 from tests.server.conftest import free_port

@@ -41,6 +41,7 @@ from protocol import AccountKind, RatingChange, Seat, TimeControl
 from server.archive import ratings
 from server.archive.db import tables
 from server.archive.db.database import Database
+from server.game import rating
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.storage.store import STORAGE_ERRORS, Store
@@ -95,7 +96,7 @@ def _rateable(record: Record) -> bool:
         record.rated
         and record.result is not None
         and record.reason != "aborted"
-        and ratings.speed(record.time) is not None
+        and rating.speed(record.time) is not None
         and all(s is not None and s.account != "guest" and s.bot is None for s in seats)
     )
 
@@ -153,7 +154,7 @@ class Archive:
             for seat in sorted((white, black), key=lambda seat: seat.player)
         ]  # in the order of their ids, as any other transaction writing them: no deadlock
         time = record.time
-        pool = ratings.speed(time)
+        pool = rating.speed(time)
         ended = record.ended if record.ended is not None else now
         game = {
             "id": record.id,

@@ -42,8 +42,8 @@ from protocol import (
     TimeControl,
 )
 from server.archive.db import tables
-from server.archive.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
 from server.game.clock import now_ms
+from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
 
 HISTORY_SHOWN: Final = 500
 """Points of rating history in a profile: the newest ones (a point a rated game)."""

@@ -53,7 +53,7 @@ from protocol import (
 from server.archive import queries
 from server.archive.db.database import Database
 from server.archive.games import DATABASE_ERRORS
-from server.archive.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
+from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
 from server.game.record import game_string
 from server.live.session import LOOKUP_RATE, Session
 from server.storage.limits import per_origin

@@ -27,7 +27,7 @@ from protocol import (
 )
 from server.archive import ratings
 from server.archive.games import DATABASE_ERRORS
-from server.game import match, rematches
+from server.game import match, rating, rematches
 from server.game.clock import now_ms
 from server.game.record import Record, new_game_id
 from server.live.cache import CachedGame
@@ -69,7 +69,7 @@ class Seating:
             challenge = await self._challenge(message)
         pair = bot_pair(session, message, challenge)
         ranged = message.rating_min is not None or message.rating_max is not None
-        pool = ratings.speed(message.time)
+        pool = rating.speed(message.time)
         seat = await self.seat(session, pool, needed=message.rated or ranged)
         now = now_ms()
         if pair is not None:
@@ -183,7 +183,7 @@ class Seating:
             record = known.record
             ranged = record.rating_min is not None or record.rating_max is not None
             seat = await self.seat(
-                session, ratings.speed(record.time), needed=record.rated or ranged
+                session, rating.speed(record.time), needed=record.rated or ranged
             )
         watched = message.game in session.watching
         if not watched:
@@ -222,7 +222,7 @@ class Seating:
         if old is None or not started:
             return
         new = started[0]  # followed by the players here as the listener hears of ``old``
-        pool = ratings.speed(new.time)
+        pool = rating.speed(new.time)
         if pool is not None:  # the players' ratings now (those the last game made, if rated)
             seats = [await self.seat_again(seat, pool) for seat in (new.white, new.black)]
             new = replace(new, white=seats[0], black=seats[1])

@@ -54,8 +54,8 @@ from protocol import (
     schema,
 )
 from server.archive.db import tables
-from server.archive.ratings import LEADERBOARD_OPPONENTS
 from server.game.clock import now_ms
+from server.game.rating import LEADERBOARD_OPPONENTS
 from tests.protocol.examples import EXAMPLES
 from tests.server.conftest import Running
 from tests.server.support import http_get

@@ -46,9 +46,9 @@ from protocol import (
 )
 from protocol.client import Client
 from server.archive.db import tables
-from server.archive.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
 from server.edge import http
 from server.game.clock import now_ms
+from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
 from server.game.record import Record
 from server.live.session import LOOKUP_BURST
 from server.requests import profiles
