@@ -27,7 +27,7 @@ RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --require-hashes --target /opt/build -r requirements-build.lock
 COPY . .
 # Installed in place (-e): the server serves client/ from beside its own source folder
-# (CLIENT_DIR in server/http.py), which a copy in site-packages would not have. No other
+# (CLIENT_DIR in server/edge/http.py), which a copy in site-packages would not have. No other
 # dependency: they are the lock's. The build's one line (compiled, or why not) is printed.
 RUN PYTHONPATH=/opt/build /opt/venv/bin/pip install --verbose --no-build-isolation --no-deps -e . \
         > /tmp/build.log 2>&1 || { cat /tmp/build.log; exit 1; }; \

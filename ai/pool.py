@@ -1,5 +1,6 @@
 """Bot moves, computed in a pool of worker processes so that no search runs on the event loop:
-the server's bots (``server.botturns``) and ``hive-bot``'s levels (``hivebot.engines``) both use it.
+the server's bots (``server.live.botturns``) and ``hive-bot``'s levels (``hivebot.engines``)
+both use it.
 
 ``BotPool.move`` sends a position to a worker and awaits its answer. Requests wait in FIFO
 order and at most ``workers`` run at once, each game having at most one request in flight, so

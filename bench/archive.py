@@ -8,7 +8,7 @@
   folder on a free port, as the tests start it): ``--writes`` games of 60 moves each, one
   after the other; per run the median and p99 of one write, and the median of ``--runs`` runs.
   With ``--rated``, rated games between 50 accounts: each write also rates its game
-  (``server.ratings.rate``: the two ratings rows locked and updated, their history, the
+  (``server.archive.ratings.rate``: the two ratings rows locked and updated, their history, the
   game's figures) in the same transaction.
 - **Redis stays flat**: a server process (``python -m server``, grace period 1 s) on a Redis
   of its own; ``--pairs`` pairs of guests connect and finish a first game each, then Redis's
@@ -46,12 +46,12 @@ from protocol import (
     Update,
 )
 from protocol.client import Client
-from server.archive import Archive
-from server.db import tables
-from server.db.database import Database
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.archive.games import Archive
 from server.embedded import RedisProcess
-from server.record import Record
-from server.store import Store
+from server.game.record import Record
+from server.storage.store import Store
 from tests.server.conftest import free_port
 from tests.server.postgres import PostgresProcess
 from tests.server.support import RESULTS, ServerProcess

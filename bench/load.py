@@ -76,9 +76,9 @@ from bench.loadgen import (
     real_games,
 )
 from hive import Game
-from server.codec import unpack
 from server.embedded import RedisProcess, die_with_parent
-from server.store import game_key
+from server.storage.codec import unpack
+from server.storage.store import game_key
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 P99_TARGET: Final = 0.100

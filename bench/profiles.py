@@ -61,14 +61,14 @@ from protocol import (
     TimeControl,
 )
 from protocol.client import Client
-from server import profilequeries
-from server.archive import Archive
-from server.db import tables
-from server.db.database import Database
+from server.archive import queries as profile_queries
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.archive.games import Archive
 from server.embedded import RedisProcess
-from server.profiles import Profiles
-from server.ratings import LEADERBOARD_WEEKS
-from server.store import Store
+from server.game.rating import LEADERBOARD_WEEKS
+from server.requests.profiles import Profiles
+from server.storage.store import Store
 from tests.server.conftest import free_port
 from tests.server.postgres import PostgresProcess
 from tests.server.support import RESULTS, ServerProcess, finished
@@ -271,7 +271,7 @@ async def timed(samples: int, work: Callable[[], Awaitable[Any]]) -> list[float]
 async def explain(database: Database) -> None:
     """Print the plan of each query a profile and a leaderboard make."""
     prefix = "EXPLAIN QUERY PLAN " if database.dialect == "sqlite" else "EXPLAIN "
-    queries = profilequeries.explained("star", STAR, "blitz")
+    queries = profile_queries.explained("star", STAR, "blitz")
     async with database.engine.connect() as connection:
         for name, query in queries.items():
             compiled = query.compile(

@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from hive import Game
 from protocol import GameState, Seat, TimeControl, Update, encode
-from server.record import Record
-from server.view import state, with_legal
+from server.game.record import Record
+from server.game.view import state, with_legal
 from tests.vectors import tsv_rows
 
 

@@ -99,7 +99,7 @@ ColorChoice = Literal["white", "black", "random"]
 Opponent = Literal["anyone", "bot", "bots"]
 TimeKind = Literal["none", "clock", "days"]
 Speed = Literal["bullet", "blitz", "rapid", "classical", "correspondence"]
-"""A rating's pool, from the time control (see ``server.ratings.speed``)."""
+"""A rating's pool, from the time control (see ``server.game.rating.speed``)."""
 AccountKind = Literal["guest", "account", "bot"]
 DrawAction = Literal["offer", "accept", "decline"]
 GameStatus = Literal["open", "live", "over"]

@@ -25,12 +25,12 @@ import uvloop
 
 from ai.bots import LEVELS
 from protocol import MAX_NICKNAME, ProtocolError
-from server import names
-from server.accounts import AccountBook
-from server.archive import DATABASE_ERRORS
-from server.clock import now_ms
-from server.db.database import Database, default_url, shown
+from server.archive.db.database import Database, default_url, shown
+from server.archive.games import DATABASE_ERRORS
 from server.embedded import RedisProcess
+from server.game import names
+from server.game.clock import now_ms
+from server.requests.accounts import AccountBook
 from server.runtime import Hub, running
 from server.settings import (
     Settings,
@@ -38,7 +38,7 @@ from server.settings import (
     add_storage_arguments,
     from_args,
 )
-from server.store import Store
+from server.storage.store import Store
 
 log = logging.getLogger("server")
 

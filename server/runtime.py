@@ -1,23 +1,25 @@
 """One server process: its parts wired together, and ``running``, which starts and stops
 them and owns every background task.
 
-Reading order: ``connection`` (a websocket, each frame to its handler) -> ``signin`` and
-``accounts`` (its passwords hashed on the pool of ``passwords``), ``seating`` (with
-``creation``'s limits), ``commands`` (each request to its rule in ``match``) -> ``changes``
-(decide, commit, apply) -> ``fanout`` (pass on: the lobby and the watchers here);
-``profiles`` answers profiles and leaderboards (and the download of a player's games) from the
-database alone.
-``listener``: every other process that has the game cached hears of the commit on the game's
-channel (``channels``), and passes it on to its own watchers.
-Beside them: ``cache`` (the games here and who follows them), ``presence`` (who is connected,
-here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on ``ai.pool``),
-``timers``, ``health``, ``metrics``. Outside the server: ``hive-bot`` is a program of its own
-(the package ``hivebot``). The game
-itself: ``record`` (as stored; ``codec`` packs it), its rules in ``match``, ``social`` (chat,
-mutes) and ``rematches``, and ``view`` (a record to the wire ``GameState``). Storage:
-``store`` (games, the commit) with ``players`` and ``liveness``, in Redis; ``archive``
-(finished games, written once to the database of ``db``, and read back from it). The wire
-is a package of its own, ``protocol`` (with its client in Python, ``protocol.client``).
+Reading order, by layer, arrows pointing down: the edge, ``edge.connection`` (a websocket,
+each frame to its handler) -> the requests, ``requests.signin`` and ``requests.accounts``
+(its passwords hashed on the pool of ``requests.passwords``), ``requests.seating`` (with
+``requests.creation``'s limits), ``requests.commands`` (each request to its rule in
+``game.match``) -> live, ``live.changes`` (decide, commit, apply) -> ``live.fanout`` (pass
+on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
+(and the download of a player's games) from the database alone.
+``live.listener``: every other process that has the game cached hears of the commit on the
+game's channel (``storage.channels``), and passes it on to its own watchers.
+Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
+is connected, here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on
+``ai.pool``), ``timers``; at the edge, ``health``, ``metrics``. Outside the server:
+``hive-bot`` is a program of its own (the package ``hivebot``). The game itself, pure, in
+``game``: ``record`` (as stored; ``storage.codec`` packs it), its rules in ``match``,
+``social`` (chat, mutes) and ``rematches``, and ``view`` (a record to the wire
+``GameState``). Storage, in Redis: ``storage.store`` (games, the commit) with ``players`` and
+``liveness``; the archive, in SQL: ``archive.games`` (finished games, written once to the
+database of ``archive.db``, and read back from it). The wire is a package of its own,
+``protocol`` (with its client in Python, ``protocol.client``).
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
 sent to one client is bounded (``Settings.queue_limit``), locks and cached games exist only
@@ -42,30 +44,30 @@ from websockets.asyncio.server import Server, serve
 
 from ai.pool import BotPool
 from protocol import MAX_FRAME_BYTES
-from server.accounts import Accounts
-from server.archive import DATABASE_ERRORS, Archive
-from server.botturns import BotTurns
-from server.cache import GameCache
-from server.changes import Changes
-from server.commands import Commands
-from server.connection import Connections, counted
-from server.db.database import Database, default_url, shown
+from server.archive.db.database import Database, default_url, shown
+from server.archive.games import DATABASE_ERRORS, Archive
+from server.edge.connection import Connections, counted
+from server.edge.health import Health
+from server.edge.http import SERVER, http, metrics_endpoint
+from server.edge.metrics import Metrics
+from server.edge.review import Positions
 from server.embedded import RedisProcess
-from server.fanout import Fanout
-from server.health import Health
-from server.http import SERVER, http, metrics_endpoint
-from server.listener import Listener
-from server.lobby import LobbyBoard, LobbyFeed
-from server.metrics import Metrics
-from server.passwords import Hashing
-from server.presence import Presence
-from server.profiles import Profiles
-from server.review import Positions
-from server.seating import Seating
+from server.live.botturns import BotTurns
+from server.live.cache import GameCache
+from server.live.changes import Changes
+from server.live.fanout import Fanout
+from server.live.listener import Listener
+from server.live.lobby import LobbyBoard, LobbyFeed
+from server.live.presence import Presence
+from server.live.timers import Timers
+from server.requests.accounts import Accounts
+from server.requests.commands import Commands
+from server.requests.passwords import Hashing
+from server.requests.profiles import Profiles
+from server.requests.seating import Seating
+from server.requests.signin import SignIn
 from server.settings import Settings
-from server.signin import SignIn
-from server.store import Store
-from server.timers import Timers
+from server.storage.store import Store
 
 log = logging.getLogger(__name__)
 

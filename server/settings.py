@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from server.db.database import checked_url
+from server.archive.db.database import checked_url
 
 DAY: Final = 86_400.0
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}

@@ -17,6 +17,11 @@ The arrows allowed::
     server    -> protocol, ai, hive         (never hivebot)
     hivebot   -> protocol, ai, hive         (never server)
 
+Inside ``server``, folders by layer (each ``__init__.py`` says what it may import); two
+rules hold here: the server's top level holds at most ``TOP_LEVEL_MODULES`` modules (the
+rest are in its folders), and its game, ``server.game``, is pure: it imports nothing of the
+server outside ``server.game``, and none of ``NOT_PURE`` (Redis, SQL, websockets, asyncio).
+
 No module imports the wiring, ``server.runtime``, but ``server.__main__`` (the entry point
 that starts it) and, until each is given what it uses through its constructor, the modules of
 ``HUB_IMPORTERS``. No import cycle, but the server's of ``ALLOWED_CYCLES``.
@@ -52,24 +57,32 @@ WIRING: Final = "server.runtime"
 ENTRY_POINTS: Final = frozenset({"server.__main__"})
 """The modules that must import the wiring: the server's entry point starts it."""
 
+TOP_LEVEL_MODULES: Final = 10
+"""The most modules ``server/`` itself may hold (``__init__`` and ``__main__`` count); the
+rest are in its folders by layer."""
+
+PURE: Final = "server.game"
+NOT_PURE: Final = frozenset({"asyncio", "redis", "sqlalchemy", "alembic", "websockets"})
+"""What ``server.game`` may not import: storage (Redis, SQL), the network, the event loop."""
+
 HUB_IMPORTERS: Final = frozenset(
     {
-        "server.accounts",
-        "server.archive",
-        "server.botturns",
-        "server.changes",
-        "server.commands",
-        "server.connection",
-        "server.fanout",
-        "server.health",
-        "server.http",
-        "server.lobby",
-        "server.listener",
-        "server.metrics",
-        "server.presence",
-        "server.seating",
-        "server.signin",
-        "server.timers",
+        "server.archive.games",
+        "server.edge.connection",
+        "server.edge.health",
+        "server.edge.http",
+        "server.edge.metrics",
+        "server.live.botturns",
+        "server.live.changes",
+        "server.live.fanout",
+        "server.live.listener",
+        "server.live.lobby",
+        "server.live.presence",
+        "server.live.timers",
+        "server.requests.accounts",
+        "server.requests.commands",
+        "server.requests.seating",
+        "server.requests.signin",
     }
 )
 """The parts that still take the whole ``Hub`` (imported under ``TYPE_CHECKING``), the service
@@ -81,8 +94,8 @@ ALLOWED_CYCLES: Final[Mapping[str, frozenset[str]]] = {
             "server.runtime",
             *HUB_IMPORTERS,
             # in it through the parts above (the seating's limits, the profiles' answers)
-            "server.creation",
-            "server.profiles",
+            "server.requests.creation",
+            "server.requests.profiles",
         }
     ),
     "the rules' move generator": frozenset({"hive.game", "hive.movegen"}),
@@ -265,6 +278,46 @@ def problems(imports: Graph) -> list[str]:
     return found + cycle_problems(imports, ALLOWED_CYCLES)
 
 
+def libraries_of(module: str, source: str, known: Mapping[str, object]) -> set[str]:
+    """The top-level names of what ``source`` (module ``module``) imports from outside the
+    project (the standard library and the dependencies), anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source, filename=module)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        found |= {name.split(".")[0] for name in names if _known(name, known) is None}
+    return found
+
+
+def server_problems(root: Path) -> list[str]:
+    """What breaks the server's own rules under ``root``: more than ``TOP_LEVEL_MODULES``
+    modules at its top level, and an import of ``server.game`` out of the game (into the rest
+    of the server, or into one of ``NOT_PURE``)."""
+    found = []
+    top = sorted(path.stem for path in (root / "server").glob("*.py"))
+    if len(top) > TOP_LEVEL_MODULES:
+        found.append(
+            f"the server's top level holds {len(top)} modules, at most {TOP_LEVEL_MODULES} "
+            f"(the rest go in its folders): {', '.join(top)}"
+        )
+    known = modules(root)
+    for module, path in sorted(known.items()):
+        if module != PURE and not module.startswith(f"{PURE}."):
+            continue
+        source = path.read_text()
+        package = path.name == "__init__.py"
+        for target in sorted(imports_of(module, source, known, package=package)):
+            if target.split(".")[0] == "server" and not target.startswith(PURE):
+                found.append(f"the game is not pure: {module} -> {target}")
+        for library in sorted(libraries_of(module, source, known) & NOT_PURE):
+            found.append(f"the game is not pure: {module} -> {library}")
+    return found
+
+
 # -- the tree ----------------------------------------------------------------------------------
 
 
@@ -273,6 +326,12 @@ def test_the_tree_has_no_arrow_up_no_new_cycle_and_one_entry_to_the_wiring() -> 
     assert len(imports) > 80, "the walk found too few modules"
     found = problems(imports)
     assert not found, "\n".join(["the imports break the architecture:", *found])
+
+
+def test_the_server_s_top_level_is_small_and_its_game_pure() -> None:
+    assert (ROOT / "server" / "game" / "match.py").exists(), "the walk found no game"
+    found = server_problems(ROOT)
+    assert not found, "\n".join(["the server breaks its own layout:", *found])
 
 
 OUTSIDE_SERVER: Final = frozenset({"the rules' move generator"})
@@ -350,7 +409,7 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
         ({"hive/board.py": "from ai import search\n"}, "arrow up: hive.board -> ai"),
         ({"hive/board.py": "import protocol\n"}, "arrow up: hive.board -> protocol"),
         (
-            {"ai/search.py": "if TYPE_CHECKING:\n    from server.store import Store\n"},
+            {"ai/search.py": "if TYPE_CHECKING:\n    from server.storage.store import Store\n"},
             "arrow up: ai.search -> server",
         ),
         ({"ai/search.py": "import hivebot\n"}, "arrow up: ai.search -> hivebot"),
@@ -361,10 +420,16 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
             {"hivebot/cli.py": "from server.client import Client\n"},
             "arrow up: hivebot.cli -> server",
         ),
-        ({"server/lobby.py": "from hivebot import engines\n"}, "arrow up: server.lobby -> hivebot"),
         (
-            {"server/store.py": "from server.runtime import Hub\n", "server/runtime.py": ""},
-            "imports the wiring (server.runtime): server.store",
+            {"server/live/lobby.py": "from hivebot import engines\n"},
+            "arrow up: server.live.lobby -> hivebot",
+        ),
+        (
+            {
+                "server/storage/store.py": "from server.runtime import Hub\n",
+                "server/runtime.py": "",
+            },
+            "imports the wiring (server.runtime): server.storage.store",
         ),
         (
             {"hivebot/cli.py": "from server import runtime\n", "server/runtime.py": ""},
@@ -413,7 +478,71 @@ def test_an_allowed_cycle_may_only_shrink_with_its_list(tmp_path: Path) -> None:
 
 
 def test_a_module_off_the_wiring_must_leave_its_list(tmp_path: Path) -> None:
-    imports = tree(tmp_path, {"server/accounts.py": "", "server/runtime.py": ""})
-    assert "no longer imports the wiring: take server.accounts off HUB_IMPORTERS" in problems(
-        imports
+    imports = tree(tmp_path, {"server/requests/accounts.py": "", "server/runtime.py": ""})
+    assert (
+        "no longer imports the wiring: take server.requests.accounts off HUB_IMPORTERS"
+        in problems(imports)
     )
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {f"server/m{n}.py": "" for n in range(10)},
+            "the server's top level holds 11 modules, at most 10",  # with __init__
+        ),
+        (
+            {"server/game/view.py": "from server.storage.store import Store\n"},
+            "the game is not pure: server.game.view -> server",
+        ),
+        (
+            {
+                "server/game/view.py": "if TYPE_CHECKING:\n    from server.live import cache\n",
+                "server/live/cache.py": "",
+            },
+            "the game is not pure: server.game.view -> server.live.cache",
+        ),
+        (
+            {"server/game/view.py": "from server import settings\n", "server/settings.py": ""},
+            "the game is not pure: server.game.view -> server.settings",
+        ),
+        (
+            {"server/game/rating.py": "from sqlalchemy import select\n"},
+            "the game is not pure: server.game.rating -> sqlalchemy",
+        ),
+        (
+            {"server/game/__init__.py": "def later():\n    import redis.asyncio\n"},
+            "the game is not pure: server.game -> redis",
+        ),
+        (
+            {"server/game/clock.py": "import asyncio\n"},
+            "the game is not pure: server.game.clock -> asyncio",
+        ),
+        (
+            {"server/game/view.py": "from websockets.asyncio.server import broadcast\n"},
+            "the game is not pure: server.game.view -> websockets",
+        ),
+    ],
+)
+def test_each_rule_of_the_server_fails_when_broken(
+    tmp_path: Path, files: dict[str, str], expected: str
+) -> None:
+    tree(tmp_path, files)
+    assert any(expected in line for line in server_problems(tmp_path))
+
+
+def test_the_game_may_import_itself_the_wire_and_the_rules(tmp_path: Path) -> None:
+    tree(
+        tmp_path,
+        {
+            "server/game/view.py": (
+                "import time\nfrom . import match\nfrom server.game.record import Record\n"
+                "from protocol import Seat\nfrom hive import Game\nimport glicko2\n"
+            ),
+            "server/game/match.py": "",
+            "server/game/record.py": "",
+            **{f"server/m{n}.py": "" for n in range(9)},
+        },
+    )
+    assert server_problems(tmp_path) == []

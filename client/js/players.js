@@ -4,12 +4,12 @@
 
 import { ErrorCode, SPEEDS } from "./protocol.js";
 
-/** A rating with no rated game yet (server/ratings.py's START_RATING): what the server
+/** A rating with no rated game yet (server/game/rating.py's START_RATING): what the server
  * compares with a game's rating range for an account new to that speed. */
 export const START_RATING = 1500;
 
 /** The estimated durations (seconds, base + 40 x increment) below which a clock game is of
- * each speed: server/ratings.py's `speed`, mirrored to say which rating a game is about. */
+ * each speed: server/game/rating.py's `speed`, mirrored to say which rating a game is about. */
 const LIMITS = [[180, "bullet"], [480, "blitz"], [1500, "rapid"]];
 
 /** The speed of a game with TimeControl `time`: null for one without a clock (never rated). */

@@ -97,11 +97,11 @@ export const MAX_NICKNAME = 24;
 export const Opponent = Object.freeze({ ANYONE: "anyone", BOT: "bot", BOTS: "bots" });
 /** The kinds of time control (TimeControl.kind, BotInfo.times). */
 export const TIME_KINDS = Object.freeze(["none", "clock", "days"]);
-/** The rating pools (Speed), fastest first (server/ratings.py's SPEEDS). */
+/** The rating pools (Speed), fastest first (server/game/rating.py's SPEEDS). */
 export const SPEEDS = Object.freeze(["bullet", "blitz", "rapid", "classical", "correspondence"]);
 /** Archived games in a page of a profile (PROFILE_PAGE). */
 export const PROFILE_PAGE = 20;
-/** A password's length (server/accounts.py's MIN_PASSWORD, MAX_PASSWORD). */
+/** A password's length (server/requests/accounts.py's MIN_PASSWORD, MAX_PASSWORD). */
 export const MIN_PASSWORD = 8;
 export const MAX_PASSWORD = 128;
 /** The MoveString of a pass. */

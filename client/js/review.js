@@ -1,6 +1,6 @@
 // The review screen: a finished (or running) game stepped through move by move, with buttons
 // and the arrow keys. The client holds no rules, so the positions come from the server
-// (GET /games/ID/positions.json: the pieces after every move, see server/review.py).
+// (GET /games/ID/positions.json: the pieces after every move, see server/edge/review.py).
 
 import { Board, reserveMarkup } from "./board.js";
 import { ICONS, html, render } from "./dom.js";

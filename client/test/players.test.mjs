@@ -41,7 +41,7 @@ const profile = (name, changes = {}) => ({
 });
 
 describe("speeds and ratings as shown", () => {
-  test("a time control's speed is server/ratings.py's: base + 40 x increment", () => {
+  test("a time control's speed is server/game/rating.py's: base + 40 x increment", () => {
     assert.equal(Pl.speedOf(NONE), null);
     assert.equal(Pl.speedOf(DAYS), "correspondence");
     assert.equal(Pl.speedOf(clock(60, 2)), "bullet"); // 140 s

@@ -13,7 +13,7 @@ from playwright.async_api import Browser, Page, expect
 
 from protocol import Account, SignUp
 from protocol.client import Client, ServerError
-from server.accounts import LOGINS_PER_ACCOUNT
+from server.requests.accounts import LOGINS_PER_ACCOUNT
 from tests.client.support import Person
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess

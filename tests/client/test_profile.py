@@ -15,8 +15,8 @@ from playwright.async_api import Browser, expect
 
 from protocol import PROFILE_PAGE, Account, GetProfile, Profile, Seat, SignUp
 from protocol.client import Client
-from server.clock import now_ms
-from server.db import tables
+from server.archive.db import tables
+from server.game.clock import now_ms
 from tests.client.support import Person
 from tests.server.conftest import Running
 from tests.server.test_profiles import (

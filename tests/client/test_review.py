@@ -1,5 +1,5 @@
 """Review: a finished game stepped through in the browser, with its positions from the server
-(``GET /games/ID/positions.json``, server/review.py), and the positions route itself."""
+(``GET /games/ID/positions.json``, server/edge/review.py), and the positions route itself."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import urllib.parse
 import pytest
 from playwright.async_api import Browser, expect
 
-import server.seating
+import server.requests.seating
 from hive import Game
 from protocol import Update
 from protocol.client import Client
@@ -102,7 +102,7 @@ async def test_a_game_whose_id_is_all_digits_is_found(
 ) -> None:
     """One game id in 43 is digits only (eight hexadecimal digits): its review, its
     GameString and its page are found like any other's (the review once asked for a letter)."""
-    monkeypatch.setattr(server.seating, "new_game_id", lambda: "20261126")
+    monkeypatch.setattr(server.requests.seating, "new_game_id", lambda: "20261126")
     game_id, moves = await finished_game(srv)
     assert game_id == "20261126"
     status, _, body = await http_get(f"{srv.http_url}/games/{game_id}/positions.json")

@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from protocol import Account, Chat, Seat, SignUp
-from server.clock import now_ms
+from server.game.clock import now_ms
 from tests.client.support import Person
 from tests.client.test_visualizer import write_trace
 from tests.server.conftest import Running

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from server import signin
+from server.requests import signin
 from tests.client.support import Person
 from tests.server.conftest import StartServer
 

@@ -53,7 +53,7 @@ from protocol import (
     encode,
     schema,
 )
-from server import store
+from server.storage import store
 from tests.protocol.examples import ADA, EXAMPLES, GAME, STATE
 from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, start_game

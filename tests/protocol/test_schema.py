@@ -53,9 +53,9 @@ from protocol import (
     encode,
     schema,
 )
-from server.clock import now_ms
-from server.db import tables
-from server.ratings import LEADERBOARD_OPPONENTS
+from server.archive.db import tables
+from server.game.clock import now_ms
+from server.game.rating import LEADERBOARD_OPPONENTS
 from tests.protocol.examples import EXAMPLES
 from tests.server.conftest import Running
 from tests.server.support import http_get

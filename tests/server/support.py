@@ -46,11 +46,11 @@ from protocol import (
     encode,
 )
 from protocol.client import Client, ServerError
-from server.channels import channels, decode_published
-from server.db import tables
-from server.db.database import Database
-from server.record import Record
-from server.store import database
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.game.record import Record
+from server.storage.channels import channels, decode_published
+from server.storage.store import database
 
 if TYPE_CHECKING:
     from tests.server.conftest import Running

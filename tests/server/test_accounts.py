@@ -34,9 +34,13 @@ from protocol import (
     encode,
 )
 from protocol.client import Client, ServerError
-from server.accounts import LOGINS_PER_ACCOUNT, LOGINS_PER_ADDRESS, LOGINS_PER_ADDRESS_ACCOUNT
-from server.db import tables
-from server.db.database import Database
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.requests.accounts import (
+    LOGINS_PER_ACCOUNT,
+    LOGINS_PER_ADDRESS,
+    LOGINS_PER_ADDRESS_ACCOUNT,
+)
 from tests.server.conftest import Running, StartServer
 from tests.server.support import create_bot, start_game, until
 

@@ -1,5 +1,5 @@
 """The archive, on SQLite and on a real PostgreSQL server (``database_url`` is each in turn):
-the migrations make the schema ``server/db/tables.py`` describes; a finished game is written
+the migrations make the schema ``server/archive/db/tables.py`` describes; a finished game is written
 once, by one process or two, and after a SIGKILL between its end and the write; its keys then
 leave Redis after the grace period, and its record, positions and search traces are served from
 the database; while the database is down, games go on and are archived once it is back."""
@@ -19,9 +19,9 @@ from sqlalchemy import select
 
 from protocol import CreateGame, Resign, TimeControl, Update
 from protocol.client import Client
-from server.archive import ARCHIVE_ERRORS
-from server.db import tables
-from server.db.database import Database
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.archive.games import ARCHIVE_ERRORS
 from server.embedded import RedisProcess
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.postgres import PostgresProcess

@@ -20,7 +20,7 @@ from protocol import (
     encode,
     to_plain,
 )
-from server import fanout
+from server.live import fanout
 from tests.server.conftest import Running, StartServer
 from tests.server.support import (
     decisive_game,

@@ -11,9 +11,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from protocol import CreateGame, Seat, TimeControl, Update
-from server import match
-from server.codec import pack, unpack
-from server.store import game_key
+from server.game import match
+from server.storage.codec import pack, unpack
+from server.storage.store import game_key
 from tests.server.conftest import Running, StartServer
 from tests.server.support import play, published, start_game, updated, watch
 

@@ -21,9 +21,9 @@ from websockets.exceptions import InvalidStatus
 from ai.pool import trace_json
 from protocol import Ping, Pong, Seat, TimeControl
 from protocol.client import Client
-from server.clock import now_ms
-from server.http import CONTENT_SECURITY_POLICY
-from server.review import MAX_MOVES, Positions, Query, _query_answer, position_query
+from server.edge.http import CONTENT_SECURITY_POLICY
+from server.edge.review import MAX_MOVES, Positions, Query, _query_answer, position_query
+from server.game.clock import now_ms
 from server.settings import Settings, from_args
 from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer

@@ -36,10 +36,10 @@ from protocol import (
     encode,
 )
 from protocol.client import ServerError
-from server.clock import now_ms
+from server.edge.http import address_block
 from server.embedded import RedisProcess
-from server.http import address_block
-from server.limits import Bucket
+from server.game.clock import now_ms
+from server.storage.limits import Bucket
 from tests.server.conftest import Running, StartServer
 from tests.server.support import ServerProcess, http_get, start_game, until, updated
 

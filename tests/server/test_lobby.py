@@ -1,4 +1,4 @@
-"""The lobby board (``server.lobby``): what its subscribers are shown, capped, and what changes
+"""The lobby board (``server.live.lobby``): what its subscribers are shown, capped, and what changes
 between two looks; and the counts the limits on creating games read."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from protocol import LOBBY_SHOWN, GameSummary, Seat, TimeControl, encode
 from protocol.client import apply_change
-from server import match, view
-from server.lobby import LobbyBoard
-from server.record import Record
+from server.game import match, view
+from server.game.record import Record
+from server.live.lobby import LobbyBoard
 
 BOT = Seat("bot:easy", "easy bot", bot="easy", account="bot")
 

@@ -7,9 +7,10 @@ from dataclasses import replace
 import pytest
 
 from protocol import ErrorCode, ProtocolError, Seat, TimeControl
-from server import codec, match, rematches, social, view
-from server.match import DAY_MS
-from server.record import Record
+from server.game import match, rematches, social, view
+from server.game.match import DAY_MS
+from server.game.record import Record
+from server.storage import codec
 
 ADA, BOB = Seat("a", "ada"), Seat("b", "bob")
 FIRST = 60_000
@@ -268,7 +269,7 @@ def test_the_game_type_is_stored_by_its_canonical_name() -> None:
 
 
 def test_a_seat_is_stored_without_what_only_clients_see() -> None:
-    """``connected`` is the view's (server.view fills it in): not written to Redis, and a
+    """``connected`` is the view's (server.game.view fills it in): not written to Redis, and a
     record written with it (before it was left out) loads."""
     record = started(TimeControl())
     stored = codec.to_dict(record)

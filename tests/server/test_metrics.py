@@ -9,8 +9,8 @@ import signal
 import time
 
 from protocol import CreateGame, Error, ErrorCode, Play, Resign, Update
+from server.edge.metrics import version
 from server.embedded import RedisProcess
-from server.metrics import version
 from tests.server.conftest import Running, StartServer
 from tests.server.support import (
     http_get,

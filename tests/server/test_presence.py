@@ -5,7 +5,7 @@ it; the tests call it rather than wait for the heartbeat)."""
 from __future__ import annotations
 
 from protocol import ClaimWin, Error, ErrorCode, Presence
-from server.clock import now_ms
+from server.game.clock import now_ms
 from tests.server.conftest import StartServer
 from tests.server.support import start_game, until, watch
 

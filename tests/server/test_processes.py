@@ -33,10 +33,10 @@ from protocol import (
     WatchLobby,
 )
 from protocol.client import Client, ServerError
-from server import match
-from server.clock import now_ms
 from server.embedded import RedisProcess
-from server.store import Store
+from server.game import match
+from server.game.clock import now_ms
+from server.storage.store import Store
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import (
     ListenerCut,

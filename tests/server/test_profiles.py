@@ -45,12 +45,13 @@ from protocol import (
     Update,
 )
 from protocol.client import Client
-from server import http, profiles
-from server.clock import now_ms
-from server.db import tables
-from server.ratings import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
-from server.record import Record
-from server.session import LOOKUP_BURST
+from server.archive.db import tables
+from server.edge import http
+from server.game.clock import now_ms
+from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
+from server.game.record import Record
+from server.live.session import LOOKUP_BURST
+from server.requests import profiles
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
 from tests.server.support import finished as finished_record

@@ -33,10 +33,10 @@ from protocol import (
     WatchLobby,
 )
 from protocol.client import Client, ServerError
-from server import ratings
-from server.db import tables
-from server.db.database import Database
-from server.record import Record
+from server.archive.db import tables
+from server.archive.db.database import Database
+from server.game import rating
+from server.game.record import Record
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
 from tests.server.support import (
@@ -54,7 +54,7 @@ from tests.server.support import (
 PASSWORD = "correct horse battery"
 RAPID = TimeControl("clock", 600, 0)  # 600 s: rapid
 BLITZ = TimeControl("clock", 180, 2)  # 260 s: blitz
-WON = ratings.game(ratings.START, ratings.START, "WhiteWins")
+WON = rating.game(rating.START, rating.START, "WhiteWins")
 """The ratings after a first game that White wins: (1662.31, 290.32), (1337.69, 290.32)."""
 FIRST_WIN = [RatingChange("white", 1500, 1662, True), RatingChange("black", 1500, 1338, True)]
 
@@ -65,13 +65,13 @@ FIRST_WIN = [RatingChange("white", 1500, 1662, True), RatingChange("black", 1500
 def test_glicko2_gives_glickmans_worked_example() -> None:
     """Glickman, "Example of the Glicko-2 system": 1500/200/0.06 beats 1400/30, loses to
     1550/100 and 1700/300 in one rating period."""
-    player = ratings.Rating(1500, 200, 0.06)
+    player = rating.Rating(1500, 200, 0.06)
     results = [
-        (ratings.Rating(1400, 30), 1.0),
-        (ratings.Rating(1550, 100), 0.0),
-        (ratings.Rating(1700, 300), 0.0),
+        (rating.Rating(1400, 30), 1.0),
+        (rating.Rating(1550, 100), 0.0),
+        (rating.Rating(1700, 300), 0.0),
     ]
-    after = ratings.rated(player, results)
+    after = rating.rated(player, results)
     assert after.rating == pytest.approx(1464.06, abs=0.01)
     assert after.rd == pytest.approx(151.52, abs=0.01)
     assert after.volatility == pytest.approx(0.05999, abs=0.00001)
@@ -85,10 +85,10 @@ def test_a_game_is_one_rating_period_for_both_players_on_their_ratings_before_it
     assert black.rating == pytest.approx(3000 - white.rating)
     assert white.rd == black.rd == pytest.approx(290.32, abs=0.01)
     assert (white.games, black.games, white.provisional) == (1, 1, True)
-    drawn = ratings.game(ratings.Rating(1700, 60), ratings.Rating(1500, 60), "Draw")
+    drawn = rating.game(rating.Rating(1700, 60), rating.Rating(1500, 60), "Draw")
     assert drawn[0].rating < 1700 < drawn[0].rating + 10 and 1500 < drawn[1].rating < 1510
     assert not drawn[0].provisional
-    assert (ratings.START.rating, ratings.START.rd, ratings.START.provisional) == (1500, 350, True)
+    assert (rating.START.rating, rating.START.rd, rating.START.provisional) == (1500, 350, True)
 
 
 def test_the_docs_state_the_system_constant_tau() -> None:
@@ -96,10 +96,10 @@ def test_the_docs_state_the_system_constant_tau() -> None:
     readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
     protocol = " ".join((root / "docs" / "protocol.md").read_text(encoding="utf-8").split())
     assert (
-        f"system constant τ, which bounds how fast the volatility may change, is {ratings.TAU}"
+        f"system constant τ, which bounds how fast the volatility may change, is {rating.TAU}"
         in readme
     )
-    assert f"Glicko-2's system constant τ is {ratings.TAU}" in protocol
+    assert f"Glicko-2's system constant τ is {rating.TAU}" in protocol
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ def test_the_docs_state_the_system_constant_tau() -> None:
     ],
 )
 def test_the_speed_of_a_time_control_is_lichess_s(time: TimeControl, speed: str | None) -> None:
-    assert ratings.speed(time) == speed
+    assert rating.speed(time) == speed
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -577,10 +577,10 @@ def assert_chained(archived: list[dict[str, Any]], player: str, now: float) -> N
         before = row[f"{color}_rating"]
         assert round(before, 6) not in steps, "two games rated from one rating"
         steps[round(before, 6)] = before + row[f"{color}_change"]
-    rating = ratings.START_RATING
+    current = rating.START_RATING
     for _ in played:
-        rating = steps.pop(round(rating, 6))
-    assert rating == pytest.approx(now) and not steps
+        current = steps.pop(round(current, 6))
+    assert current == pytest.approx(now) and not steps
 
 
 async def test_games_of_one_player_rated_at_once_lose_no_update(

@@ -17,8 +17,8 @@ from protocol import (
     ProtocolError,
 )
 from protocol.client import ServerError
-from server import names
-from server.players import token_hash
+from server.game import names
+from server.storage.players import token_hash
 from tests.server.conftest import StartServer
 from tests.server.support import closed_with
 

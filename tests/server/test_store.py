@@ -11,15 +11,15 @@ import pytest
 import redis.asyncio as aioredis
 
 from protocol import Event, Seat, TimeControl
-from server import match
-from server.channels import CONTROL_CHANNEL
-from server.clock import now_ms
-from server.codec import pack_event, unpack_event
 from server.embedded import RedisProcess
-from server.liveness import WINDOW_PARTS, rate_key, window_part
-from server.players import token_hash
-from server.record import Record
-from server.store import Store, game_key
+from server.game import match
+from server.game.clock import now_ms
+from server.game.record import Record
+from server.storage.channels import CONTROL_CHANNEL
+from server.storage.codec import pack_event, unpack_event
+from server.storage.liveness import WINDOW_PARTS, rate_key, window_part
+from server.storage.players import token_hash
+from server.storage.store import Store, game_key
 
 
 @pytest.fixture

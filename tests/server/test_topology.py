@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from protocol import CreateGame, Update
 from protocol.client import Client
 from server.embedded import RedisProcess
-from server.store import Store
+from server.storage.store import Store
 from tests.server.conftest import free_port
 from tests.server.deployment import COMPOSE_FILE, ROOT, compose_text, system_tool
 from tests.server.support import (

@@ -1,0 +1,144 @@
+"""The archive's schema, in SQLAlchemy Core (migrations/versions creates it; a change here
+needs a new migration). Times are server wall-clock milliseconds, as in Redis.
+
+- ``players``: everyone who sat in an archived game: a guest, a person's account, a bot
+  account, or one of the server's bot levels (id ``bot:LEVEL``); ``kind`` says which.
+- ``games``: a finished game that had both its players: who played it (with the names they
+  had then), its type, time control, moves, result, reason and times; ``rated``, its
+  ``speed`` (None: no clock), and for a rated game each side's rating and deviation before it
+  and the change it made (``white_rating``, ``white_rd``, ``white_change``, and black's).
+- ``traces``: the search traces of bots' moves still kept when their game was archived
+  (gzipped JSON, as in Redis), until ``expires``.
+- ``accounts``: a name and a password that last (``server.requests.accounts``), keyed by player id;
+  ``name_key`` (the name in lower case) keeps names unique ignoring case. ``password`` is
+  argon2id's encoded hash, never the password.
+- ``ratings``: an account's Glicko-2 rating in one speed (``server.archive.ratings``): ``rating``,
+  ``rd``, ``volatility`` on Glicko's scale, rated ``games`` played, the last one ``updated``,
+  and the distinct ``opponents`` of those games.
+- ``rating_history``: each rated game's rating after it, per player (the profile's chart).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+# Constraint names fixed by convention, so that a migration can name what it changes.
+metadata: Final = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+players: Final = Table(
+    "players",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("kind", String(8), nullable=False),  # "guest", "account", "bot" (an account), "level"
+    Column("created", BigInteger, nullable=False),  # when first archived here
+)
+
+games: Final = Table(
+    "games",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("game_type", String(16), nullable=False),
+    Column("white", String(40), ForeignKey("players.id"), nullable=False),
+    Column("black", String(40), ForeignKey("players.id"), nullable=False),
+    Column("white_name", String(64), nullable=False),
+    Column("black_name", String(64), nullable=False),
+    Column("white_level", String(16)),  # a server bot's level
+    Column("black_level", String(16)),
+    Column("result", String(16)),  # WhiteWins, BlackWins, Draw; None: aborted
+    Column("reason", String(32), nullable=False),
+    Column("time_kind", String(8), nullable=False),  # none, clock, days
+    Column("time_base", Integer, nullable=False),
+    Column("time_increment", Integer, nullable=False),
+    Column("time_days", Integer, nullable=False),
+    Column("moves", Text, nullable=False),  # MoveStrings joined by ";"
+    Column("plies", Integer, nullable=False),
+    Column("created", BigInteger, nullable=False),
+    Column("ended", BigInteger, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rematch_of", String(16)),
+    Column("archived", BigInteger, nullable=False),
+    Column("speed", String(16)),  # bullet ... correspondence; None: no clock
+    Column("white_rating", Float),  # a rated game's ratings before it, and their changes
+    Column("white_rd", Float),
+    Column("white_change", Float),
+    Column("black_rating", Float),
+    Column("black_rd", Float),
+    Column("black_change", Float),
+    Index(None, "white", "ended"),
+    Index(None, "black", "ended"),
+    Index(None, "ended"),
+    Index(None, "white", "black", "ended"),  # a pair's games (server.archive.ratings)
+    # a profile's record: counted from the index alone (server.requests.profiles)
+    Index(None, "white", "result", "black_level"),
+    Index(None, "black", "result", "white_level"),
+)
+
+traces: Final = Table(
+    "traces",
+    metadata,
+    Column("game", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("ply", Integer, primary_key=True),
+    Column("body", LargeBinary, nullable=False),
+    Column("expires", BigInteger, nullable=False),
+)
+
+accounts: Final = Table(
+    "accounts",
+    metadata,
+    Column("player", String(40), primary_key=True),  # a guest who signs up keeps their id
+    Column("name", String(24), nullable=False),
+    Column("name_key", String(24), nullable=False, unique=True),  # the name in lower case
+    Column("password", String(200)),  # argon2id's encoded hash; None: a bot account
+    Column("bot", Boolean, nullable=False),
+    Column("created", BigInteger, nullable=False),
+    Column("password_changed", BigInteger, nullable=False),
+)
+
+ratings: Final = Table(
+    "ratings",
+    metadata,
+    Column("player", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("speed", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", BigInteger, nullable=False),  # when its last rated game ended
+    Column("opponents", Integer, nullable=False, server_default="0"),  # distinct, rated against
+    Index(None, "speed", "rating"),
+)
+
+rating_history: Final = Table(
+    "rating_history",
+    metadata,
+    Column("player", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("game", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("speed", String(16), nullable=False),
+    Column("at", BigInteger, nullable=False),  # when the game ended
+    Column("rating", Float, nullable=False),  # after the game
+    Column("rd", Float, nullable=False),
+    Index(None, "player", "at"),
+)

@@ -1,0 +1,236 @@
+"""What a server process measures, for Prometheus (``prometheus_client``), served on a port of
+its own (``Settings.metrics_port``, ``server.edge.http.metrics_endpoint``), never on the public one.
+
+Each server (``server.runtime.Hub``) has its own registry, so that several servers in one
+process (the tests) keep their figures apart. What mirrors the hub's state (connections, games,
+players, the bot pool) is read when scraped (``_HubFigures``). The process's own figures (CPU,
+memory, open files) are prometheus_client's process collector's. No ``*_created`` series: they
+double the series and say only when the process started (``process_start_time_seconds`` does).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Final
+
+import prometheus_client
+from prometheus_client import (
+    PLATFORM_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    Info,
+    ProcessCollector,
+    generate_latest,
+)
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
+
+prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
+
+CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
+
+_FAST: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+_BOT: Final = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
+
+PERSON: Final = "person"
+BOT_ACCOUNT: Final = "bot_account"
+SERVER_BOT: Final = "server_bot"
+"""The values of ``hive_moves_total``'s label ``player``: who played the move."""
+
+
+def version() -> str:
+    """The installed hive-arena's version ("unknown" when run from a bare source tree)."""
+    try:
+        return importlib.metadata.version("hive-arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class Metrics:
+    """The process's figures; ``hub``'s state is read when scraped."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.content_type = CONTENT_TYPE
+        self.port: int | None = None  # where /metrics is served, once it is
+        self.registry = CollectorRegistry()
+        r = self.registry
+        ProcessCollector(registry=r)
+        r.register(PLATFORM_COLLECTOR)
+        r.register(_HubFigures(hub))
+        Info("hive_build", "The server's version", registry=r).info({"version": version()})
+        self.moves = Counter(
+            "hive_moves",
+            f"Moves played through this process, by who played them ({PERSON}, {BOT_ACCOUNT}: "
+            f"a bot account's connection, {SERVER_BOT}: the server's own bots)",
+            ["player"],
+            registry=r,
+        )
+        self.move_seconds = Histogram(
+            "hive_move_seconds",
+            "From a move received to its commit in Redis",
+            buckets=_FAST,
+            registry=r,
+        )
+        self.bot_move_seconds = Histogram(
+            "hive_bot_move_seconds",
+            "From a bot's turn to its move computed (queue and search)",
+            buckets=_BOT,
+            registry=r,
+        )
+        self.redis_seconds = Histogram(
+            "hive_redis_round_trip_seconds",
+            "A Redis round trip (the heartbeat's, once a second)",
+            buckets=_FAST,
+            registry=r,
+        )
+        self.redis_errors = Counter(
+            "hive_redis_errors",
+            "Redis commands that failed (no answer in time, connection lost), by error",
+            ["error"],
+            registry=r,
+        )
+        self.loop_lag = Histogram(
+            "hive_event_loop_lag_seconds",
+            "How late the event loop ran a timer (measured twice a second): time every "
+            "connection of the process waited",
+            buckets=_FAST,
+            registry=r,
+        )
+        self.refused = Counter(
+            "hive_refused", "Requests refused, by error code", ["code"], registry=r
+        )
+        self.skipped = Counter(
+            "hive_frames_skipped",
+            "Frames not sent to a client with too much waiting for it (it gets a snapshot)",
+            registry=r,
+        )
+        self.states_built = Counter(
+            "hive_states_built",
+            "Game states built for watchers here (once a change, for all of them)",
+            registry=r,
+        )
+        self.changes_heard = Counter(
+            "hive_changes_heard",
+            "Committed changes heard from Redis, by whether this process made them",
+            ["made"],
+            registry=r,
+        )
+        self.passed_on = Counter(
+            "hive_changes_passed_on",
+            "Committed changes of the games followed here passed on to the lobby and the "
+            "watchers here (once a version, by whichever brings the cache here to it first)",
+            registry=r,
+        )
+        self.change_delay = Histogram(
+            "hive_change_delay_seconds",
+            "From a change sent to Redis to commit (by any process) to this process hearing "
+            "of it, by whether this process made it",
+            ["made"],
+            buckets=_FAST,
+            registry=r,
+        )
+        self.closed_for_abuse = Counter(
+            "hive_closed_for_abuse", "Connections closed with 1008 for breaking limits", registry=r
+        )
+        self.connections_closed = Counter(
+            "hive_connections_closed",
+            "Websocket connections ended, by close code (1000 normal, 1001 going away, 1006 "
+            "broken off without a close, 1008 limits, 4001 signed out...)",
+            ["code"],
+            registry=r,
+        )
+        self.received = Counter(
+            "hive_messages_received",
+            "Messages received from clients, by type (undecodable: frames that were none)",
+            ["type"],
+            registry=r,
+        )
+        self.sent = Counter(
+            "hive_frames_sent",
+            "Websocket frames written to clients (messages, and pings and closes)",
+            registry=r,
+        )
+        self.games_ended = Counter(
+            "hive_games_ended",
+            "Games that ended, by reason, as this process's lobby heard of them: every process "
+            "counts every game of its Redis (take the max over processes, not the sum)",
+            ["reason"],
+            registry=r,
+        )
+
+    def exposition(self) -> bytes:
+        """The figures in Prometheus's text format."""
+        return generate_latest(self.registry)
+
+
+class _HubFigures(Collector):
+    """The figures read from the hub when scraped."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def collect(self) -> Iterator[Metric]:
+        hub = self.hub
+        presence = hub.presence
+        for name, text, value in (
+            ("hive_connections", "Open websocket connections", len(hub.connections.sessions)),
+            (
+                "hive_live_games",
+                "Games in progress known to this process",
+                len(hub.lobby.in_progress),
+            ),
+            ("hive_open_games", "Open games waiting for a player", len(hub.lobby.open)),
+            ("hive_bot_queue", "Bot moves waiting for or using a worker", hub.pool.queued),
+            (
+                "hive_lagging",
+                "Connections owed an update they were too slow to take",
+                len(hub.fanout.lagging),
+            ),
+            (
+                "hive_redis_up",
+                "1 while Redis answers this process's heartbeat (once a second), else 0",
+                int(hub.health.storage_ok),
+            ),
+            (
+                "hive_archive_up",
+                "1 while this process's archive sweep reaches Redis and the database, else 0",
+                int(hub.archive.up),
+            ),
+            (
+                "hive_archive_waiting",
+                "Finished games not yet archived in the database (at the last sweep)",
+                hub.archive.waiting,
+            ),
+            (
+                "hive_spectators",
+                "Connections here watching a game not over that they do not play",
+                sum(presence.spectating.values()),
+            ),
+            (
+                "hive_players_online",
+                "Players (people and bot accounts) with a connection here",
+                len(presence.by_player),
+            ),
+            (
+                "hive_bots_online",
+                "Bot accounts with a connection here",
+                sum(1 for sessions in presence.by_player.values() if any(s.bot for s in sessions)),
+            ),
+        ):
+            yield GaugeMetricFamily(name, text, value=value)
+        yield CounterMetricFamily(
+            "hive_games_archived",
+            "Finished games this process wrote to the database",
+            value=hub.archive.written,
+        )
+        yield CounterMetricFamily(
+            "hive_bot_workers_replaced",
+            "Times the bot workers were replaced after one died (killed, out of memory)",
+            value=hub.pool.replaced,
+        )

@@ -1,0 +1,146 @@
+"""How a game changes: decide, commit, then deliver.
+
+A request's rule (``server.game.match``) decides the change on the cached game; the change is
+committed to Redis against the version it was decided on (retried on a fresh copy when another
+process changed the game meanwhile), published by Redis on the game's channel with this
+process's id for it (and to every process when the game's line in the lobby changes other than
+its moves, which the lobby hears of at most twice a second), applied to the cached game, and
+passed on to the lobby and the watchers here (``Fanout.pass_on``). The listeners of the
+processes that have the game cached (``server.live.listener``), this one's too, hear of it and do
+the same: whichever brings the cache here to the change first passes it on, once. What only
+the process that made a change does stays with its request: the bot's turn, and the archive
+woken by a change that ends a rated game (its players see their rating change at once; a
+casual game waits for the sweep's next round); the archive's ``rated`` event (``rated``) is a
+change like the others. When the answer to a commit is lost with its connection, the game is
+read again from Redis (``Listener.reload``): a change committed and published is passed on
+from there, unless the listener has passed it on already.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import redis.exceptions
+
+from protocol import ErrorCode, Event, ProtocolError, RatingChange
+from server.game import match
+from server.game.clock import now_ms
+from server.game.record import GAME_ID, Record
+from server.live import lobby
+from server.live.cache import CachedGame, unknown
+from server.storage.store import STORAGE_ERRORS
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
+
+Decide = Callable[[CachedGame, int], tuple[Record, Event] | None]
+"""A rule applied to the cached game at a time: the new record and its event, or None (no
+change)."""
+
+
+class Changes:
+    """The changes made here: one at a time per game."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self._ids = itertools.count(1)
+        self._prefix = f"{hub.presence.process}:"  # of this process's change ids
+
+    def deadline(self, record: Record) -> int | None:
+        return match.deadline(record, self.hub.first_move_ms)
+
+    def _next_id(self) -> str:
+        return f"{self._prefix}{next(self._ids)}"
+
+    def made_here(self, change: str) -> bool:
+        """Whether the change of id ``change`` was made by this process."""
+        return change.startswith(self._prefix)
+
+    async def _commit(self, record: Record, event: Event, **indexes: Any) -> bool:
+        """``Store.commit`` under a new change id. When its connection broke, its answer may
+        be lost with a change Redis committed and published: the game is read again from Redis
+        (not after a timeout: a frozen Redis would hold the read as long again; the listener
+        hears of the change when Redis answers)."""
+        try:
+            return await self.hub.store.commit(record, event, change=self._next_id(), **indexes)
+        except redis.exceptions.ConnectionError:
+            with contextlib.suppress(*STORAGE_ERRORS):
+                await self.hub.listener.reload(record.id)
+            raise
+
+    async def change(self, game_id: str, decide: Decide) -> Record | None:
+        """Commit the change ``decide`` makes to the game (None: it made none).
+
+        Raises:
+            ProtocolError: from ``decide``, UNKNOWN_GAME, or STALE when the game kept changing.
+        """
+        if not GAME_ID.fullmatch(game_id):  # no lock for a name that is no game
+            raise unknown(game_id)
+        cache = self.hub.cache
+        try:
+            async with cache.changing.hold(game_id):
+                return await self._change(game_id, decide)
+        finally:  # a game loaded for this change only is not kept (nor followed)
+            cache.forget_if_idle(game_id)
+
+    async def _change(self, game_id: str, decide: Decide) -> Record | None:
+        """``change``, holding the game's lock."""
+        hub = self.hub
+        fresh: CachedGame | None = None  # the game as Redis holds it, decided on again
+        for _ in range(3):
+            cached = fresh or await hub.cache.load(game_id)
+            decided = decide(cached, now_ms())
+            if decided is None:
+                return None
+            record, event = decided
+            was = cached.record
+            relisted = lobby.relisted(was, record)
+            if await self._commit(
+                record,
+                event,
+                expected=was.version,
+                deadline=self.deadline(record),
+                indexed=(was.status, self.deadline(was)),
+                lobby=relisted,
+            ):
+                if not relisted and len(record.moves) != len(was.moves):
+                    hub.lobby_feed.moved(record)  # the other processes' lobbies are told
+                if record.rated and record.status == "over" and was.status != "over":
+                    hub.archive.wake()  # rated now, not at the sweep's next round
+                await self.committed(record, event)
+                return record
+            stored = await hub.store.get(game_id)
+            if stored is None:
+                raise unknown(game_id)
+            # (Not cached: the listener brings the change here, and passes it on.)
+            fresh = CachedGame.of(stored)
+        raise ProtocolError(ErrorCode.STALE, "the game kept changing; try again")
+
+    async def rated(
+        self, game_id: str, changes: list[RatingChange], why: str | None = None
+    ) -> None:
+        """Commit the finished game's ``rated`` event with the rating ``changes`` the archive
+        made, or with none its ``unrated`` event saying ``why`` (unless it has either
+        already: once, whoever commits it first)."""
+        await self.change(
+            game_id, lambda cached, now: match.rated(cached.record, changes, now, why)
+        )
+
+    async def create(self, record: Record, event: Event) -> None:
+        """Commit a new game.
+
+        Raises:
+            ProtocolError: INTERNAL when its id is taken.
+        """
+        if not await self._commit(record, event, expected=0, deadline=self.deadline(record)):
+            raise ProtocolError(ErrorCode.INTERNAL, "game id collision; try again")
+        await self.committed(record, event)
+
+    async def committed(self, record: Record, event: Event) -> None:
+        """What follows a change made here: the bot's turn if it is one, and the change passed
+        on to the lobby and the watchers here (unless the listener has passed it on)."""
+        self.hub.bot_turns.start_if_due(record)
+        await self.hub.fanout.pass_on(record, event)

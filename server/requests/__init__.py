@@ -1,0 +1,9 @@
+"""The requests: what a client asks, one module per family of messages. Signing in
+(``signin``), accounts (``accounts``, its passwords hashed on the bounded pool of
+``passwords``), taking a seat or making a game (``seating``, with ``creation``'s limits),
+the commands of a game (``commands``: each to its rule in ``game``), profiles and
+leaderboards (``profiles``, from the archive).
+
+May import ``live``, ``storage``, ``archive``, ``game`` and ``server.settings``; the edge
+calls it.
+"""

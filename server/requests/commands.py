@@ -1,0 +1,162 @@
+"""What a client asks of a game it watches or plays: each message to its rule in
+``server.game.match``, under the limits of its connection and its player."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from protocol import (
+    Chat,
+    ClaimWin,
+    Draw,
+    ErrorCode,
+    Event,
+    Mute,
+    Ping,
+    Play,
+    Pong,
+    ProtocolError,
+    Resign,
+    SpectatorChat,
+    Unwatch,
+    Watch,
+    WatchLobby,
+)
+from server.edge.metrics import BOT_ACCOUNT, PERSON
+from server.game import match, social
+from server.game.clock import now_ms
+from server.game.record import Record
+from server.live.session import Session
+from server.storage.limits import per_player
+
+if TYPE_CHECKING:
+    from server.runtime import Hub
+
+SOCIAL_PER_MINUTE: Final = 10
+"""Mutes and openings or closings of a game's chat a player may make in a minute."""
+
+
+class Commands:
+    """The requests about one game (and ``ping`` and the lobby's subscription)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    async def ping(self, session: Session, message: Ping) -> None:
+        await session.send(Pong(message.t, now_ms()))
+
+    async def watch_lobby(self, session: Session, message: WatchLobby) -> None:
+        session.lobby = message.subscribe
+        session.lobby_stale = False
+        if message.subscribe:
+            self.hub.lobby_feed.offer(session)
+
+    async def watch(self, session: Session, message: Watch) -> None:
+        hub = self.hub
+        cached = await hub.cache.load(message.game)
+        since, version = message.since, cached.record.version
+        if since is not None and not 0 <= since <= version:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, f"since {since} is not in 0..{version}")
+        hub.cache.watch(session, message.game, since)
+        await hub.fanout.deliver(message.game, also=session)
+
+    async def unwatch(self, session: Session, message: Unwatch) -> None:
+        self.hub.cache.unwatch(session, message.game)
+
+    async def play(self, session: Session, message: Play) -> None:
+        hub = self.hub
+        player = session.player
+        assert player is not None
+        started = time.perf_counter()
+        played = await hub.changes.change(
+            message.game,
+            lambda cached, now: match.play(
+                cached.record,
+                cached.game,
+                player,
+                message.move,
+                message.version,
+                now,
+                hub.first_move_ms,
+            ),
+        )
+        if played is not None:
+            hub.metrics.moves.labels(BOT_ACCOUNT if session.bot else PERSON).inc()
+            hub.metrics.move_seconds.observe(time.perf_counter() - started)
+
+    async def resign(self, session: Session, message: Resign) -> None:
+        player = session.player
+        assert player is not None
+        await self.hub.changes.change(
+            message.game, lambda cached, now: match.resign(cached.record, player, now)
+        )
+
+    async def draw(self, session: Session, message: Draw) -> None:
+        player = session.player
+        assert player is not None
+        await self.hub.changes.change(
+            message.game,
+            lambda cached, now: match.draw(cached.record, player, message.action, now),
+        )
+
+    async def claim(self, session: Session, message: ClaimWin) -> None:
+        hub = self.hub
+        player = session.player
+        assert player is not None
+        record = (await hub.cache.load(message.game)).record
+        opponent = record.opponent_of(player)
+        gone: int | None = None
+        if opponent is not None and opponent.bot is None:
+            gone = await hub.store.gone_since(opponent.player, now_ms())
+        limit = int(hub.settings.disconnect_claim * 1000)
+        await hub.changes.change(
+            message.game, lambda cached, now: match.claim(cached.record, player, now, gone, limit)
+        )
+
+    async def chat(self, session: Session, message: Chat) -> None:
+        hub = self.hub
+        player, name = session.player, session.name
+        assert player is not None
+        settings = hub.settings
+        line = social.chat_line(message.text, settings.chat_length)
+        if not session.chats.take(time.monotonic()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many chat lines; slow down")
+        window = settings.chat_burst * settings.chat_interval
+        await per_player(hub.store, player, "chat", settings.chat_burst, window)
+        await hub.cache.load(message.game)  # UNKNOWN_GAME before anything else
+        await hub.changes.change(
+            message.game,
+            lambda cached, now: social.chat(cached.record, player, name, line, now),
+        )
+
+    async def mute(self, session: Session, message: Mute) -> None:
+        target, on = message.player, message.mute
+        await self._social(
+            session,
+            message.game,
+            lambda record, player, now: social.mute(record, player, target, on, now),
+        )
+
+    async def spectator_chat(self, session: Session, message: SpectatorChat) -> None:
+        on = message.open
+        await self._social(
+            session,
+            message.game,
+            lambda record, player, now: social.spectator_chat(record, player, on, now),
+        )
+
+    async def _social(
+        self,
+        session: Session,
+        game_id: str,
+        rule: Callable[[Record, str, int], tuple[Record, Event]],
+    ) -> None:
+        """A mute or a change of the spectators' chat: ``SOCIAL_PER_MINUTE`` a player."""
+        hub = self.hub
+        player = session.player
+        assert player is not None
+        await hub.cache.load(game_id)  # UNKNOWN_GAME before anything else
+        await per_player(hub.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
+        await hub.changes.change(game_id, lambda cached, now: rule(cached.record, player, now))

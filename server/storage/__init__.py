@@ -1,0 +1,6 @@
+"""Storage: Redis. The store (``store``: games, the commit, with ``players`` and
+``liveness``), the pub/sub channels (``channels``), how a record is packed for Redis
+(``codec``), and the limits counted there across processes (``limits``).
+
+May import ``game`` only; every part above reaches Redis through it.
+"""

@@ -1,0 +1,387 @@
+"""Every session in Redis, through ``redis.asyncio``: players, games, event logs, indexes.
+
+Key layout (docs/operating.md repeats it). The keys of one game share the hash tag ``{ID}``, so a
+game's atomic commit touches one Redis Cluster slot:
+
+=============================  ==========  =====================================================
+key                            type        holds
+=============================  ==========  =====================================================
+``hive:p:{PID}``               hash        a player: ``name``, ``created``; a bot account also
+                                           ``bot`` (1) and ``token`` (its token's hash); a
+                                           guest expires with its last session, not while
+                                           it plays a game in progress
+``hive:bots``                  hash        bot account names -> player ids
+``hive:account-names``         set         every account's name, folded (NFKC, case folded,
+                                           no separators): no guest takes one (filled from
+                                           the database on start, and by each signup)
+``hive:bot-offers``            hash        player id -> what a bot account plays (msgpack of
+                                           its last ``bot_ready``)
+``hive:p:{PID}:games``         set         the player's games in progress
+``hive:token:SHA256``          string      the player id of a session token (hashed: a dump
+                                           of Redis reveals no token); a person's expires
+                                           after ``session_ttl`` without use
+``hive:p:{PID}:tokens``        set         the hashes of a person's session tokens (to end
+                                           them all), expiring with them
+``hive:g:{ID}``                hash        a game: ``v`` its version, ``r`` its record (msgpack);
+                                           ``a`` (1) once archived, then expiring
+``hive:g:{ID}:log``            stream      its events, entry id ``VERSION-1``, capped (expiring
+                                           with the game once archived)
+``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (gzipped JSON), expiring
+``hive:g:{ID}:archiving``      string      a process archiving the finished game (10 s; deleted
+                                           once archived): the others pass it by
+``hive:open``                  zset        open games, by expiry time
+``hive:live``                  zset        games in progress, by start time
+``hive:over``                  zset        finished games not yet archived, by end time
+``hive:deadlines``             zset        games that change by themselves (expiry, first-move
+                                           abort, flag), by when
+``hive:heartbeat``             string      the last time (ms) a server process was alive
+``hive:online``                zset        players with a connection, by when their mark lapses
+                                           (renewed every ten seconds by their server)
+``hive:processes``             zset        the server processes, by their last shared view (ms)
+``hive:proc:PROC:spectators``  hash        a process's spectators per game id (expiring)
+``hive:rate:{WHO}:WHAT``       hash        the requests of a kind by a player (``WHO`` its
+                                           id) or an address (``WHO`` its origin hash) in
+                                           each tenth of the limit's window: at most 11
+                                           counters however many came (for the limits;
+                                           expiring a window after the last)
+``hive:offline:{PID}``         string      when the player's last connection closed (ms);
+                                           expiring with its sessions
+``hive:secret``                string      the key of the origin hashes (made once)
+=============================  ==========  =====================================================
+
+A finished game is archived in the database (``server.archive.games``), then marked (``a``) and
+taken out of ``hive:over``, and its keys expire after ``Settings.archive_grace``.
+
+A change to a game is committed by one Lua script: it checks the stored version, writes the
+record, appends the event to the log and publishes both on the game's channel (that is, on
+the channel ``hive:events:game:ID``; and on ``hive:events`` when its place in the lobby
+changes; in a database N other than 0, ``hive:events:N:game:ID`` and ``hive:events:N``: see
+``server.storage.channels``), all at once, so a change is applied exactly once however many requests
+race, is acknowledged only once Redis holds it, and is heard by every process that follows
+the game even when the one that made it dies or loses its reply. The indexes (``hive:open``,
+the others) are updated right after; ``Store.repair`` rebuilds
+them from the games on start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+import msgpack
+import redis.exceptions
+from redis.asyncio import Redis
+
+from protocol import Event
+from server.game import match
+from server.game.clock import now_ms
+from server.game.record import Record
+from server.storage.channels import channels
+from server.storage.codec import pack, pack_event, unpack, unpack_event
+from server.storage.liveness import COUNT, Liveness
+from server.storage.players import Players, games_key
+
+STORAGE_ERRORS: Final = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.OutOfMemoryError,
+)
+"""What a command raises when Redis does not answer, or refuses to write at its ``maxmemory``
+(the caller answers ``unavailable``)."""
+
+ONLINE_KEY: Final = "hive:online"
+BOTS_KEY: Final = "hive:bots"
+BOT_OFFERS_KEY: Final = "hive:bot-offers"
+PROCESSES_KEY: Final = "hive:processes"
+
+SECRET_KEY: Final = "hive:secret"
+
+
+def database(redis: Redis) -> int:
+    """The database number ``redis`` selects (from its URL or arguments; 0 by default)."""
+    return int(redis.connection_pool.connection_kwargs.get("db") or 0)
+
+
+_COMMIT: Final = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '0' then
+  if v then return 0 end
+elseif v ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[5], ARGV[2] .. '-1', 'e', ARGV[4])
+redis.call('PUBLISH', ARGV[6], ARGV[7])
+if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
+return 1
+"""
+"""KEYS: game hash, game log. ARGV: expected version ('0': the game must not exist), new
+version, record, event, log length, the game's channel, message, the events channel (or '':
+not published there)."""
+
+_REWRITE: Final = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'r', ARGV[2])
+return 1
+"""
+"""KEYS: game hash. ARGV: expected version, record. A change that makes no event (clocks
+shifted after an outage)."""
+
+_PUT_TRACE: Final = """
+if redis.call('HEXISTS', KEYS[1], 'a') == 1 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+"""KEYS: game hash, trace. ARGV: trace, seconds to keep it. Nothing once the game is
+archived."""
+
+
+def game_key(game_id: str) -> str:
+    return f"hive:g:{{{game_id}}}"
+
+
+def _log_key(game_id: str) -> str:
+    return f"hive:g:{{{game_id}}}:log"
+
+
+def _trace_key(game_id: str, ply: int) -> str:
+    return f"hive:g:{{{game_id}}}:trace:{ply}"
+
+
+def _claim_key(game_id: str) -> str:
+    """A process archiving the game holds it (``Store.claim_archive``)."""
+    return f"hive:g:{{{game_id}}}:archiving"
+
+
+class Store(Players, Liveness):
+    """The server's storage. Every method is one or a few Redis round trips.
+
+    Args:
+        redis: A client (``decode_responses`` off).
+        event_log: Events kept per game (older ones are trimmed from its stream).
+    """
+
+    def __init__(self, redis: Redis, *, event_log: int = 500) -> None:
+        self.redis: Any = redis  # its replies are bytes (decode_responses off)
+        self.event_log = event_log
+        self.channels = channels(database(redis))
+        """Where this store publishes, and its servers listen."""
+        self.control_channel = self.channels.control
+        self._commit = redis.register_script(_COMMIT)
+        self._rewrite = redis.register_script(_REWRITE)
+        self._put_trace = redis.register_script(_PUT_TRACE)
+        self._count = redis.register_script(COUNT)
+
+    # -- games ---------------------------------------------------------------------------------
+
+    async def get(self, game_id: str) -> Record | None:
+        raw = await self.redis.hget(game_key(game_id), "r")
+        return None if raw is None else unpack(raw)
+
+    async def get_many(self, game_ids: Iterable[str]) -> list[Record]:
+        ids = list(game_ids)
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hget(game_key(game_id), "r")
+            raws = await pipe.execute()
+        return [unpack(raw) for raw in raws if raw is not None]
+
+    async def commit(
+        self,
+        record: Record,
+        event: Event,
+        *,
+        expected: int,
+        deadline: int | None,
+        indexed: tuple[str, int | None] | None = None,
+        change: str = "",
+        lobby: bool = True,
+    ) -> bool:
+        """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
+        (0: the game must be new), publish them with ``change`` (the committing process's id
+        for the change) on the game's channel, and on the events channel too when ``lobby``
+        (the change moves the game in the lobby), and update the indexes. False: someone else
+        changed the game first, and nothing was written.
+
+        ``indexed``: the status and the deadline the game was indexed with at ``expected``.
+        While the status stays, only a changed deadline is written (a move of a game in
+        progress touches no other index)."""
+        body = pack(record)
+        event_body = pack_event(event)
+        message = msgpack.packb([record.id, record.version, body, event_body, change, now_ms()])
+        try:
+            done = await self._commit(
+                keys=[game_key(record.id), _log_key(record.id)],
+                args=[
+                    expected,
+                    record.version,
+                    body,
+                    event_body,
+                    self.event_log,
+                    self.channels.game(record.id),
+                    message,
+                    self.channels.events if lobby else "",
+                ],
+            )
+        except redis.exceptions.ResponseError as error:
+            if "OOM" in str(error):  # Redis at its maxmemory, as a script sees it: nothing written
+                raise redis.exceptions.OutOfMemoryError(str(error)) from error
+            raise
+        if not done:
+            return False
+        if indexed is None or indexed[0] != record.status:
+            await self.index(record, deadline)
+        elif indexed[1] != deadline:
+            await self.index_deadline(record.id, deadline)
+        return True
+
+    async def index(self, record: Record, deadline: int | None) -> None:
+        game_id = record.id
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if record.status == "open":
+                pipe.zadd("hive:open", {game_id: record.expires or 0})
+            else:
+                pipe.zrem("hive:open", game_id)
+            if record.status == "live":
+                pipe.zadd("hive:live", {game_id: record.created}, nx=True)
+                for player in record.players():
+                    pipe.sadd(games_key(player), game_id)
+            else:
+                pipe.zrem("hive:live", game_id)
+                for player in record.players():
+                    pipe.srem(games_key(player), game_id)
+            if record.status == "over":
+                pipe.zadd("hive:over", {game_id: record.ended or 0})
+            _set_deadline(pipe, game_id, deadline)
+            await pipe.execute()
+
+    async def index_deadline(self, game_id: str, deadline: int | None) -> None:
+        await _set_deadline(self.redis, game_id, deadline)
+
+    async def rewrite(self, record: Record) -> bool:
+        """Replace the stored record without an event (same version), if still current."""
+        done = await self._rewrite(keys=[game_key(record.id)], args=[record.version, pack(record)])
+        return bool(done)
+
+    async def events_after(self, game_id: str, version: int) -> list[Event] | None:
+        """The events after ``version``, in order; None when the log no longer reaches back
+        that far (a snapshot is needed)."""
+        entries = await self.redis.xrange(_log_key(game_id), min=f"{version + 1}-1")
+        events = [unpack_event(fields[b"e"]) for _, fields in entries]
+        if events and events[0].version != version + 1:
+            return None
+        return events
+
+    async def open_ids(self) -> list[str]:
+        return [m.decode() for m in await self.redis.zrange("hive:open", 0, -1)]
+
+    async def live_ids(self) -> list[str]:
+        return [m.decode() for m in await self.redis.zrange("hive:live", 0, -1)]
+
+    async def due(self, now: int, limit: int = 100) -> list[str]:
+        """Games whose deadline has passed."""
+        found = await self.redis.zrangebyscore("hive:deadlines", 0, now, start=0, num=limit)
+        return [m.decode() for m in found]
+
+    async def drop_deadline(self, game_id: str) -> None:
+        await self.redis.zrem("hive:deadlines", game_id)
+
+    async def repair(self, first_move_ms: int) -> list[Record]:
+        """Rebuild the indexes from the stored games (after a crash between a commit and its
+        index update); returns the games open or in progress. An archived game stays out
+        of them (its keys are expiring)."""
+        active = []
+        async for key in self.redis.scan_iter(match="hive:g:{*}", count=500):
+            if not key.endswith(b"}"):
+                continue  # a log or a trace
+            raw, archived = await self.redis.hmget(key, ["r", "a"])
+            if raw is None or archived is not None:
+                continue
+            record = unpack(raw)
+            await self.index(record, match.deadline(record, first_move_ms))
+            if record.status != "over":
+                active.append(record)
+        return active
+
+    # -- the archive ---------------------------------------------------------------------------
+
+    async def finished(self, limit: int = 100) -> list[str]:
+        """Finished games not yet archived, the longest finished first."""
+        found = await self.redis.zrange("hive:over", 0, limit - 1)
+        return [m.decode() for m in found]
+
+    async def finished_count(self) -> int:
+        """How many finished games are not yet archived."""
+        count: int = await self.redis.zcard("hive:over")
+        return count
+
+    async def claim_archive(self, game_id: str, seconds: int) -> bool:
+        """Claim the archiving of a finished game for ``seconds``: False while another
+        process holds the claim. The claim spares the work twice, nothing more: the archive's
+        write is right however many processes make it."""
+        claimed = await self.redis.set(_claim_key(game_id), 1, nx=True, ex=seconds)
+        return bool(claimed)
+
+    async def release_archive(self, game_id: str) -> None:
+        """Let go of a claim that did not archive its game (the next sweep may try again)."""
+        await self.redis.delete(_claim_key(game_id))
+
+    async def drop_finished(self, game_id: str) -> None:
+        """Take a game that is gone out of ``hive:over``."""
+        await self.redis.zrem("hive:over", game_id)
+
+    async def traces(self, game_id: str, plies: int) -> dict[int, tuple[bytes, int]]:
+        """The search traces still kept of a game of ``plies`` moves: ply -> (trace,
+        milliseconds it has left)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for ply in range(1, plies + 2):  # the last: a move the game's end overtook
+                pipe.get(_trace_key(game_id, ply))
+                pipe.pttl(_trace_key(game_id, ply))
+            found = await pipe.execute()
+        return {
+            ply: (body, left)
+            for ply, body, left in zip(range(1, plies + 2), found[::2], found[1::2], strict=True)
+            if body is not None and left > 0
+        }
+
+    async def archived(self, game_id: str, plies: int, grace: int) -> None:
+        """The game is in the archive: mark it, let its keys expire in ``grace`` seconds
+        (its traces sooner if they were to), and take it out of ``hive:over``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(game_key(game_id), "a", 1)
+            pipe.expire(game_key(game_id), grace)
+            pipe.expire(_log_key(game_id), grace)
+            await pipe.execute()
+        keys = [_trace_key(game_id, ply) for ply in range(1, plies + 2)]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.pttl(key)
+            lefts = await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key, left in zip(keys, lefts, strict=True):
+                if left > grace * 1000:
+                    pipe.pexpire(key, grace * 1000)
+            pipe.zrem("hive:over", game_id)
+            pipe.delete(_claim_key(game_id))
+            await pipe.execute()
+
+    # -- traces and liveness -------------------------------------------------------------------
+
+    async def put_trace(self, game_id: str, ply: int, trace: bytes, ttl: int) -> None:
+        """Keep a bot move's trace ``ttl`` seconds, unless its game is archived already (a
+        move its game's end overtook: its key would outlive the game's)."""
+        await self._put_trace(keys=[game_key(game_id), _trace_key(game_id, ply)], args=[trace, ttl])
+
+    async def get_trace(self, game_id: str, ply: int) -> bytes | None:
+        data: bytes | None = await self.redis.get(_trace_key(game_id, ply))
+        return data
+
+
+def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:
+    """The command that puts the game's deadline in ``hive:deadlines`` (None: takes it out),
+    queued on a pipeline or sent by a client (then awaited by the caller)."""
+    if deadline is None:
+        return redis.zrem("hive:deadlines", game_id)
+    return redis.zadd("hive:deadlines", {game_id: deadline})
