@@ -294,9 +294,9 @@ MUTANTS = [
     ),
     # client/
     Mutant(
-        "client/js/app.js",
-        "if (!pending || !this.conn.online || pending.sentOn === this.conn.number) return;",
-        "if (!pending || !this.conn.online) return;",
+        "client/js/play.js",
+        "if (!pending || !app.conn.online || pending.sentOn === app.conn.number) return;",
+        "if (!pending || !app.conn.online) return;",
         "the pending move is sent again on the connection it went on",
         CONNECTION,
     ),
