@@ -323,7 +323,8 @@ def layout_of(game: Game) -> set[Placed]:
 
 
 def replay(game_type: str, moves: list[str]) -> Game:
-    game = Game(game_type)
+    """A game of ``moves`` under the server's rules (a third repetition by kind draws)."""
+    game = Game(game_type, repetition_draw=True)
     for text in moves:
         game.play(text)
     return game
