@@ -337,7 +337,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp) / "main"
         (Path(tmp) / "shared").symlink_to(ROOT.parent / "shared")
-        for part in ("ai", "hive", "server", "client", "bench", "docs", "tests", "pyproject.toml"):
+        for part in (
+            "ai",
+            "hive",
+            "protocol",
+            "server",
+            "hivebot",
+            "client",
+            "bench",
+            "docs",
+            "tests",
+            "pyproject.toml",
+        ):
             source = ROOT / part
             if source.is_dir():
                 skip = shutil.ignore_patterns("__pycache__", "*.so")  # the mutated sources run
