@@ -80,9 +80,8 @@ class Timers:
         ``ABANDON_SECONDS``, or a quarter of the limit if that is shorter."""
         hub = self.hub
         limit = int(hub.settings.disconnect_claim * 1000)
-        every = min(ABANDON_SECONDS, max(0.05, hub.settings.disconnect_claim / 4))
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(_every(hub.settings.disconnect_claim))
             games = [
                 (record.id, person)
                 for record in hub.lobby.in_progress.values()
@@ -94,11 +93,9 @@ class Timers:
                 continue
             try:
                 now = now_ms()
-                gone = await hub.store.gone_since_many([person for _, person in games], now)
+                gone = await self._gone_since([person for _, person in games], now)
                 for (game_id, person), since in zip(games, gone, strict=True):
-                    # Gone "since before this process started" counts from its start: the
-                    # person may not have been able to reconnect while no server ran.
-                    if since is not None and now - max(since, self.started) >= limit:
+                    if since is not None and now - since >= limit:
                         await self._abandon(game_id, person)
             except STORAGE_ERRORS as error:
                 log.warning("abandoned games: storage unavailable (%s)", error)
@@ -112,9 +109,8 @@ class Timers:
         ends once, whichever process ends it (its change is committed on its version)."""
         hub = self.hub
         limit = int(hub.settings.untimed_timeout * 1000)
-        every = min(ABANDON_SECONDS, max(0.05, hub.settings.untimed_timeout / 4))
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(_every(hub.settings.untimed_timeout))
             games = [
                 record
                 for record in hub.lobby.in_progress.values()
@@ -123,20 +119,23 @@ class Timers:
             players = [player for record in games for player in record.players()]
             try:
                 now = now_ms()
-                gone = dict(
-                    zip(players, await hub.store.gone_since_many(players, now), strict=True)
-                )
+                gone = dict(zip(players, await self._gone_since(players, now), strict=True))
                 for record in games:
                     since = [gone[player] for player in record.players()]
                     if len(since) != 2 or any(s is None for s in since):
                         continue  # someone is there (a connection, or a bot account)
-                    # Gone since before this process started: counted from its start.
-                    last = max(self.started, *[s for s in since if s is not None])
-                    if now - last >= limit:
+                    if now - max(s for s in since if s is not None) >= limit:
                         await self._desert(record.id)
             except STORAGE_ERRORS as error:
                 log.warning("deserted games: storage unavailable (%s)", error)
             self.deserted_looks += 1
+
+    async def _gone_since(self, players: list[str], now: int) -> list[int | None]:
+        """When each player's last connection closed (None: one is open), counted from this
+        process's start at the earliest: a player gone since before it may not have been able
+        to reconnect while no server ran."""
+        gone = await self.hub.store.gone_since_many(players, now)
+        return [None if since is None else max(since, self.started) for since in gone]
 
     async def _desert(self, game_id: str) -> None:
         def decide(cached: CachedGame, now: int) -> tuple[Record, Event] | None:
@@ -240,3 +239,9 @@ def given_back(record: Record, last_seen: int, now: int) -> Record:
     if record.expires is not None:
         return replace(record, expires=record.expires + (now - last_seen))
     return record
+
+
+def _every(limit: float) -> float:
+    """How often the games gone past ``limit`` seconds are looked for: every
+    ``ABANDON_SECONDS``, or a quarter of the limit if that is shorter."""
+    return min(ABANDON_SECONDS, max(0.05, limit / 4))
