@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pytest
 import redis.asyncio as aioredis
@@ -661,15 +661,26 @@ async def answered(client: Client, game_id: str) -> tuple[ErrorCode, list[Update
         return error.error.code, updates
 
 
-async def test_a_change_whose_commit_lost_its_answer_is_passed_on_once(
+@dataclass
+class LostAnswerGame:
+    """A game between ada (white) and bob on a process whose Redis is behind a
+    ``LostAnswer`` proxy, watched by cy on another process; the changes ``srv`` had passed
+    on when it started (``passed``)."""
+
+    proxy: LostAnswer
+    srv: Running
+    white: Client
+    black: Client
+    fan: Client
+    game_id: str
+    w: Update
+    passed: float
+
+
+@contextlib.asynccontextmanager
+async def lost_answer_game(
     redis_server: RedisProcess, start_server: StartServer
-) -> None:
-    """Redis commits and publishes a move, and the connection breaks before its answer
-    reaches the server, then again as the commit is sent again: the move is answered
-    ``unavailable``; the request reads the game again from Redis and passes the move on
-    while the listener has not heard of it yet (what Redis sends it waits in a proxy), and
-    once the listener hears of it (before a line cy says from another process), it is not
-    passed on again."""
+) -> AsyncIterator[LostAnswerGame]:
     async with (
         LostAnswer(redis_server.url) as proxy,
         start_server(redis_url=proxy.url) as srv,
@@ -680,7 +691,21 @@ async def test_a_change_whose_commit_lost_its_answer_is_passed_on_once(
     ):
         game_id, w, _ = await start_game(white, black)
         await watch(fan, game_id)
-        passed = passed_on(srv)
+        yield LostAnswerGame(proxy, srv, white, black, fan, game_id, w, passed_on(srv))
+
+
+async def test_a_change_whose_commit_lost_its_answer_is_passed_on_once(
+    redis_server: RedisProcess, start_server: StartServer
+) -> None:
+    """Redis commits and publishes a move, and the connection breaks before its answer
+    reaches the server, then again as the commit is sent again: the move is answered
+    ``unavailable``; the request reads the game again from Redis and passes the move on
+    while the listener has not heard of it yet (what Redis sends it waits in a proxy), and
+    once the listener hears of it (before a line cy says from another process), it is not
+    passed on again."""
+    async with lost_answer_game(redis_server, start_server) as g:
+        proxy, srv, white, black, fan = g.proxy, g.srv, g.white, g.black, g.fan
+        game_id, w, passed = g.game_id, g.w, g.passed
         proxy.lose(game_id, cut_retries=True, hold=True)
         await play(white, w, "wS1")
         code, updates = await answered(white, game_id)
@@ -703,17 +728,9 @@ async def test_a_commit_sent_again_after_its_answer_was_lost_is_passed_on_once(
     the move itself), and the request decides the move again on the game as Redis holds it
     now (``stale``). The move is passed on once, by the listener (which has heard it before
     a line cy says from another process)."""
-    async with (
-        LostAnswer(redis_server.url) as proxy,
-        start_server(redis_url=proxy.url) as srv,
-        start_server() as other,
-        srv.connect("ada") as white,
-        srv.connect("bob") as black,
-        other.connect("cy") as fan,
-    ):
-        game_id, w, _ = await start_game(white, black)
-        await watch(fan, game_id)
-        passed = passed_on(srv)
+    async with lost_answer_game(redis_server, start_server) as g:
+        proxy, srv, white, black, fan = g.proxy, g.srv, g.white, g.black, g.fan
+        game_id, w, passed = g.game_id, g.w, g.passed
         proxy.lose(game_id)
         await play(white, w, "wS1")
         code, _ = await answered(white, game_id)  # (the move comes before or after)
