@@ -28,6 +28,8 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from server.game.movers import BOT_ACCOUNT, PERSON, SERVER_BOT
+
 if TYPE_CHECKING:
     from server.runtime import Hub
 
@@ -37,11 +39,6 @@ CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 
 _FAST: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _BOT: Final = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
-
-PERSON: Final = "person"
-BOT_ACCOUNT: Final = "bot_account"
-SERVER_BOT: Final = "server_bot"
-"""The values of ``hive_moves_total``'s label ``player``: who played the move."""
 
 
 def version() -> str:

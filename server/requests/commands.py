@@ -24,9 +24,9 @@ from protocol import (
     Watch,
     WatchLobby,
 )
-from server.edge.metrics import BOT_ACCOUNT, PERSON
 from server.game import match, social
 from server.game.clock import now_ms
+from server.game.movers import BOT_ACCOUNT, PERSON
 from server.game.record import Record
 from server.live.session import Session
 from server.storage.limits import per_player
