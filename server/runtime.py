@@ -46,10 +46,11 @@ from ai.pool import BotPool
 from protocol import MAX_FRAME_BYTES
 from server.archive.db.database import Database, default_url, shown
 from server.archive.games import DATABASE_ERRORS, Archive
+from server.edge.answers import SERVER
 from server.edge.connection import Connections, counted
 from server.edge.health import Health
-from server.edge.http import SERVER, http, metrics_endpoint
-from server.edge.metrics import Metrics
+from server.edge.http import http
+from server.edge.metrics import Metrics, metrics_endpoint
 from server.edge.review import Positions
 from server.embedded import RedisProcess
 from server.live.botturns import BotTurns
@@ -226,7 +227,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
                 compression=None,
                 create_connection=counted(hub.metrics.sent),
             ) as server,
-            metrics_endpoint(hub),
+            metrics_endpoint(hub.metrics, settings.host, settings.metrics_port),
         ):
             hub.health.ready = True
             yield server, hub

@@ -3,7 +3,7 @@
 A connection must send its hello within ``Settings.hello_timeout`` (then it is answered,
 ``unavailable`` if storage is away); an address has at most
 ``Settings.connections_per_address`` of them (an IPv6 address counts as its /64: see
-``server.edge.http.address_block``); a process takes as many as its file limit allows
+``server.edge.addresses.address_block``); a process takes as many as its file limit allows
 (a warning is logged from four fifths of it). Each frame is decoded, counted against the
 connection's message budget and passed to its handler; a refusal is an ``Error`` reply and the
 connection lives on, but a connection that keeps breaking limits is closed with 1008.
@@ -62,7 +62,8 @@ from protocol import (
     WatchLobby,
     decode,
 )
-from server.edge.http import address_block, client_address, is_allowed_origin, text
+from server.edge.addresses import address_block, client_address, is_allowed_origin
+from server.edge.answers import text
 from server.game.clock import now_ms
 from server.live.session import Session
 from server.requests.passwords import GoneError

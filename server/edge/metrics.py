@@ -1,5 +1,6 @@
 """What a server process measures, for Prometheus (``prometheus_client``), served on a port of
-its own (``Settings.metrics_port``, ``server.edge.http.metrics_endpoint``), never on the public one.
+its own (``Settings.metrics_port``, ``metrics_endpoint``), never on the public one: a proxy in
+front of the public port shows it to nobody, and each process is scraped on its own.
 
 Each server (``server.runtime.Hub``) has its own registry, so that several servers in one
 process (the tests) keep their figures apart. What mirrors the hub's state (connections, games,
@@ -10,8 +11,10 @@ double the series and say only when the process started (``process_start_time_se
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Final
 
 import prometheus_client
@@ -27,7 +30,10 @@ from prometheus_client import (
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
 
+from server.edge.answers import ALLOW, METHODS, SERVER, headless, response, text
 from server.game.movers import BOT_ACCOUNT, PERSON, SERVER_BOT
 
 if TYPE_CHECKING:
@@ -166,6 +172,34 @@ class Metrics:
         return generate_latest(self.registry)
 
 
+@contextlib.asynccontextmanager
+async def metrics_endpoint(metrics: Metrics, host: str, port: int | None) -> AsyncIterator[None]:
+    """``GET /metrics`` on ``port`` (``Settings.metrics_port``) of ``host`` while in the block;
+    the port is then ``metrics.port``. Nothing when ``port`` is None."""
+    if port is None:
+        yield
+        return
+
+    def answer(connection: ServerConnection, request: Request) -> Response:
+        if request.method not in METHODS:
+            return text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n", ALLOW)
+        if request.path.partition("?")[0] != "/metrics":
+            found = text(HTTPStatus.NOT_FOUND, "only /metrics is served here\n")
+        else:
+            found = response(HTTPStatus.OK, metrics.exposition(), metrics.content_type)
+        return headless(found) if request.method == "HEAD" else found
+
+    async def refuse(connection: ServerConnection) -> None:
+        raise AssertionError("unreachable: every request is answered over HTTP")
+
+    async with serve(refuse, host, port, process_request=answer, server_header=SERVER) as server:
+        metrics.port = server.sockets[0].getsockname()[1]
+        try:
+            yield
+        finally:
+            metrics.port = None
+
+
 class _HubFigures(Collector):
     """The figures read from the hub when scraped."""
 
@@ -175,7 +209,7 @@ class _HubFigures(Collector):
     def collect(self) -> Iterator[Metric]:
         hub = self.hub
         presence = hub.presence
-        for name, text, value in (
+        for name, about, value in (
             ("hive_connections", "Open websocket connections", len(hub.connections.sessions)),
             (
                 "hive_live_games",
@@ -220,7 +254,7 @@ class _HubFigures(Collector):
                 sum(1 for sessions in presence.by_player.values() if any(s.bot for s in sessions)),
             ),
         ):
-            yield GaugeMetricFamily(name, text, value=value)
+            yield GaugeMetricFamily(name, about, value=value)
         yield CounterMetricFamily(
             "hive_games_archived",
             "Finished games this process wrote to the database",
