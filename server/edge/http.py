@@ -28,6 +28,7 @@ import json
 import logging
 import re
 import urllib.parse
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Final
 
@@ -44,7 +45,13 @@ from server.game.clock import now_ms
 from server.game.record import GAME_ID, Record
 
 if TYPE_CHECKING:
-    from server.runtime import Hub
+    from server.archive.games import Archive
+    from server.edge.addresses import Network
+    from server.edge.connection import Connections
+    from server.edge.health import Health
+    from server.edge.review import Positions
+    from server.requests.profiles import Profiles
+    from server.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +68,23 @@ DOWNLOADS_PER_ADDRESS: Final = 30
 DOWNLOAD_WINDOW: Final = 3600.0
 
 
-async def http(hub: Hub, connection: ServerConnection, request: Request) -> Response | None:
+@dataclass(frozen=True)
+class Routes:
+    """What the routes read: ``connections`` admits a websocket (and hashes an address, the
+    key of the download limit counted in ``store``), ``health`` answers ``/healthz``,
+    ``archive`` the games and traces (``positions`` their positions), ``profiles`` a player's
+    games; a request's address is believed from the trusted ``proxies``."""
+
+    connections: Connections
+    health: Health
+    archive: Archive
+    positions: Positions
+    profiles: Profiles
+    store: Store
+    proxies: tuple[Network, ...]
+
+
+async def http(routes: Routes, connection: ServerConnection, request: Request) -> Response | None:
     """The answer to an HTTP request; None lets ``/ws`` go on to the websocket handshake."""
     path, _, query = request.path.partition("?")
     if len(path) > MAX_PATH:
@@ -74,55 +97,58 @@ async def http(hub: Hub, connection: ServerConnection, request: Request) -> Resp
         if path == "/ws":  # no websocket opens on a HEAD: what a GET without an upgrade gets
             upgrade = (("Upgrade", "websocket"),)
             return headless(text(HTTPStatus.UPGRADE_REQUIRED, "open it with a GET\n", upgrade))
-        return headless(await _get(hub, path, query, connection, request))
+        return headless(await _get(routes, path, query, connection, request))
     if path == "/ws":
-        return hub.connections.admit(connection, request)
-    return await _get(hub, path, query, connection, request)
+        return routes.connections.admit(connection, request)
+    return await _get(routes, path, query, connection, request)
 
 
 async def _get(
-    hub: Hub, path: str, query: str, connection: ServerConnection, request: Request
+    routes: Routes, path: str, query: str, connection: ServerConnection, request: Request
 ) -> Response:
     try:
-        return await _route(hub, path, query, connection, request)
+        return await _route(routes, path, query, connection, request)
     except ARCHIVE_ERRORS as error:
         log.warning("storage unavailable for %s: %s", path[:100], error)
         return text(HTTPStatus.SERVICE_UNAVAILABLE, "storage unavailable; try again\n")
 
 
 async def _route(
-    hub: Hub, path: str, query: str, connection: ServerConnection, request: Request
+    routes: Routes, path: str, query: str, connection: ServerConnection, request: Request
 ) -> Response:
     if path == "/protocol.schema.json":
         return response(HTTPStatus.OK, _schema(), "application/schema+json")
     if path == "/healthz":
-        health = hub.health.report()
+        health = routes.health.report()
         ok = health["status"] == "ok"
         status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
         return response(status, json.dumps(health).encode(), "application/json")
     found = _GAME_TXT.fullmatch(path)
     if found:
-        record = await hub.archive.get(found[1])
+        record = await routes.archive.get(found[1])
         if record is None:
             return text(HTTPStatus.NOT_FOUND, f"no game {found[1]}\n")
         return text(HTTPStatus.OK, record.game_string() + "\n", _ending(record))
     found = _TRACE.fullmatch(path)
     if found:
-        trace = await hub.archive.trace(found[1], int(found[2]))
+        trace = await routes.archive.trace(found[1], int(found[2]))
         if trace is None:
             return text(HTTPStatus.NOT_FOUND, "no trace kept for that move\n")
         return _gzipped(trace, "application/json", request)
     found = _PLAYER_GAMES.fullmatch(path)
     if found:
-        address = address_block(client_address(connection, request, hub.settings.proxies))
-        return await _player_games(hub, found[1], query, hub.connections.origin_of(address))
-    answer = await review.route(hub.archive, hub.positions, path, query)
+        address = address_block(client_address(connection, request, routes.proxies))
+        origin = routes.connections.origin_of(address)
+        return await _player_games(routes.profiles, routes.store, found[1], query, origin)
+    answer = await review.route(routes.archive, routes.positions, path, query)
     if answer is not None:
         return response(*answer)
     return client_file(path, request)
 
 
-async def _player_games(hub: Hub, quoted: str, query: str, origin: str) -> Response:
+async def _player_games(
+    profiles: Profiles, store: Store, quoted: str, query: str, origin: str
+) -> Response:
     """``/@/NAME/games.txt[?before=ID]``: the account's games (``Profiles.download``), as a
     file to save; at most ``DOWNLOADS_AT_ONCE`` are built at once (503 past them), and
     ``DOWNLOADS_PER_ADDRESS`` an hour for an address (its ``origin`` hash; 429 past them)."""
@@ -134,11 +160,8 @@ async def _player_games(hub: Hub, quoted: str, query: str, origin: str) -> Respo
     before = fields.pop("before", [None])[0]
     if fields or (before is not None and not GAME_ID.fullmatch(before)):
         return text(HTTPStatus.BAD_REQUEST, "the only parameter is before=GAME_ID\n")
-    profiles = hub.profiles
     window = DOWNLOAD_WINDOW
-    if await hub.store.count_in_window(origin, "download", window, now_ms()) > (
-        DOWNLOADS_PER_ADDRESS
-    ):
+    if await store.count_in_window(origin, "download", window, now_ms()) > (DOWNLOADS_PER_ADDRESS):
         return text(
             HTTPStatus.TOO_MANY_REQUESTS,
             f"at most {DOWNLOADS_PER_ADDRESS} downloads an hour from one address\n",
