@@ -17,10 +17,12 @@ The arrows allowed::
     server    -> protocol, ai, hive         (never hivebot)
     hivebot   -> protocol, ai, hive         (never server)
 
-Inside ``server``, folders by layer (each ``__init__.py`` says what it may import); two
-rules hold here: the server's top level holds at most ``TOP_LEVEL_MODULES`` modules (the
-rest are in its folders), and its game, ``server.game``, is pure: it imports nothing of the
-server outside ``server.game``, and none of ``NOT_PURE`` (Redis, SQL, websockets, asyncio).
+Inside ``server``, folders by layer (each ``__init__.py`` says what it may import), arrows
+pointing down (``SERVER_LAYERS``: the edge -> the requests -> live -> the archive -> storage ->
+the game; a module imports its own layer and those below, never one above). Two more rules hold
+here: the server's top level holds at most ``TOP_LEVEL_MODULES`` modules (the rest are in its
+folders), and its game, ``server.game``, is pure: it imports nothing of the server outside
+``server.game``, and none of ``NOT_PURE`` (Redis, SQL, websockets, asyncio).
 
 No module imports the wiring, ``server.runtime``, but ``server.__main__`` (the entry point
 that starts it) and, until each is given what it uses through its constructor, the modules of
@@ -52,6 +54,18 @@ MAY_IMPORT: Final[Mapping[str, frozenset[str]]] = {
     "hivebot": frozenset({"hivebot", "protocol", "ai", "hive"}),
 }
 """The packages each package may import (itself included)."""
+
+SERVER_LAYERS: Final = (
+    "server.game",
+    "server.storage",
+    "server.archive",
+    "server.live",
+    "server.requests",
+    "server.edge",
+)
+"""The server's folders by layer, from the bottom: a module of one may import its own layer's
+modules and those of the layers below it, never those above. The top level (the wiring, the
+entry point, the settings, the embedded Redis) is in no layer."""
 
 WIRING: Final = "server.runtime"
 ENTRY_POINTS: Final = frozenset({"server.__main__"})
@@ -184,13 +198,26 @@ def graph(root: Path, packages: Iterable[str] = PACKAGES) -> Graph:
     }
 
 
+def _layer(module: str) -> int | None:
+    """The rank of ``module``'s layer in ``SERVER_LAYERS`` (None: in none)."""
+    for rank, layer in enumerate(SERVER_LAYERS):
+        if module == layer or module.startswith(f"{layer}."):
+            return rank
+    return None
+
+
 def arrows_up(imports: Graph) -> list[str]:
-    """``a -> b`` for each import that the layers forbid."""
+    """``a -> b`` for each import that the layers forbid: the packages' (``MAY_IMPORT``), and
+    the server's folders' (``SERVER_LAYERS``)."""
     wrong = []
     for module, targets in sorted(imports.items()):
         package = module.split(".")[0]
+        below = _layer(module)
         for target in sorted(targets):
-            if target.split(".")[0] not in MAY_IMPORT.get(package, frozenset()):
+            above = _layer(target)
+            if target.split(".")[0] not in MAY_IMPORT.get(package, frozenset()) or (
+                below is not None and above is not None and above > below
+            ):
                 wrong.append(f"{module} -> {target}")
     return wrong
 
@@ -429,6 +456,36 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
         ),
         (
             {
+                "server/live/botturns.py": "from server.edge.metrics import SERVER_BOT\n",
+                "server/edge/metrics.py": "",
+            },
+            "arrow up: server.live.botturns -> server.edge.metrics",
+        ),
+        (
+            {
+                "server/requests/seating.py": (
+                    "if TYPE_CHECKING:\n    from server.edge.connection import Connections\n"
+                ),
+                "server/edge/connection.py": "",
+            },
+            "arrow up: server.requests.seating -> server.edge.connection",
+        ),
+        (
+            {
+                "server/storage/store.py": "from server.archive import games\n",
+                "server/archive/games.py": "",
+            },
+            "arrow up: server.storage.store -> server.archive.games",
+        ),
+        (
+            {
+                "server/game/view.py": "from server.live.cache import CachedGame\n",
+                "server/live/cache.py": "",
+            },
+            "arrow up: server.game.view -> server.live.cache",
+        ),
+        (
+            {
                 "server/storage/store.py": "from server.runtime import Hub\n",
                 "server/runtime.py": "",
             },
@@ -450,6 +507,29 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
 )
 def test_each_rule_fails_when_broken(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     assert any(expected in line for line in problems(tree(tmp_path, files)))
+
+
+def test_each_layer_may_import_its_own_and_those_below(tmp_path: Path) -> None:
+    imports = tree(
+        tmp_path,
+        {
+            "server/edge/http.py": (
+                "from server.edge import answers\nfrom server.requests import profiles\n"
+                "from server.live import cache\nfrom server.archive import games\n"
+                "from server.storage import store\nfrom server.game import record\n"
+                "from server import settings\n"
+            ),
+            "server/edge/answers.py": "",
+            "server/requests/profiles.py": "from server.archive.games import Archive\n",
+            "server/live/cache.py": "from server.storage.store import Store\n",
+            "server/archive/games.py": "from server.storage.store import Store\n",
+            "server/storage/store.py": "from server.game.record import Record\n",
+            "server/game/record.py": "",
+            "server/settings.py": "",
+            "server/runtime.py": "from server.edge.http import http\n",
+        },
+    )
+    assert arrows_up(imports) == []
 
 
 def test_the_entry_point_may_import_the_wiring(tmp_path: Path) -> None:
