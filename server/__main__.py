@@ -27,11 +27,12 @@ from ai.bots import LEVELS
 from protocol import MAX_NICKNAME, ProtocolError
 from server.archive.db.database import Database, default_url, shown
 from server.archive.games import DATABASE_ERRORS
+from server.edge.connection import Connections
 from server.embedded import RedisProcess
 from server.game import names
 from server.game.clock import now_ms
 from server.requests.accounts import AccountBook
-from server.runtime import Hub, running
+from server.runtime import running
 from server.settings import (
     Settings,
     add_database_arguments,
@@ -49,7 +50,7 @@ GC_FULL_AFTER_CLOSED = 2000
 """Connections closed since the last full collection that bring the next one forward."""
 
 
-async def tune_gc(hub: Hub) -> None:
+async def tune_gc(connections: Connections) -> None:
     """Keep the garbage collector's full passes out of the way of moves.
 
     A server holds hundreds of thousands of long-lived objects (connections, games, boards), and
@@ -66,17 +67,17 @@ async def tune_gc(hub: Hub) -> None:
     gc.set_threshold(50_000, 100, 100)
     loop = asyncio.get_running_loop()
     last_full = loop.time()
-    closed_at_full = hub.connections.closed
+    closed_at_full = connections.closed
     while True:
         await asyncio.sleep(GC_FREEZE_SECONDS)
         if (
             loop.time() - last_full >= GC_FULL_SECONDS
-            or hub.connections.closed - closed_at_full >= GC_FULL_AFTER_CLOSED
+            or connections.closed - closed_at_full >= GC_FULL_AFTER_CLOSED
         ):
             gc.unfreeze()
             gc.collect()
             last_full = loop.time()
-            closed_at_full = hub.connections.closed
+            closed_at_full = connections.closed
         gc.freeze()
 
 
@@ -99,7 +100,7 @@ async def run(settings: Settings) -> None:
         if hub.metrics.port is not None:
             metrics = hub.metrics.port
             log.info("metrics for Prometheus: http://%s:%d/metrics", settings.host, metrics)
-        gc_task = asyncio.create_task(tune_gc(hub))
+        gc_task = asyncio.create_task(tune_gc(hub.connections))
         await stop.wait()
         gc_task.cancel()
         log.info("stopping: closing connections (1001), then storage")

@@ -46,10 +46,11 @@ from ai.pool import BotPool
 from protocol import MAX_FRAME_BYTES
 from server.archive.db.database import Database, default_url, shown
 from server.archive.games import DATABASE_ERRORS, Archive
-from server.edge.connection import Connections, counted
+from server.edge.answers import SERVER
+from server.edge.connection import Connections, counted, dispatch
 from server.edge.health import Health
-from server.edge.http import SERVER, http, metrics_endpoint
-from server.edge.metrics import Metrics
+from server.edge.http import Routes, http
+from server.edge.metrics import Figures, Metrics, metrics_endpoint
 from server.edge.review import Positions
 from server.embedded import RedisProcess
 from server.live.botturns import BotTurns
@@ -76,7 +77,9 @@ SHUTDOWN_SECONDS: Final = 15
 
 
 class Hub:
-    """One server process's parts (each holds the hub to reach the others)."""
+    """One server process's parts, each built after what its constructor names (where two
+    need each other, a callable breaks the loop, said where it is built). The parts of
+    ``live`` and the archive still hold the hub to reach the others."""
 
     def __init__(
         self,
@@ -92,7 +95,16 @@ class Hub:
         self.pool = pool
         self.first_move_ms = int(settings.first_move_timeout * 1000)
         self.positions = Positions()
-        self.health = Health(self)
+        self.metrics = Metrics()  # first: the parts count in it from their start
+        self.lobby = LobbyBoard()
+        # /healthz says how many connections are open, and the connections tell the health
+        # when storage fails: the count is a callable, read when asked.
+        self.health = Health(
+            self.metrics.redis_errors,
+            self.metrics.loop_lag,
+            self.lobby,
+            lambda: len(self.connections.sessions),
+        )
         self.presence = Presence(self)
         self.listener = Listener(self, listener)
         self.cache = GameCache(
@@ -102,7 +114,6 @@ class Hub:
             self.listener.follow,
             self.listener.unfollow,
         )
-        self.lobby = LobbyBoard()
         self.lobby_feed = LobbyFeed(self)
         self.fanout = Fanout(self)
         self.changes = Changes(self)
@@ -110,15 +121,78 @@ class Hub:
             store, database, self.changes.rated, pair_games=settings.rated_pair_games
         )
         self.bot_turns = BotTurns(self)
-        self.signin = SignIn(self)
+        # Signing out closes the connections, whose handlers are the sign-in's (a call up, to
+        # the edge): a callable, the connections' ``close`` once they are built.
+        self.signin = SignIn(
+            settings,
+            store,
+            self.presence,
+            self.lobby,
+            pool,
+            lambda session, code, reason: self.connections.close(session, code, reason),
+        )
         self.hashing = Hashing(settings.hash_workers, settings.hash_queue)
-        self.accounts = Accounts(self)
+        self.accounts = Accounts(
+            database,
+            store,
+            self.hashing,
+            self.signin,
+            self.presence,
+            session_ttl=settings.session_ttl,
+        )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
-        self.seating = Seating(self)
-        self.commands = Commands(self)
-        self.connections = Connections(self)
+        self.seating = Seating(
+            settings,
+            store,
+            database,
+            self.cache,
+            self.changes,
+            self.lobby,
+            self.presence,
+            pool,
+        )
+        self.commands = Commands(
+            settings,
+            store,
+            self.cache,
+            self.changes,
+            self.fanout,
+            self.lobby_feed,
+            moves=self.metrics.moves,
+            move_seconds=self.metrics.move_seconds,
+        )
+        self.connections = Connections(
+            settings,
+            dispatch(self.signin, self.accounts, self.seating, self.commands, self.profiles),
+            metrics=self.metrics,
+            health=self.health,
+            store=store,
+            cache=self.cache,
+            fanout=self.fanout,
+            presence=self.presence,
+            lobby=self.lobby,
+        )
+        self.routes = Routes(
+            self.connections,
+            self.health,
+            self.archive,
+            self.positions,
+            self.profiles,
+            store,
+            settings.proxies,
+        )
         self.timers = Timers(self)
-        self.metrics = Metrics(self)
+        self.metrics.read(
+            Figures(
+                sessions=self.connections.sessions,
+                lagging=self.fanout.lagging,
+                lobby=self.lobby,
+                presence=self.presence,
+                pool=pool,
+                health=self.health,
+                archive=self.archive,
+            )
+        )
 
     def loops(self) -> list[asyncio.Task[None]]:
         """Start the background loops."""
@@ -219,14 +293,14 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
                 hub.connections.handle,
                 settings.host,
                 settings.port,
-                process_request=lambda connection, request: http(hub, connection, request),
+                process_request=lambda connection, request: http(hub.routes, connection, request),
                 server_header=SERVER,
                 max_size=MAX_FRAME_BYTES,
                 max_queue=8,
                 compression=None,
                 create_connection=counted(hub.metrics.sent),
             ) as server,
-            metrics_endpoint(hub),
+            metrics_endpoint(hub.metrics, settings.host, settings.metrics_port),
         ):
             hub.health.ready = True
             yield server, hub

@@ -17,10 +17,12 @@ The arrows allowed::
     server    -> protocol, ai, hive         (never hivebot)
     hivebot   -> protocol, ai, hive         (never server)
 
-Inside ``server``, folders by layer (each ``__init__.py`` says what it may import); two
-rules hold here: the server's top level holds at most ``TOP_LEVEL_MODULES`` modules (the
-rest are in its folders), and its game, ``server.game``, is pure: it imports nothing of the
-server outside ``server.game``, and none of ``NOT_PURE`` (Redis, SQL, websockets, asyncio).
+Inside ``server``, folders by layer (each ``__init__.py`` says what it may import), arrows
+pointing down (``SERVER_LAYERS``: the edge -> the requests -> live -> the archive -> storage ->
+the game; a module imports its own layer and those below, never one above). Two more rules hold
+here: the server's top level holds at most ``TOP_LEVEL_MODULES`` modules (the rest are in its
+folders), and its game, ``server.game``, is pure: it imports nothing of the server outside
+``server.game``, and none of ``NOT_PURE`` (Redis, SQL, websockets, asyncio).
 
 No module imports the wiring, ``server.runtime``, but ``server.__main__`` (the entry point
 that starts it) and, until each is given what it uses through its constructor, the modules of
@@ -53,6 +55,18 @@ MAY_IMPORT: Final[Mapping[str, frozenset[str]]] = {
 }
 """The packages each package may import (itself included)."""
 
+SERVER_LAYERS: Final = (
+    "server.game",
+    "server.storage",
+    "server.archive",
+    "server.live",
+    "server.requests",
+    "server.edge",
+)
+"""The server's folders by layer, from the bottom: a module of one may import its own layer's
+modules and those of the layers below it, never those above. The top level (the wiring, the
+entry point, the settings, the embedded Redis) is in no layer."""
+
 WIRING: Final = "server.runtime"
 ENTRY_POINTS: Final = frozenset({"server.__main__"})
 """The modules that must import the wiring: the server's entry point starts it."""
@@ -68,10 +82,6 @@ NOT_PURE: Final = frozenset({"asyncio", "redis", "sqlalchemy", "alembic", "webso
 HUB_IMPORTERS: Final = frozenset(
     {
         "server.archive.games",
-        "server.edge.connection",
-        "server.edge.health",
-        "server.edge.http",
-        "server.edge.metrics",
         "server.live.botturns",
         "server.live.changes",
         "server.live.fanout",
@@ -79,10 +89,6 @@ HUB_IMPORTERS: Final = frozenset(
         "server.live.lobby",
         "server.live.presence",
         "server.live.timers",
-        "server.requests.accounts",
-        "server.requests.commands",
-        "server.requests.seating",
-        "server.requests.signin",
     }
 )
 """The parts that still take the whole ``Hub`` (imported under ``TYPE_CHECKING``), the service
@@ -93,9 +99,18 @@ ALLOWED_CYCLES: Final[Mapping[str, frozenset[str]]] = {
         {
             "server.runtime",
             *HUB_IMPORTERS,
-            # in it through the parts above (the seating's limits, the profiles' answers)
+            # in it through the parts above: the parts given what they use import those
+            # parts' types (the seating's limits, the profiles' answers too)
+            "server.edge.connection",
+            "server.edge.health",
+            "server.edge.http",
+            "server.edge.metrics",
+            "server.requests.accounts",
+            "server.requests.commands",
             "server.requests.creation",
             "server.requests.profiles",
+            "server.requests.seating",
+            "server.requests.signin",
         }
     ),
     "the rules' move generator": frozenset({"hive.game", "hive.movegen"}),
@@ -106,12 +121,13 @@ that grows, or a new one, fails, and so does one that shrank or is gone until it
 (or made smaller) here.
 
 ``the hub``: every part that takes the whole ``Hub`` (``HUB_IMPORTERS``, under
-``TYPE_CHECKING``) and ``server.runtime``, which builds them all. ``the rules' move
-generator``: ``hive.movegen`` takes the ``hive.game.Game`` it reads under ``TYPE_CHECKING``
-(``hive.game`` calls ``movegen.generate``); the one cycle outside ``server/``, named here
-rather than broken: mypyc compiles both against the concrete ``Game`` (its fields read
-natively in the hottest loop of the rules, ``bench.perft``), which a ``Protocol`` in its place
-would turn into Python attribute lookups."""
+``TYPE_CHECKING``), ``server.runtime``, which builds them all, and the parts that import
+theirs (gone with the last of ``HUB_IMPORTERS``). ``the rules' move generator``:
+``hive.movegen`` takes the ``hive.game.Game`` it reads under ``TYPE_CHECKING`` (``hive.game``
+calls ``movegen.generate``); the one cycle outside ``server/``, named here rather than broken:
+mypyc compiles both against the concrete ``Game`` (its fields read natively in the hottest loop
+of the rules, ``bench.perft``), which a ``Protocol`` in its place would turn into Python
+attribute lookups."""
 
 
 # -- the checker ---------------------------------------------------------------------------------
@@ -182,13 +198,26 @@ def graph(root: Path, packages: Iterable[str] = PACKAGES) -> Graph:
     }
 
 
+def _layer(module: str) -> int | None:
+    """The rank of ``module``'s layer in ``SERVER_LAYERS`` (None: in none)."""
+    for rank, layer in enumerate(SERVER_LAYERS):
+        if module == layer or module.startswith(f"{layer}."):
+            return rank
+    return None
+
+
 def arrows_up(imports: Graph) -> list[str]:
-    """``a -> b`` for each import that the layers forbid."""
+    """``a -> b`` for each import that the layers forbid: the packages' (``MAY_IMPORT``), and
+    the server's folders' (``SERVER_LAYERS``)."""
     wrong = []
     for module, targets in sorted(imports.items()):
         package = module.split(".")[0]
+        below = _layer(module)
         for target in sorted(targets):
-            if target.split(".")[0] not in MAY_IMPORT.get(package, frozenset()):
+            above = _layer(target)
+            if target.split(".")[0] not in MAY_IMPORT.get(package, frozenset()) or (
+                below is not None and above is not None and above > below
+            ):
                 wrong.append(f"{module} -> {target}")
     return wrong
 
@@ -268,12 +297,13 @@ def cycle_problems(imports: Graph, allowed: Mapping[str, frozenset[str]]) -> lis
     return problems
 
 
-def problems(imports: Graph) -> list[str]:
-    """Every broken rule of the tree's imports, as lines to read."""
+def problems(imports: Graph, hub_importers: frozenset[str] = HUB_IMPORTERS) -> list[str]:
+    """Every broken rule of the tree's imports, as lines to read (``hub_importers``: the
+    modules that may import the wiring yet, and must)."""
     found = [f"arrow up: {arrow}" for arrow in arrows_up(imports)]
-    for module in sorted(wiring_imports(imports) - HUB_IMPORTERS):
+    for module in sorted(wiring_imports(imports) - hub_importers):
         found.append(f"imports the wiring ({WIRING}): {module}")
-    for module in sorted(HUB_IMPORTERS - wiring_imports(imports)):
+    for module in sorted(hub_importers - wiring_imports(imports)):
         found.append(f"no longer imports the wiring: take {module} off HUB_IMPORTERS")
     return found + cycle_problems(imports, ALLOWED_CYCLES)
 
@@ -426,6 +456,36 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
         ),
         (
             {
+                "server/live/botturns.py": "from server.edge.metrics import SERVER_BOT\n",
+                "server/edge/metrics.py": "",
+            },
+            "arrow up: server.live.botturns -> server.edge.metrics",
+        ),
+        (
+            {
+                "server/requests/seating.py": (
+                    "if TYPE_CHECKING:\n    from server.edge.connection import Connections\n"
+                ),
+                "server/edge/connection.py": "",
+            },
+            "arrow up: server.requests.seating -> server.edge.connection",
+        ),
+        (
+            {
+                "server/storage/store.py": "from server.archive import games\n",
+                "server/archive/games.py": "",
+            },
+            "arrow up: server.storage.store -> server.archive.games",
+        ),
+        (
+            {
+                "server/game/view.py": "from server.live.cache import CachedGame\n",
+                "server/live/cache.py": "",
+            },
+            "arrow up: server.game.view -> server.live.cache",
+        ),
+        (
+            {
                 "server/storage/store.py": "from server.runtime import Hub\n",
                 "server/runtime.py": "",
             },
@@ -447,6 +507,29 @@ def test_imports_are_resolved_relative_type_checking_and_from_package_alike(
 )
 def test_each_rule_fails_when_broken(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     assert any(expected in line for line in problems(tree(tmp_path, files)))
+
+
+def test_each_layer_may_import_its_own_and_those_below(tmp_path: Path) -> None:
+    imports = tree(
+        tmp_path,
+        {
+            "server/edge/http.py": (
+                "from server.edge import answers\nfrom server.requests import profiles\n"
+                "from server.live import cache\nfrom server.archive import games\n"
+                "from server.storage import store\nfrom server.game import record\n"
+                "from server import settings\n"
+            ),
+            "server/edge/answers.py": "",
+            "server/requests/profiles.py": "from server.archive.games import Archive\n",
+            "server/live/cache.py": "from server.storage.store import Store\n",
+            "server/archive/games.py": "from server.storage.store import Store\n",
+            "server/storage/store.py": "from server.game.record import Record\n",
+            "server/game/record.py": "",
+            "server/settings.py": "",
+            "server/runtime.py": "from server.edge.http import http\n",
+        },
+    )
+    assert arrows_up(imports) == []
 
 
 def test_the_entry_point_may_import_the_wiring(tmp_path: Path) -> None:
@@ -479,10 +562,24 @@ def test_an_allowed_cycle_may_only_shrink_with_its_list(tmp_path: Path) -> None:
 
 def test_a_module_off_the_wiring_must_leave_its_list(tmp_path: Path) -> None:
     imports = tree(tmp_path, {"server/requests/accounts.py": "", "server/runtime.py": ""})
+    still = frozenset({"server.requests.accounts"})
     assert (
         "no longer imports the wiring: take server.requests.accounts off HUB_IMPORTERS"
-        in problems(imports)
+        in problems(imports, still)
     )
+
+
+def test_no_module_but_the_entry_point_may_import_the_wiring(tmp_path: Path) -> None:
+    imports = tree(
+        tmp_path,
+        {
+            "server/__main__.py": "from server.runtime import running\n",
+            "server/edge/metrics.py": "if TYPE_CHECKING:\n    from server.runtime import Hub\n",
+            "server/runtime.py": "",
+        },
+    )
+    wiring = [line for line in problems(imports, frozenset()) if WIRING in line]
+    assert wiring == ["imports the wiring (server.runtime): server.edge.metrics"]
 
 
 @pytest.mark.parametrize(

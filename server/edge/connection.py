@@ -3,7 +3,7 @@
 A connection must send its hello within ``Settings.hello_timeout`` (then it is answered,
 ``unavailable`` if storage is away); an address has at most
 ``Settings.connections_per_address`` of them (an IPv6 address counts as its /64: see
-``server.edge.http.address_block``); a process takes as many as its file limit allows
+``server.edge.addresses.address_block``); a process takes as many as its file limit allows
 (a warning is logged from four fifths of it). Each frame is decoded, counted against the
 connection's message budget and passed to its handler; a refusal is an ``Error`` reply and the
 connection lives on, but a connection that keeps breaking limits is closed with 1008.
@@ -20,7 +20,7 @@ import resource
 import socket
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
 
@@ -62,14 +62,27 @@ from protocol import (
     WatchLobby,
     decode,
 )
-from server.edge.http import address_block, client_address, is_allowed_origin, text
+from server.edge.addresses import address_block, client_address, is_allowed_origin
+from server.edge.answers import text
 from server.game.clock import now_ms
 from server.live.session import Session
 from server.requests.passwords import GoneError
 from server.storage.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:
-    from server.runtime import Hub
+    from server.edge.health import Health
+    from server.edge.metrics import Metrics
+    from server.live.cache import GameCache
+    from server.live.fanout import Fanout
+    from server.live.lobby import LobbyBoard
+    from server.live.presence import Presence
+    from server.requests.accounts import Accounts
+    from server.requests.commands import Commands
+    from server.requests.profiles import Profiles
+    from server.requests.seating import Seating
+    from server.requests.signin import SignIn
+    from server.settings import Settings
+    from server.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -81,11 +94,66 @@ FILE_WARNING_SECONDS: Final = 60.0
 Handler = Callable[[Session, Any], Awaitable[None]]
 
 
-class Connections:
-    """The connections of this process."""
+def dispatch(
+    signin: SignIn, accounts: Accounts, seating: Seating, commands: Commands, profiles: Profiles
+) -> dict[type[Message], Handler]:
+    """Each message a client may send, to its handler (the requests')."""
+    return {
+        Hello: signin.hello,
+        Logout: signin.logout,
+        BotReady: signin.bot_ready,
+        SignUp: accounts.signup,
+        LogIn: accounts.login,
+        ChangePassword: accounts.change_password,
+        Ping: commands.ping,
+        WatchLobby: commands.watch_lobby,
+        CreateGame: seating.create,
+        JoinGame: seating.join,
+        CancelGame: seating.cancel,
+        Rematch: seating.rematch,
+        Watch: commands.watch,
+        Unwatch: commands.unwatch,
+        Play: commands.play,
+        Resign: commands.resign,
+        Draw: commands.draw,
+        ClaimWin: commands.claim,
+        Chat: commands.chat,
+        Mute: commands.mute,
+        SpectatorChat: commands.spectator_chat,
+        GetProfile: profiles.profile,
+        GetLeaderboard: profiles.leaderboard,
+    }
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+
+class Connections:
+    """The connections of this process: each message to its handler in ``handlers``
+    (``dispatch``), counted in ``metrics``; a failure of storage told to ``health``. When a
+    connection ends, it stops watching its games (``cache``) and being owed an update
+    (``fanout``), and its player, if it was their last here, goes offline (``presence``,
+    ``store``; a bot account no longer listed in ``lobby``)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        handlers: Mapping[type[Message], Handler],
+        *,
+        metrics: Metrics,
+        health: Health,
+        store: Store,
+        cache: GameCache,
+        fanout: Fanout,
+        presence: Presence,
+        lobby: LobbyBoard,
+    ) -> None:
+        self.settings = settings
+        self.handlers = handlers
+        self.metrics = metrics
+        self.health = health
+        self.store = store
+        self.cache = cache
+        self.fanout = fanout
+        self.presence = presence
+        self.lobby = lobby
         self.sessions: set[Session] = set()
         self.closed = 0  # connections closed so far
         self.by_address: Counter[str] = Counter()
@@ -94,32 +162,6 @@ class Connections:
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         self.max_connections = max(16, soft - RESERVED_FILES)
         self._warned = 0.0
-        signin, seating, commands = hub.signin, hub.seating, hub.commands
-        self.handlers: dict[type[Message], Handler] = {
-            Hello: signin.hello,
-            Logout: signin.logout,
-            BotReady: signin.bot_ready,
-            SignUp: hub.accounts.signup,
-            LogIn: hub.accounts.login,
-            ChangePassword: hub.accounts.change_password,
-            Ping: commands.ping,
-            WatchLobby: commands.watch_lobby,
-            CreateGame: seating.create,
-            JoinGame: seating.join,
-            CancelGame: seating.cancel,
-            Rematch: seating.rematch,
-            Watch: commands.watch,
-            Unwatch: commands.unwatch,
-            Play: commands.play,
-            Resign: commands.resign,
-            Draw: commands.draw,
-            ClaimWin: commands.claim,
-            Chat: commands.chat,
-            Mute: commands.mute,
-            SpectatorChat: commands.spectator_chat,
-            GetProfile: hub.profiles.profile,
-            GetLeaderboard: hub.profiles.leaderboard,
-        }
 
     def origin_of(self, address: str) -> str:
         """The keyed hash of an address (the address itself is never stored)."""
@@ -129,7 +171,7 @@ class Connections:
         """Whether a websocket handshake may go on (None) or the refusal: a web page of
         another site (``is_allowed_origin``), too many connections from its address, or near
         the file limit."""
-        settings, metrics = self.hub.settings, self.hub.metrics
+        settings, metrics = self.settings, self.metrics
         if not is_allowed_origin(request, settings.allowed_origins):
             metrics.refused.labels("origin").inc()
             return text(HTTPStatus.FORBIDDEN, "pages of another site may not connect here\n")
@@ -154,7 +196,7 @@ class Connections:
         return None
 
     async def handle(self, ws: ServerConnection) -> None:
-        settings = self.hub.settings
+        settings = self.settings
         address = "unknown"
         if ws.request is not None:
             address = address_block(client_address(ws, ws.request, settings.proxies))
@@ -170,7 +212,7 @@ class Connections:
         try:
             if self.by_address[address] > settings.connections_per_address:
                 # handshakes that came at once all passed ``admit``: the extra ones go now
-                self.hub.metrics.refused.labels("connections_per_address").inc()
+                self.metrics.refused.labels("connections_per_address").inc()
                 await ws.close(CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
             else:
                 await self._hello_in_time(session)
@@ -186,13 +228,13 @@ class Connections:
         has not sent one within ``Settings.hello_timeout``. Only the wait for a frame is
         timed: a hello that came in time is answered, however long storage takes (each of
         its commands gives up after ``Settings.redis_timeout``: ``unavailable``)."""
-        deadline = asyncio.get_running_loop().time() + self.hub.settings.hello_timeout
+        deadline = asyncio.get_running_loop().time() + self.settings.hello_timeout
         while session.player is None and not session.closing:
             try:
                 async with asyncio.timeout_at(deadline):
                     frame = await session.ws.recv()
             except TimeoutError:
-                self.hub.metrics.refused.labels("no_hello").inc()
+                self.metrics.refused.labels("no_hello").inc()
                 self.close(session, CloseCode.POLICY_VIOLATION, "no hello in time")
                 return
             await self.receive(session, frame)
@@ -203,7 +245,7 @@ class Connections:
         dropped unanswered)."""
         if session.closing:
             return
-        hub = self.hub
+        metrics = self.metrics
         request: str | None = None
         game: str | None = None
         try:
@@ -211,12 +253,12 @@ class Connections:
             try:
                 message = decode(frame)
             except ProtocolError:
-                hub.metrics.received.labels("undecodable").inc()
+                metrics.received.labels("undecodable").inc()
                 if allowed:
                     raise
                 raise _too_many() from None  # over the budget: refused as such
             request = message.TYPE
-            hub.metrics.received.labels(request).inc()
+            metrics.received.labels(request).inc()
             game = getattr(message, "game", None)
             if not allowed:
                 raise _too_many()
@@ -224,14 +266,14 @@ class Connections:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "say hello (or login) first")
             await self.handlers[type(message)](session, message)
         except ProtocolError as error:
-            hub.metrics.refused.labels(error.code.value).inc()
+            metrics.refused.labels(error.code.value).inc()
             await session.send(Error(error.code, error.message, request, game))
             if error.code == ErrorCode.RATE_LIMITED:
                 self._strike(session)
         except GoneError:
             pass  # the connection went away while its password waited: nothing to answer
         except STORAGE_ERRORS as error:
-            hub.health.storage(False, error)
+            self.health.storage(False, error)
             await session.send(
                 Error(
                     ErrorCode.UNAVAILABLE,
@@ -242,7 +284,7 @@ class Connections:
             )
         finally:
             if game is not None:
-                hub.cache.forget_if_idle(game)  # loaded for this request only: not kept
+                self.cache.forget_if_idle(game)  # loaded for this request only: not kept
 
     def _strike(self, session: Session) -> None:
         """A refusal for breaking a limit: the one that takes the connection's last strike
@@ -251,7 +293,7 @@ class Connections:
         if strikes.take(time.monotonic()) and strikes.tokens >= 1:
             return
         log.info("closing a connection of %s: it keeps breaking limits", session.player)
-        self.hub.metrics.closed_for_abuse.inc()
+        self.metrics.closed_for_abuse.inc()
         self.close(session, CloseCode.POLICY_VIOLATION, "too many requests")
 
     def close(self, session: Session, code: int, reason: str) -> None:
@@ -266,29 +308,28 @@ class Connections:
 
     async def drop(self, session: Session) -> None:
         """A connection ended: forget it, and mark its player offline if it was their last."""
-        hub = self.hub
-        store, presence = hub.store, hub.presence
+        store, presence = self.store, self.presence
         self.closed += 1
-        hub.metrics.connections_closed.labels(str(session.ws.close_code)).inc()
+        self.metrics.connections_closed.labels(str(session.ws.close_code)).inc()
         self.sessions.discard(session)
-        hub.fanout.lagging.discard(session)
+        self.fanout.lagging.discard(session)
         self.by_address[session.address] -= 1
         if not self.by_address[session.address]:
             del self.by_address[session.address]
         for game_id in list(session.watching):
-            hub.cache.unwatch(session, game_id)
+            self.cache.unwatch(session, game_id)
         player = session.player
         if player is None:
             return
         mine = presence.by_player.get(player)
-        ttl = int(hub.settings.session_ttl)
+        ttl = int(self.settings.session_ttl)
         if mine is not None:
             mine.discard(session)
             if not mine:
                 del presence.by_player[player]
                 presence.online_elsewhere.discard(player)
                 if player in presence.bot_offers:
-                    hub.lobby.dirty.set()  # no longer listed
+                    self.lobby.dirty.set()  # no longer listed
                 with contextlib.suppress(redis.exceptions.RedisError):
                     await store.set_offline(player, now_ms(), ttl)
                 presence.came_or_went.add(player)  # (once Redis knows since when)

@@ -1,17 +1,21 @@
 """What a server process measures, for Prometheus (``prometheus_client``), served on a port of
-its own (``Settings.metrics_port``, ``server.edge.http.metrics_endpoint``), never on the public one.
+its own (``Settings.metrics_port``, ``metrics_endpoint``), never on the public one: a proxy in
+front of the public port shows it to nobody, and each process is scraped on its own.
 
 Each server (``server.runtime.Hub``) has its own registry, so that several servers in one
-process (the tests) keep their figures apart. What mirrors the hub's state (connections, games,
-players, the bot pool) is read when scraped (``_HubFigures``). The process's own figures (CPU,
-memory, open files) are prometheus_client's process collector's. No ``*_created`` series: they
-double the series and say only when the process started (``process_start_time_seconds`` does).
+process (the tests) keep their figures apart. What mirrors the state of the process's parts
+(connections, games, players, the bot pool) is read from them when scraped (``Figures``). The
+process's own figures (CPU, memory, open files) are prometheus_client's process collector's. No
+``*_created`` series: they double the series and say only when the process started
+(``process_start_time_seconds`` does).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Collection, Iterator
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Final
 
 import prometheus_client
@@ -27,9 +31,19 @@ from prometheus_client import (
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from server.edge.answers import ALLOW, METHODS, SERVER, headless, response, text
+from server.game.movers import BOT_ACCOUNT, PERSON, SERVER_BOT
 
 if TYPE_CHECKING:
-    from server.runtime import Hub
+    from ai.pool import BotPool
+    from server.archive.games import Archive
+    from server.edge.health import Health
+    from server.live.lobby import LobbyBoard
+    from server.live.presence import Presence
+    from server.live.session import Session
 
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 
@@ -37,11 +51,6 @@ CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 
 _FAST: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _BOT: Final = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
-
-PERSON: Final = "person"
-BOT_ACCOUNT: Final = "bot_account"
-SERVER_BOT: Final = "server_bot"
-"""The values of ``hive_moves_total``'s label ``player``: who played the move."""
 
 
 def version() -> str:
@@ -53,16 +62,15 @@ def version() -> str:
 
 
 class Metrics:
-    """The process's figures; ``hub``'s state is read when scraped."""
+    """The process's figures: what its parts count, and (``read``) their state when scraped."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self) -> None:
         self.content_type = CONTENT_TYPE
         self.port: int | None = None  # where /metrics is served, once it is
         self.registry = CollectorRegistry()
         r = self.registry
         ProcessCollector(registry=r)
         r.register(PLATFORM_COLLECTOR)
-        r.register(_HubFigures(hub))
         Info("hive_build", "The server's version", registry=r).info({"version": version()})
         self.moves = Counter(
             "hive_moves",
@@ -164,48 +172,98 @@ class Metrics:
             registry=r,
         )
 
+    def read(self, figures: Figures) -> None:
+        """Read ``figures`` from the parts when scraped (given once the parts are built: the
+        parts count in this object's counters from their start)."""
+        self.registry.register(figures)
+
     def exposition(self) -> bytes:
         """The figures in Prometheus's text format."""
         return generate_latest(self.registry)
 
 
-class _HubFigures(Collector):
-    """The figures read from the hub when scraped."""
+@contextlib.asynccontextmanager
+async def metrics_endpoint(metrics: Metrics, host: str, port: int | None) -> AsyncIterator[None]:
+    """``GET /metrics`` on ``port`` (``Settings.metrics_port``) of ``host`` while in the block;
+    the port is then ``metrics.port``. Nothing when ``port`` is None."""
+    if port is None:
+        yield
+        return
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def answer(connection: ServerConnection, request: Request) -> Response:
+        if request.method not in METHODS:
+            return text(HTTPStatus.METHOD_NOT_ALLOWED, "only GET is answered here\n", ALLOW)
+        if request.path.partition("?")[0] != "/metrics":
+            found = text(HTTPStatus.NOT_FOUND, "only /metrics is served here\n")
+        else:
+            found = response(HTTPStatus.OK, metrics.exposition(), metrics.content_type)
+        return headless(found) if request.method == "HEAD" else found
+
+    async def refuse(connection: ServerConnection) -> None:
+        raise AssertionError("unreachable: every request is answered over HTTP")
+
+    async with serve(refuse, host, port, process_request=answer, server_header=SERVER) as server:
+        metrics.port = server.sockets[0].getsockname()[1]
+        try:
+            yield
+        finally:
+            metrics.port = None
+
+
+class Figures(Collector):
+    """The figures read from the process's parts when scraped: its connections (``sessions``)
+    and those owed an update (``lagging``), its games (``lobby``), its players (``presence``),
+    its bot workers (``pool``), whether Redis answers (``health``), and its archive sweep."""
+
+    def __init__(
+        self,
+        *,
+        sessions: Collection[Session],
+        lagging: Collection[Session],
+        lobby: LobbyBoard,
+        presence: Presence,
+        pool: BotPool,
+        health: Health,
+        archive: Archive,
+    ) -> None:
+        self.sessions = sessions
+        self.lagging = lagging
+        self.lobby = lobby
+        self.presence = presence
+        self.pool = pool
+        self.health = health
+        self.archive = archive
 
     def collect(self) -> Iterator[Metric]:
-        hub = self.hub
-        presence = hub.presence
-        for name, text, value in (
-            ("hive_connections", "Open websocket connections", len(hub.connections.sessions)),
+        presence, lobby, archive = self.presence, self.lobby, self.archive
+        for name, about, value in (
+            ("hive_connections", "Open websocket connections", len(self.sessions)),
             (
                 "hive_live_games",
                 "Games in progress known to this process",
-                len(hub.lobby.in_progress),
+                len(lobby.in_progress),
             ),
-            ("hive_open_games", "Open games waiting for a player", len(hub.lobby.open)),
-            ("hive_bot_queue", "Bot moves waiting for or using a worker", hub.pool.queued),
+            ("hive_open_games", "Open games waiting for a player", len(lobby.open)),
+            ("hive_bot_queue", "Bot moves waiting for or using a worker", self.pool.queued),
             (
                 "hive_lagging",
                 "Connections owed an update they were too slow to take",
-                len(hub.fanout.lagging),
+                len(self.lagging),
             ),
             (
                 "hive_redis_up",
                 "1 while Redis answers this process's heartbeat (once a second), else 0",
-                int(hub.health.storage_ok),
+                int(self.health.storage_ok),
             ),
             (
                 "hive_archive_up",
                 "1 while this process's archive sweep reaches Redis and the database, else 0",
-                int(hub.archive.up),
+                int(archive.up),
             ),
             (
                 "hive_archive_waiting",
                 "Finished games not yet archived in the database (at the last sweep)",
-                hub.archive.waiting,
+                archive.waiting,
             ),
             (
                 "hive_spectators",
@@ -223,14 +281,14 @@ class _HubFigures(Collector):
                 sum(1 for sessions in presence.by_player.values() if any(s.bot for s in sessions)),
             ),
         ):
-            yield GaugeMetricFamily(name, text, value=value)
+            yield GaugeMetricFamily(name, about, value=value)
         yield CounterMetricFamily(
             "hive_games_archived",
             "Finished games this process wrote to the database",
-            value=hub.archive.written,
+            value=archive.written,
         )
         yield CounterMetricFamily(
             "hive_bot_workers_replaced",
             "Times the bot workers were replaced after one died (killed, out of memory)",
-            value=hub.pool.replaced,
+            value=self.pool.replaced,
         )

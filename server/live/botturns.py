@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import redis.exceptions
 
 from protocol import ProtocolError
-from server.edge.metrics import SERVER_BOT
 from server.game import match
+from server.game.movers import SERVER_BOT
 from server.game.record import Record
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ class Session:
 
     Attributes:
         address: The client's address as the limits per address count it: an IPv6 address's
-            /64 (see ``server.edge.http.client_address`` and ``address_block``).
+            /64 (see ``server.edge.addresses.client_address`` and ``address_block``).
         origin: A keyed hash of ``address``: what limits per address count, and what a game
             records of where it was made.
         token: The hash of the session token the connection signed in with.

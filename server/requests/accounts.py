@@ -46,7 +46,10 @@ from server.storage.limits import per_origin
 
 if TYPE_CHECKING:
     from server.archive.db.database import Database
-    from server.runtime import Hub
+    from server.live.presence import Presence
+    from server.requests.passwords import Hashing
+    from server.requests.signin import SignIn
+    from server.storage.store import Store
 
 _T = TypeVar("_T")
 
@@ -187,24 +190,40 @@ class AccountBook:
 
 
 class Accounts:
-    """The account messages' handlers."""
+    """The account messages' handlers: the accounts in ``database``, their names and sessions
+    in ``store``, their passwords hashed on ``hashing``; a login signs in by ``signin``, and a
+    signup makes the player's connections here (``presence``) an account's. A session lasts
+    ``session_ttl`` seconds without use."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.book = AccountBook(hub.database)
+    def __init__(
+        self,
+        database: Database,
+        store: Store,
+        hashing: Hashing,
+        signin: SignIn,
+        presence: Presence,
+        *,
+        session_ttl: float,
+    ) -> None:
+        self.book = AccountBook(database)
+        self.store = store
+        self.hashing = hashing
+        self.signin = signin
+        self.presence = presence
+        self.session_ttl = session_ttl
 
     async def recover(self) -> None:
         """On start: every account's name in Redis, folded, so that no guest takes one on
         any process (accounts made before it was kept there, or a Redis that lost it)."""
         async for found in self.book.names():
-            await self.hub.store.add_account_names([names.folded(name) for name in found])
+            await self.store.add_account_names([names.folded(name) for name in found])
 
     async def signup(self, session: Session, message: SignUp) -> None:
         player = session.player
         assert player is not None
         if session.bot:
             raise ProtocolError(ErrorCode.NOT_ALLOWED, "a bot account has no password")
-        reserved = names.reserved(LEVELS, await self.hub.store.bot_names())
+        reserved = names.reserved(LEVELS, await self.store.bot_names())
         name = account_name(message.name, reserved)
         check_password(message.password)
         async with _database():
@@ -215,11 +234,11 @@ class Accounts:
             hashed = await self._hashed(session, hash_password, message.password)
             # No guest takes the name from now on (before the account is made, lest one
             # take it meanwhile; a name kept for an account that failed is kept for nothing).
-            await self.hub.store.add_account_names([names.folded(name)])
+            await self.store.add_account_names([names.folded(name)])
             await self.book.add(player, name, hashed, now_ms())
-        await self.hub.store.make_account(player, name)
+        await self.store.make_account(player, name)
         session.name = name
-        for other in self.hub.presence.by_player.get(player, {session}):
+        for other in self.presence.by_player.get(player, {session}):
             other.account = True  # seated as an account from now on (rated games)
         await session.send(Account(player, name))
 
@@ -232,9 +251,9 @@ class Accounts:
         hashed = None if found is None or found.bot else found.password
         if not await self._hashed(session, verify, hashed, message.password):
             raise ProtocolError(ErrorCode.BAD_LOGIN, "wrong name or password")
-        ttl = int(self.hub.settings.session_ttl)
-        token = await self.hub.store.new_session(found.player, found.name, now_ms(), ttl)
-        await self.hub.signin.enter(session, found.player, found.name, False, token, account=True)
+        ttl = int(self.session_ttl)
+        token = await self.store.new_session(found.player, found.name, now_ms(), ttl)
+        await self.signin.enter(session, found.player, found.name, False, token, account=True)
 
     async def change_password(self, session: Session, message: ChangePassword) -> None:
         player = session.player
@@ -250,13 +269,13 @@ class Accounts:
         hashed = await self._hashed(session, hash_password, message.new)
         async with _database():
             await self.book.set_password(player, hashed, now_ms())
-        await self.hub.store.end_other_sessions(player, session.token)
+        await self.store.end_other_sessions(player, session.token)
         await session.send(Account(player, found.name))
 
     async def _hashed(self, session: Session, work: Callable[..., _T], *args: object) -> _T:
         """``work(*args)`` (a hash or a check) on the password pool (``server.requests.passwords``),
         unless the connection is gone before its turn."""
-        return await self.hub.hashing.run(session.is_open, work, *args)
+        return await self.hashing.run(session.is_open, work, *args)
 
     async def _count(self, session: Session, name: str) -> None:
         """One more attempt at ``name``'s password from this address: refused past the
@@ -266,7 +285,7 @@ class Accounts:
         Raises:
             ProtocolError: RATE_LIMITED.
         """
-        store = self.hub.store
+        store = self.store
         await per_origin(
             store, session.origin, "login", LOGINS_PER_ADDRESS, LOGIN_WINDOW, "login attempts"
         )

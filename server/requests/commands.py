@@ -24,25 +24,55 @@ from protocol import (
     Watch,
     WatchLobby,
 )
-from server.edge.metrics import BOT_ACCOUNT, PERSON
 from server.game import match, social
 from server.game.clock import now_ms
+from server.game.movers import BOT_ACCOUNT, PERSON
 from server.game.record import Record
 from server.live.session import Session
 from server.storage.limits import per_player
 
 if TYPE_CHECKING:
-    from server.runtime import Hub
+    from prometheus_client import Counter, Histogram
+
+    from server.live.cache import GameCache
+    from server.live.changes import Changes
+    from server.live.fanout import Fanout
+    from server.live.lobby import LobbyFeed
+    from server.settings import Settings
+    from server.storage.store import Store
 
 SOCIAL_PER_MINUTE: Final = 10
 """Mutes and openings or closings of a game's chat a player may make in a minute."""
 
 
 class Commands:
-    """The requests about one game (and ``ping`` and the lobby's subscription)."""
+    """The requests about one game (and ``ping`` and the lobby's subscription): a game is
+    loaded from ``cache`` and changed through ``changes``; a watcher is brought up to date by
+    ``fanout``, a lobby's subscriber by ``lobby_feed``; ``store`` counts a player's chat lines
+    and mutes. Each move played is counted in ``moves`` (by who played it) and timed in
+    ``move_seconds``."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        cache: GameCache,
+        changes: Changes,
+        fanout: Fanout,
+        lobby_feed: LobbyFeed,
+        *,
+        moves: Counter,
+        move_seconds: Histogram,
+    ) -> None:
+        self.settings = settings
+        self.first_move_ms = int(settings.first_move_timeout * 1000)
+        self.store = store
+        self.cache = cache
+        self.changes = changes
+        self.fanout = fanout
+        self.lobby_feed = lobby_feed
+        self.moves = moves
+        self.move_seconds = move_seconds
 
     async def ping(self, session: Session, message: Ping) -> None:
         await session.send(Pong(message.t, now_ms()))
@@ -51,26 +81,25 @@ class Commands:
         session.lobby = message.subscribe
         session.lobby_stale = False
         if message.subscribe:
-            self.hub.lobby_feed.offer(session)
+            self.lobby_feed.offer(session)
 
     async def watch(self, session: Session, message: Watch) -> None:
-        hub = self.hub
-        cached = await hub.cache.load(message.game)
+        cached = await self.cache.load(message.game)
         since, version = message.since, cached.record.version
         if since is not None and not 0 <= since <= version:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, f"since {since} is not in 0..{version}")
-        hub.cache.watch(session, message.game, since)
-        await hub.fanout.deliver(message.game, also=session)
+        self.cache.watch(session, message.game, since)
+        await self.fanout.deliver(message.game, also=session)
 
     async def unwatch(self, session: Session, message: Unwatch) -> None:
-        self.hub.cache.unwatch(session, message.game)
+        self.cache.unwatch(session, message.game)
 
     async def play(self, session: Session, message: Play) -> None:
-        hub = self.hub
+        first_move_ms = self.first_move_ms
         player = session.player
         assert player is not None
         started = time.perf_counter()
-        played = await hub.changes.change(
+        played = await self.changes.change(
             message.game,
             lambda cached, now: match.play(
                 cached.record,
@@ -79,54 +108,52 @@ class Commands:
                 message.move,
                 message.version,
                 now,
-                hub.first_move_ms,
+                first_move_ms,
             ),
         )
         if played is not None:
-            hub.metrics.moves.labels(BOT_ACCOUNT if session.bot else PERSON).inc()
-            hub.metrics.move_seconds.observe(time.perf_counter() - started)
+            self.moves.labels(BOT_ACCOUNT if session.bot else PERSON).inc()
+            self.move_seconds.observe(time.perf_counter() - started)
 
     async def resign(self, session: Session, message: Resign) -> None:
         player = session.player
         assert player is not None
-        await self.hub.changes.change(
+        await self.changes.change(
             message.game, lambda cached, now: match.resign(cached.record, player, now)
         )
 
     async def draw(self, session: Session, message: Draw) -> None:
         player = session.player
         assert player is not None
-        await self.hub.changes.change(
+        await self.changes.change(
             message.game,
             lambda cached, now: match.draw(cached.record, player, message.action, now),
         )
 
     async def claim(self, session: Session, message: ClaimWin) -> None:
-        hub = self.hub
         player = session.player
         assert player is not None
-        record = (await hub.cache.load(message.game)).record
+        record = (await self.cache.load(message.game)).record
         opponent = record.opponent_of(player)
         gone: int | None = None
         if opponent is not None and opponent.bot is None:
-            gone = await hub.store.gone_since(opponent.player, now_ms())
-        limit = int(hub.settings.disconnect_claim * 1000)
-        await hub.changes.change(
+            gone = await self.store.gone_since(opponent.player, now_ms())
+        limit = int(self.settings.disconnect_claim * 1000)
+        await self.changes.change(
             message.game, lambda cached, now: match.claim(cached.record, player, now, gone, limit)
         )
 
     async def chat(self, session: Session, message: Chat) -> None:
-        hub = self.hub
         player, name = session.player, session.name
         assert player is not None
-        settings = hub.settings
+        settings = self.settings
         line = social.chat_line(message.text, settings.chat_length)
         if not session.chats.take(time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many chat lines; slow down")
         window = settings.chat_burst * settings.chat_interval
-        await per_player(hub.store, player, "chat", settings.chat_burst, window)
-        await hub.cache.load(message.game)  # UNKNOWN_GAME before anything else
-        await hub.changes.change(
+        await per_player(self.store, player, "chat", settings.chat_burst, window)
+        await self.cache.load(message.game)  # UNKNOWN_GAME before anything else
+        await self.changes.change(
             message.game,
             lambda cached, now: social.chat(cached.record, player, name, line, now),
         )
@@ -154,9 +181,8 @@ class Commands:
         rule: Callable[[Record, str, int], tuple[Record, Event]],
     ) -> None:
         """A mute or a change of the spectators' chat: ``SOCIAL_PER_MINUTE`` a player."""
-        hub = self.hub
         player = session.player
         assert player is not None
-        await hub.cache.load(game_id)  # UNKNOWN_GAME before anything else
-        await per_player(hub.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
-        await hub.changes.change(game_id, lambda cached, now: rule(cached.record, player, now))
+        await self.cache.load(game_id)  # UNKNOWN_GAME before anything else
+        await per_player(self.store, player, "social", SOCIAL_PER_MINUTE, 60.0)
+        await self.changes.change(game_id, lambda cached, now: rule(cached.record, player, now))

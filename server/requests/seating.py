@@ -40,24 +40,51 @@ DAY: Final = 24 * 3600.0
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from server.runtime import Hub
+    from ai.pool import BotPool
+    from server.archive.db.database import Database
+    from server.live.cache import GameCache
+    from server.live.changes import Changes
+    from server.live.lobby import LobbyBoard
+    from server.live.presence import Presence
+    from server.settings import Settings
+    from server.storage.store import Store
 
 
 class Seating:
-    """Who plays which game."""
+    """Who plays which game: a game is made or changed through ``changes``, and followed in
+    ``cache``; ``lobby`` and ``store`` count what a player and an address may create, the
+    ratings are read from ``database``, the bot accounts connected from ``presence``, the
+    server's bots' levels from ``pool``."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        database: Database,
+        cache: GameCache,
+        changes: Changes,
+        lobby: LobbyBoard,
+        presence: Presence,
+        pool: BotPool,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.database = database
+        self.cache = cache
+        self.changes = changes
+        self.lobby = lobby
+        self.presence = presence
+        self.pool = pool
 
     async def create(self, session: Session, message: CreateGame) -> None:
-        hub = self.hub
+        settings, store = self.settings, self.store
         player = session.player
         assert player is not None
-        may_create(hub.lobby, hub.settings, session, message)
+        may_create(self.lobby, settings, session, message)
         may_rate(session, message)
-        await per_player(hub.store, player, "create", hub.settings.games_per_minute, 60.0)
+        await per_player(store, player, "create", settings.games_per_minute, 60.0)
         if message.opponent == "bot" and (
-            message.level is None or not hub.pool.knows(message.level)
+            message.level is None or not self.pool.knows(message.level)
         ):
             raise ProtocolError(ErrorCode.UNKNOWN_LEVEL, f"unknown bot level {message.level!r}")
         challenge = None
@@ -73,8 +100,8 @@ class Seating:
         seat = await self.seat(session, pool, needed=message.rated or ranged)
         now = now_ms()
         if pair is not None:
-            played = await hub.store.count_so_far(pair, "pair", DAY, now)
-            if played >= hub.settings.bot_pair_games:
+            played = await store.count_so_far(pair, "pair", DAY, now)
+            if played >= settings.bot_pair_games:
                 raise ProtocolError(
                     ErrorCode.NOT_ALLOWED,
                     f"{played} games in a day against that opponent (the most allowed): "
@@ -87,7 +114,7 @@ class Seating:
             time=message.time,
             color=message.color,
             now=now,
-            ttl_ms=int(hub.settings.open_game_ttl * 1000),
+            ttl_ms=int(settings.open_game_ttl * 1000),
             seed=random.getrandbits(31),
             wants="bots" if message.opponent == "bots" else "anyone",
             challenge=challenge,
@@ -103,14 +130,14 @@ class Seating:
                 f"bot:{message.level}", f"{message.level} bot", bot=message.level, account="bot"
             )
             record, event = match.join(record, bot, now)
-        hub.cache.watch(session, record.id, 0)  # before the commit: its update comes here
+        self.cache.watch(session, record.id, 0)  # before the commit: its update comes here
         try:
-            await hub.changes.create(record, event)
+            await self.changes.create(record, event)
         except BaseException:
-            hub.cache.unwatch(session, record.id)  # a game not made leaves nothing behind
+            self.cache.unwatch(session, record.id)  # a game not made leaves nothing behind
             raise
         if pair is not None:
-            await hub.store.count_in_window(pair, "pair", DAY, now)
+            await store.count_in_window(pair, "pair", DAY, now)
 
     async def seat(self, session: Session, pool: Speed | None, *, needed: bool) -> Seat:
         """``session``'s seat in a game of speed ``pool``: with the player's rating in it for
@@ -137,7 +164,7 @@ class Seating:
         Raises:
             DATABASE_ERRORS: The database did not answer.
         """
-        async with self.hub.database.engine.connect() as connection:
+        async with self.database.engine.connect() as connection:
             found = await ratings.of(connection, seat.player, pool)
         return replace(seat, rating=found.shown, provisional=found.provisional)
 
@@ -150,10 +177,10 @@ class Seating:
         """
         name = message.challenge
         assert name is not None
-        player = await self.hub.store.bot_named(name)
+        player = await self.store.bot_named(name)
         if player is None:
             raise ProtocolError(ErrorCode.UNKNOWN_BOT, f"no bot account named {name[:40]!r}")
-        presence = self.hub.presence
+        presence = self.presence
         offer = presence.bot_offers.get(player)
         if offer is None or not presence.connected(player):
             raise ProtocolError(ErrorCode.NOT_ALLOWED, f"the bot {name} is not connected")
@@ -169,14 +196,14 @@ class Seating:
                 f"the bot {name} plays time controls {', '.join(offer.times)}, "
                 f"not {message.time.kind}",
             )
-        if self.hub.lobby.playing[player] >= offer.max_games:
+        if self.lobby.playing[player] >= offer.max_games:
             raise ProtocolError(
                 ErrorCode.NOT_ALLOWED, f"the bot {name} is busy ({offer.max_games} games)"
             )
         return Seat(player, name, account="bot")
 
     async def join(self, session: Session, message: JoinGame) -> None:
-        cache = self.hub.cache
+        cache = self.cache
         seat = session.seat()
         known = await cache.load(message.game)  # its time control and range never change
         if known.record.status == "open":
@@ -189,7 +216,7 @@ class Seating:
         if not watched:
             cache.watch(session, message.game, 0)  # before the commit: its update comes here
         try:
-            await self.hub.changes.change(
+            await self.changes.change(
                 message.game, lambda cached, now: match.join(cached.record, seat, now)
             )
         except BaseException:
@@ -200,14 +227,13 @@ class Seating:
     async def cancel(self, session: Session, message: CancelGame) -> None:
         player = session.player
         assert player is not None
-        await self.hub.changes.change(
+        await self.changes.change(
             message.game, lambda cached, now: match.cancel(cached.record, player, now)
         )
 
     async def rematch(self, session: Session, message: Rematch) -> None:
         """Offer a rematch, or start it when the opponent has offered one: decided on the game
         as it is when the change is committed, so two offers crossing are an agreement."""
-        hub = self.hub
         player = session.player
         assert player is not None
         new_id, seed = new_game_id(), random.getrandbits(31)
@@ -218,7 +244,7 @@ class Seating:
             started[:] = [] if new is None else [new]
             return old, event
 
-        old = await hub.changes.change(message.game, decide)
+        old = await self.changes.change(message.game, decide)
         if old is None or not started:
             return
         new = started[0]  # followed by the players here as the listener hears of ``old``
@@ -227,7 +253,7 @@ class Seating:
             seats = [await self.seat_again(seat, pool) for seat in (new.white, new.black)]
             new = replace(new, white=seats[0], black=seats[1])
         start = Event(new.version, "joined", new.created, text=message.game)
-        await hub.changes.create(new, start)
+        await self.changes.create(new, start)
 
     async def seat_again(self, seat: Seat | None, pool: Speed) -> Seat | None:
         """A seat of a rematch with its player's rating now (as it was while the database
@@ -243,8 +269,8 @@ class Seating:
     def follow_rematch(self, old: Record, new_id: str) -> None:
         """The players' connections here that follow the old game follow its rematch: their
         clients go to the new game on the old one's ``rematch`` event, without a ``watch``."""
-        cache = self.hub.cache
+        cache = self.cache
         for player in old.players():
-            for other in self.hub.presence.by_player.get(player, ()):
+            for other in self.presence.by_player.get(player, ()):
                 if old.id in other.watching and new_id not in other.watching:
                     cache.watch(other, new_id, 0, checked=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from ai.bots import LEVELS
@@ -37,12 +38,19 @@ from server.storage.limits import Bucket, per_origin
 from server.storage.players import token_hash
 
 if TYPE_CHECKING:
-    from server.runtime import Hub
+    from ai.pool import BotPool
+    from server.live.lobby import LobbyBoard
+    from server.live.presence import Presence
+    from server.settings import Settings
+    from server.storage.store import Store
 
 log = logging.getLogger(__name__)
 
 GUEST_WINDOW = 3600.0
 """The window of ``Settings.guests_per_address``, in seconds."""
+
+Close = Callable[[Session, int, str], None]
+"""Closes a connection with a code and a reason, without waiting (``Connections.close``)."""
 
 
 def _listed(game_type: GameType) -> tuple[int, bool, bool, bool]:
@@ -57,14 +65,30 @@ expansion, two, all three (``Base``, ``Base+M``, ``Base+L``, ``Base+P``, ``Base+
 
 
 class SignIn:
-    """Who a connection is."""
+    """Who a connection is: ``store`` keeps the players and their sessions, ``presence`` who
+    is connected here; ``lobby`` lists the bot accounts connected, ``pool`` the server's bots'
+    levels; ``close`` closes a connection signed out (the edge's, a call up: given as a
+    callable)."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        presence: Presence,
+        lobby: LobbyBoard,
+        pool: BotPool,
+        close: Close,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.presence = presence
+        self.lobby = lobby
+        self.pool = pool
+        self.close = close
 
     async def _reserved(self) -> frozenset[str]:
         """The names a person may not take (the bots')."""
-        return names.reserved(LEVELS, await self.hub.store.bot_names())
+        return names.reserved(LEVELS, await self.store.bot_names())
 
     async def _guest_name(self, text: str) -> str:
         """``text`` as a guest's name: a nickname (``names.nickname``), and no account's,
@@ -76,7 +100,7 @@ class SignIn:
                 account's).
         """
         name = names.nickname(text, await self._reserved())
-        if await self.hub.store.is_account_name(names.folded(name)):
+        if await self.store.is_account_name(names.folded(name)):
             raise ProtocolError(
                 ErrorCode.NAME_TAKEN,
                 f"{name!r} is an account's name: log in to it, or choose another nickname",
@@ -86,7 +110,7 @@ class SignIn:
     async def _unclaimed(self, name: str, player: str) -> str:
         """A free name for the guest ``player`` whose ``name`` an account took since:
         ``NAME guest`` (cut to fit), ``NAME guest2`` ... ``NAME guest9``, else ``guest ID``."""
-        store = self.hub.store
+        store = self.store
         for suffix in ["guest", *(f"guest{n}" for n in range(2, 10))]:
             candidate = f"{name[: MAX_NICKNAME - len(suffix) - 1].rstrip()} {suffix}"
             if not await store.is_account_name(names.folded(candidate)):
@@ -94,8 +118,7 @@ class SignIn:
         return f"guest {player}"
 
     async def hello(self, session: Session, message: Hello) -> None:
-        hub = self.hub
-        store, settings = hub.store, hub.settings
+        store, settings = self.store, self.settings
         if session.player is not None:
             raise ProtocolError(ErrorCode.ALREADY_AUTHENTICATED, "hello was already said")
         bot = account = False
@@ -142,13 +165,12 @@ class SignIn:
     ) -> None:
         """Sign ``session`` in as ``player`` with its session ``token`` (``hello``, ``login``),
         and welcome it (``account``: a person's account, not a guest)."""
-        hub = self.hub
-        store, settings = hub.store, hub.settings
+        store, settings, presence = self.store, self.settings, self.presence
         hashed = token_hash(token)
-        by_player = hub.presence.by_player
+        by_player = presence.by_player
         if player not in by_player:
             await store.set_online(player, now_ms(), ONLINE_TTL)
-            hub.presence.came_or_went.add(player)
+            presence.came_or_went.add(player)
         games = await store.games_of(player)
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.
@@ -181,11 +203,11 @@ class SignIn:
                 account,
                 limits=limits,
                 game_types=list(GAME_TYPES),
-                levels=hub.pool.levels(),
+                levels=self.pool.levels(),
             )
         )
-        if session.bot and player in hub.presence.bot_offers:
-            hub.lobby.dirty.set()  # listed again
+        if session.bot and player in presence.bot_offers:
+            self.lobby.dirty.set()  # listed again
 
     async def logout(self, session: Session, message: Logout) -> None:
         assert session.player is not None
@@ -195,17 +217,17 @@ class SignIn:
                 "a bot account's token is replaced by its operator (create-bot --new-token)",
             )
         everywhere = None if message.everywhere else session.token
-        await self.hub.store.end_sessions(session.player, everywhere)
+        await self.store.end_sessions(session.player, everywhere)
         session.token = None  # nothing to renew when it closes
-        self.hub.connections.close(session, SIGNED_OUT, "signed out")
+        self.close(session, SIGNED_OUT, "signed out")
 
     def signed_out(self, player: str, hashed: str | None) -> None:
         """A session ended (``hashed`` None: every session of ``player``): close its
         connections here."""
-        for session in list(self.hub.presence.by_player.get(player, ())):
+        for session in list(self.presence.by_player.get(player, ())):
             if hashed is None or session.token == hashed:
                 session.token = None
-                self.hub.connections.close(session, SIGNED_OUT, "signed out")
+                self.close(session, SIGNED_OUT, "signed out")
 
     async def bot_ready(self, session: Session, message: BotReady) -> None:
         player = session.player
@@ -217,9 +239,9 @@ class SignIn:
             )
         game_types = sorted({match.canonical_type(text) for text in message.game_types})
         offer = BotInfo(player, session.name, game_types, message.times, message.max_games)
-        await self.hub.store.set_bot_offer(offer)
-        self.hub.presence.bot_offers[player] = offer
-        self.hub.lobby.dirty.set()
+        await self.store.set_bot_offer(offer)
+        self.presence.bot_offers[player] = offer
+        self.lobby.dirty.set()
         log.info(
             "bot %s plays %s (%s), %d games at once",
             session.name,

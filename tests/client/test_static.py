@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from server.edge.http import STATIC_CACHE, VENDOR_CACHE
+from server.edge.static import STATIC_CACHE, VENDOR_CACHE
 from tests.server.conftest import Running
 from tests.server.support import http_get
 from tests.server.test_http import raw_http

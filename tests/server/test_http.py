@@ -21,7 +21,7 @@ from websockets.exceptions import InvalidStatus
 from ai.pool import trace_json
 from protocol import Ping, Pong, Seat, TimeControl
 from protocol.client import Client
-from server.edge.http import CONTENT_SECURITY_POLICY
+from server.edge.answers import CONTENT_SECURITY_POLICY
 from server.edge.review import MAX_MOVES, Positions, Query, _query_answer, position_query
 from server.game.clock import now_ms
 from server.settings import Settings, from_args

@@ -36,7 +36,7 @@ from protocol import (
     encode,
 )
 from protocol.client import ServerError
-from server.edge.http import address_block
+from server.edge.addresses import address_block
 from server.embedded import RedisProcess
 from server.game.clock import now_ms
 from server.storage.limits import Bucket
