@@ -20,12 +20,11 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 
 from server.game.clock import now_ms
-from server.storage.channels import peek_published
+from server.storage.channels import peek_published, unpack_moves, unpack_signed_out
 from server.storage.codec import unpack, unpack_event
 from server.storage.store import STORAGE_ERRORS
 
@@ -90,10 +89,9 @@ class Listener:
                             if kind != "message":
                                 continue
                             if channel == control:
-                                _, player, hashed = msgpack.unpackb(message["data"])
-                                self.hub.signin.signed_out(player, hashed)
+                                self.hub.signin.signed_out(*unpack_signed_out(message["data"]))
                             elif channel == lobby:
-                                self.hub.lobby_feed.heard(msgpack.unpackb(message["data"]))
+                                self.hub.lobby_feed.heard(unpack_moves(message["data"]))
                             else:
                                 await self.published(message["data"])
                     finally:

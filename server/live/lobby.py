@@ -25,13 +25,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
-import msgpack
 from websockets.asyncio.server import broadcast
 
 from protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
 from server.game import view
 from server.game.record import Record
 from server.live.session import Session
+from server.storage.channels import pack_moves
 from server.storage.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:
@@ -223,11 +223,10 @@ class LobbyFeed:
         the other processes are told at ``share``'s next round."""
         self.made[record.id] = (record.version, len(record.moves))
 
-    def heard(self, moved: list[list[object]]) -> None:
-        """The moves another process made (see ``share``)."""
+    def heard(self, moved: list[tuple[str, int, int]]) -> None:
+        """The moves another process made (see ``share``): (game id, version, moves)."""
         for game_id, version, moves in moved:
-            if isinstance(game_id, str) and isinstance(version, int) and isinstance(moves, int):
-                self.board.moved(game_id, version, moves)
+            self.board.moved(game_id, version, moves)
 
     async def share(self) -> None:
         """Every ``SHARE_SECONDS``, tell the other processes the moves made here in games in
@@ -238,9 +237,8 @@ class LobbyFeed:
             if not self.made:
                 continue
             made, self.made = self.made, {}
-            message = msgpack.packb([[gid, v, n] for gid, (v, n) in made.items()])
             try:
-                await hub.store.redis.publish(hub.store.channels.lobby, message)
+                await hub.store.redis.publish(hub.store.channels.lobby, pack_moves(made))
             except STORAGE_ERRORS as error:  # the next move tells them
                 log.warning("the moves of %d games not shared (%s)", len(made), error)
 
