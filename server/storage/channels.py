@@ -86,7 +86,8 @@ class Published(NamedTuple):
 
     def pack(self) -> bytes:
         """The message as published (``GAME_CHANNEL``)."""
-        return msgpack.packb(list(self))
+        packed: bytes = msgpack.packb(list(self))
+        return packed
 
 
 def peek_published(data: bytes) -> Published:
@@ -110,7 +111,8 @@ class SignedOut(NamedTuple):
 
 def pack_signed_out(player: str, hashed: str | None) -> bytes:
     """The control channel's message (``CONTROL_CHANNEL``) that a session ended."""
-    return msgpack.packb(["signed_out", player, hashed])
+    packed: bytes = msgpack.packb(["signed_out", player, hashed])
+    return packed
 
 
 def unpack_signed_out(data: bytes) -> SignedOut:
@@ -122,7 +124,8 @@ def unpack_signed_out(data: bytes) -> SignedOut:
 def pack_moves(made: Mapping[str, tuple[int, int]]) -> bytes:
     """The lobby channel's message (``LOBBY_CHANNEL``): the moves of the games in progress a
     process changed, ``made`` by game id: (version, moves)."""
-    return msgpack.packb([[game_id, version, moves] for game_id, (version, moves) in made.items()])
+    packed: bytes = msgpack.packb([[game_id, v, n] for game_id, (v, n) in made.items()])
+    return packed
 
 
 def unpack_moves(data: bytes) -> list[tuple[str, int, int]]:
