@@ -287,7 +287,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/live/fanout.py",
-        "hub.seating.follow_rematch(record, rematch)  # before the event goes out",
+        "self.follow_rematch(record, rematch)  # before the event goes out",
         "pass",
         "the players' connections do not follow a rematch: the new game goes unseen",
         ACTIONS,

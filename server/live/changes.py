@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis.exceptions
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 Decide = Callable[[CachedGame, int], tuple[Record, Event] | None]
 """A rule applied to the cached game at a time: the new record and its event, or None (no
 change)."""
+T = TypeVar("T")
 
 
 class Changes:
@@ -77,6 +78,23 @@ class Changes:
         Raises:
             ProtocolError: from ``decide``, UNKNOWN_GAME, or STALE when the game kept changing.
         """
+
+        def deciding(cached: CachedGame, now: int) -> tuple[Record, Event, None] | None:
+            decided = decide(cached, now)
+            return None if decided is None else (*decided, None)
+
+        done = await self.change_with(game_id, deciding)
+        return None if done is None else done[0]
+
+    async def change_with(
+        self, game_id: str, decide: Callable[[CachedGame, int], tuple[Record, Event, T] | None]
+    ) -> tuple[Record, T] | None:
+        """``change``, for a rule that decides a value beside the change (a rematch's new
+        game): the record committed and the value decided with it (None: no change).
+
+        Raises:
+            ProtocolError: from ``decide``, UNKNOWN_GAME, or STALE when the game kept changing.
+        """
         if not GAME_ID.fullmatch(game_id):  # no lock for a name that is no game
             raise unknown(game_id)
         cache = self.hub.cache
@@ -86,8 +104,10 @@ class Changes:
         finally:  # a game loaded for this change only is not kept (nor followed)
             cache.forget_if_idle(game_id)
 
-    async def _change(self, game_id: str, decide: Decide) -> Record | None:
-        """``change``, holding the game's lock."""
+    async def _change(
+        self, game_id: str, decide: Callable[[CachedGame, int], tuple[Record, Event, T] | None]
+    ) -> tuple[Record, T] | None:
+        """``change_with``, holding the game's lock."""
         hub = self.hub
         fresh: CachedGame | None = None  # the game as Redis holds it, decided on again
         for _ in range(3):
@@ -95,7 +115,7 @@ class Changes:
             decided = decide(cached, now_ms())
             if decided is None:
                 return None
-            record, event = decided
+            record, event, value = decided
             was = cached.record
             relisted = lobby.relisted(was, record)
             if await self._commit(
@@ -111,7 +131,7 @@ class Changes:
                 if record.rated and record.status == "over" and was.status != "over":
                     hub.archive.wake()  # rated now, not at the sweep's next round
                 await self.committed(record, event)
-                return record
+                return record, value
             stored = await hub.store.get(game_id)
             if stored is None:
                 raise unknown(game_id)

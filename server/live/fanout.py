@@ -105,10 +105,20 @@ class Fanout:
         hub.metrics.passed_on.inc()
         hub.lobby_feed.update(record)
         if rematch is not None:
-            hub.seating.follow_rematch(record, rematch)  # before the event goes out
+            self.follow_rematch(record, rematch)  # before the event goes out
         await self.deliver(record.id)
         hub.cache.forget_if_idle(record.id)
         return True
+
+    def follow_rematch(self, old: Record, new_id: str) -> None:
+        """The players' connections here that follow the old game follow its rematch (the game
+        ``new_id``, a value of the old game's change): their clients go to the new game on the
+        old one's ``rematch`` event, without a ``watch``."""
+        cache = self.hub.cache
+        for player in old.players():
+            for other in self.hub.presence.by_player.get(player, ()):
+                if old.id in other.watching and new_id not in other.watching:
+                    cache.watch(other, new_id, 0, checked=False)
 
     async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
         """Bring every watcher of the game up to date. ``also`` gets an update even when it
