@@ -9,10 +9,12 @@ Players connected here are marked online in Redis, a tenth of them each second.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections import Counter
 from typing import TYPE_CHECKING, Final
 
+import redis.exceptions
 from websockets.asyncio.server import broadcast
 
 from protocol import BotInfo, Seat, encode
@@ -54,6 +56,58 @@ class Presence:
         # since share_view last looked.
         self.told: dict[str, tuple[int, bool, bool]] = {}
         self.came_or_went: set[str] = set()
+
+    # -- the connections here: written by the edge and sign-in through these alone -----------
+
+    def is_here(self, player: str) -> bool:
+        """Whether ``player`` has a connection signed in here."""
+        return player in self.by_player
+
+    def sessions_of(self, player: str) -> list[Session]:
+        """The connections of ``player`` here."""
+        return list(self.by_player.get(player, ()))
+
+    async def arriving(self, player: str) -> None:
+        """``player`` is signing in here: marked online in Redis if none of their connections
+        is here yet (the others hear of it at ``share_view``).
+
+        Raises:
+            STORAGE_ERRORS: Redis did not answer.
+        """
+        if player not in self.by_player:
+            await self.hub.store.set_online(player, now_ms(), ONLINE_TTL)
+            self.came_or_went.add(player)
+
+    def arrived(self, session: Session) -> None:
+        """``session`` is signed in (``arriving`` went before)."""
+        assert session.player is not None
+        self.by_player.setdefault(session.player, set()).add(session)
+
+    async def left(self, session: Session, ttl: int) -> None:
+        """``session`` closed: when it was its player's last here, the player is marked offline
+        in Redis (their gone-since mark lasting ``ttl`` seconds; nothing if Redis does not
+        answer), and a bot account leaves the lobby's list."""
+        player = session.player
+        mine = None if player is None else self.by_player.get(player)
+        if player is None or mine is None:
+            return
+        mine.discard(session)
+        if mine:
+            return
+        del self.by_player[player]
+        self.online_elsewhere.discard(player)
+        if player in self.bot_offers:
+            self.hub.lobby.dirty.set()  # no longer listed
+        with contextlib.suppress(redis.exceptions.RedisError):
+            await self.hub.store.set_offline(player, now_ms(), ttl)
+        self.came_or_went.add(player)  # (once Redis knows since when)
+
+    def offered(self, offer: BotInfo) -> None:
+        """A bot account connected here said what it plays: the lobby lists it."""
+        self.bot_offers[offer.player] = offer
+        self.hub.lobby.dirty.set()
+
+    # -- the games' views ------------------------------------------------------------------------
 
     def touch(self, game_id: str) -> None:
         """The game's watchers or players changed: its counts are looked at again."""

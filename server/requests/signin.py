@@ -31,7 +31,6 @@ from protocol import (
 )
 from server.game import match, names
 from server.game.clock import now_ms
-from server.live.presence import ONLINE_TTL
 from server.live.session import Session
 from server.storage.limits import Bucket, per_origin
 from server.storage.players import token_hash
@@ -145,10 +144,7 @@ class SignIn:
         hub = self.hub
         store, settings = hub.store, hub.settings
         hashed = token_hash(token)
-        by_player = hub.presence.by_player
-        if player not in by_player:
-            await store.set_online(player, now_ms(), ONLINE_TTL)
-            hub.presence.came_or_went.add(player)
+        await hub.presence.arriving(player)
         games = await store.games_of(player)
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.
@@ -158,7 +154,7 @@ class SignIn:
         if bot:
             rate, burst = settings.bot_message_rate, settings.bot_message_burst
             session.messages = Bucket(rate, burst, time.monotonic())
-        by_player.setdefault(player, set()).add(session)
+        hub.presence.arrived(session)
         limits = Limits(
             chat_length=settings.chat_length,
             chat_interval=settings.chat_interval,
@@ -202,7 +198,7 @@ class SignIn:
     def signed_out(self, player: str, hashed: str | None) -> None:
         """A session ended (``hashed`` None: every session of ``player``): close its
         connections here."""
-        for session in list(self.hub.presence.by_player.get(player, ())):
+        for session in self.hub.presence.sessions_of(player):
             if hashed is None or session.token == hashed:
                 session.token = None
                 self.hub.connections.close(session, SIGNED_OUT, "signed out")
@@ -218,8 +214,7 @@ class SignIn:
         game_types = sorted({match.canonical_type(text) for text in message.game_types})
         offer = BotInfo(player, session.name, game_types, message.times, message.max_games)
         await self.hub.store.set_bot_offer(offer)
-        self.hub.presence.bot_offers[player] = offer
-        self.hub.lobby.dirty.set()
+        self.hub.presence.offered(offer)
         log.info(
             "bot %s plays %s (%s), %d games at once",
             session.name,
