@@ -12,7 +12,8 @@ on: the lobby and the watchers here); ``requests.profiles`` answers profiles and
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
 is connected, here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on
-``ai.pool``), ``timers``; at the edge, ``health``, ``metrics``. Outside the server:
+``ai.pool``), ``timers`` (the clocks), ``heartbeat``, ``recovery`` (on start), ``backlog``
+(the clients that do not read); at the edge, ``health``, ``metrics``. Outside the server:
 ``hive-bot`` is a program of its own (the package ``hivebot``). The game itself, pure, in
 ``game``: ``record`` (as stored; ``storage.codec`` packs it), its rules in ``match``,
 ``social`` (chat, mutes) and ``rematches``, and ``view`` (a record to the wire
@@ -49,16 +50,19 @@ from server.archive.games import DATABASE_ERRORS, Archive
 from server.edge.connection import Connections, counted
 from server.edge.health import Health
 from server.edge.http import SERVER, http, metrics_endpoint
-from server.edge.metrics import Metrics
+from server.edge.metrics import SERVER_BOT, Metrics
 from server.edge.review import Positions
 from server.embedded import RedisProcess
+from server.live.backlog import Backlog
 from server.live.botturns import BotTurns
 from server.live.cache import GameCache
 from server.live.changes import Changes
 from server.live.fanout import Fanout
-from server.live.listener import Listener
+from server.live.heartbeat import Guests, Heartbeat
+from server.live.listener import Following, Listener
 from server.live.lobby import LobbyBoard, LobbyFeed
 from server.live.presence import Presence
+from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
 from server.requests.commands import Commands
@@ -76,7 +80,10 @@ SHUTDOWN_SECONDS: Final = 15
 
 
 class Hub:
-    """One server process's parts (each holds the hub to reach the others)."""
+    """One server process's parts, each built here from what it uses (the parts of live and
+    the archive are given it by name; those of the edge and the requests still hold the hub
+    to reach the others). A part that needs another is built after it; where two need each
+    other, one is given the other's callable later, as said where it is."""
 
     def __init__(
         self,
@@ -90,26 +97,90 @@ class Hub:
         self.store = store
         self.database = database
         self.pool = pool
-        self.first_move_ms = int(settings.first_move_timeout * 1000)
+        self.first_move_ms = first_move_ms = int(settings.first_move_timeout * 1000)
+        self.metrics = metrics = Metrics(self)  # (it reads the parts only when scraped)
         self.positions = Positions()
         self.health = Health(self)
-        self.presence = Presence(self)
-        self.listener = Listener(self, listener)
-        self.cache = GameCache(
+        self.lobby = board = LobbyBoard()
+        self.backlog = backlog = Backlog(settings.queue_limit, metrics.skipped)
+        # The cache notes the games that come into it and go (for the listener's
+        # subscriptions) and those whose watchers change (for presence's view): both are made
+        # after it and read it, so they read its notes rather than give it callbacks.
+        self.following = Following()
+        touched: set[str] = set()
+        self.cache = cache = GameCache(
+            store, settings.event_log, touched.add, self.following.follow, self.following.unfollow
+        )
+        self.presence = presence = Presence(
             store,
-            settings.event_log,
-            self.presence.touch,
-            self.listener.follow,
-            self.listener.unfollow,
+            cache,
+            touched,
+            backlog,
+            on_bots_changed=board.dirty.set,
+            claim_after=int(settings.disconnect_claim * 1000),
         )
-        self.lobby = LobbyBoard()
-        self.lobby_feed = LobbyFeed(self)
-        self.fanout = Fanout(self)
-        self.changes = Changes(self)
-        self.archive = Archive(
-            store, database, self.changes.rated, pair_games=settings.rated_pair_games
+        self.lobby_feed = lobby_feed = LobbyFeed(
+            board, presence, cache, store, backlog, metrics.games_ended
         )
-        self.bot_turns = BotTurns(self)
+        self.fanout = fanout = Fanout(
+            cache,
+            presence,
+            lobby_feed,
+            store,
+            backlog,
+            states_built=metrics.states_built,
+            passed_on=metrics.passed_on,
+        )
+        self.archive = archive = Archive(store, database, pair_games=settings.rated_pair_games)
+        self.changes = changes = Changes(
+            cache,
+            store,
+            fanout,
+            lobby_feed,
+            process=presence.process,
+            first_move_ms=first_move_ms,
+            wake_archive=archive.wake,
+        )
+        # The archive commits a rated game's event through the changes, which wake it when a
+        # rated game ends: its door is given later.
+        archive.announce = changes.rated
+        self.bot_turns = bot_turns = BotTurns(
+            changes,
+            cache,
+            store,
+            pool,
+            first_move_ms=first_move_ms,
+            trace_ttl=int(settings.trace_ttl),
+            move_seconds=metrics.bot_move_seconds,
+            count_move=lambda: metrics.moves.labels(SERVER_BOT).inc(),
+        )
+        # A bot's move goes through the changes, which start the bot's turn after a change:
+        # the start is given later.
+        changes.start_bot_turn = bot_turns.start_if_due
+        self.timers = Timers(
+            changes,
+            cache,
+            store,
+            board,
+            first_move_ms=first_move_ms,
+            sweep_interval=settings.sweep_interval,
+            disconnect_claim=settings.disconnect_claim,
+            untimed_timeout=settings.untimed_timeout,
+        )
+        self.heartbeat = Heartbeat(
+            store,
+            presence,
+            storage_answers=self.health.storage,
+            redis_seconds=metrics.redis_seconds,
+        )
+        self.guests = Guests(store, board, session_ttl=settings.session_ttl)
+        self.recovery = Recovery(
+            store,
+            deadline=changes.deadline,
+            update_lobby=lobby_feed.update,
+            start_bot_turn=bot_turns.start_if_due,
+            first_move_ms=first_move_ms,
+        )
         self.signin = SignIn(self)
         self.hashing = Hashing(settings.hash_workers, settings.hash_queue)
         self.accounts = Accounts(self)
@@ -117,23 +188,39 @@ class Hub:
         self.seating = Seating(self)
         self.commands = Commands(self)
         self.connections = Connections(self)
-        self.timers = Timers(self)
-        self.metrics = Metrics(self)
+        self.listener = Listener(
+            listener,
+            store,
+            cache,
+            self.following,
+            fanout,
+            lobby_feed,
+            made_here=changes.made_here,
+            on_signed_out=self.signin.signed_out,
+            changes_heard=metrics.changes_heard,
+            change_delay=metrics.change_delay,
+        )
 
     def loops(self) -> list[asyncio.Task[None]]:
         """Start the background loops."""
+        settings = self.settings
+        sessions = self.connections.sessions
         return [
             asyncio.create_task(self.listener.listen()),
             asyncio.create_task(self.timers.sweep()),
-            asyncio.create_task(self.timers.heartbeat()),
-            asyncio.create_task(self.lobby_feed.broadcast()),
+            asyncio.create_task(self.heartbeat.beat()),
+            asyncio.create_task(self.lobby_feed.broadcast(sessions)),
             asyncio.create_task(self.lobby_feed.share()),
-            asyncio.create_task(self.fanout.catch_up()),
+            asyncio.create_task(self.fanout.catch_up(sessions)),
             asyncio.create_task(self.timers.end_abandoned()),
             asyncio.create_task(self.timers.end_deserted()),
             asyncio.create_task(self.health.watch_loop()),
-            asyncio.create_task(self.archive.sweep(self)),
-            asyncio.create_task(self.timers.keep_guests()),
+            asyncio.create_task(
+                self.archive.sweep(
+                    interval=settings.archive_interval, grace=int(settings.archive_grace)
+                )
+            ),
+            asyncio.create_task(self.guests.keep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
@@ -206,7 +293,8 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
             await database.migrate()
         except DATABASE_ERRORS as error:
             raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
-        await hub.timers.recover()
+        hub.connections.secret = await hub.store.secret()  # the key of origin hashes
+        await hub.recovery.recover()
         try:
             await hub.accounts.recover()
         except DATABASE_ERRORS as error:

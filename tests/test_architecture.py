@@ -67,18 +67,10 @@ NOT_PURE: Final = frozenset({"asyncio", "redis", "sqlalchemy", "alembic", "webso
 
 HUB_IMPORTERS: Final = frozenset(
     {
-        "server.archive.games",
         "server.edge.connection",
         "server.edge.health",
         "server.edge.http",
         "server.edge.metrics",
-        "server.live.botturns",
-        "server.live.changes",
-        "server.live.fanout",
-        "server.live.listener",
-        "server.live.lobby",
-        "server.live.presence",
-        "server.live.timers",
         "server.requests.accounts",
         "server.requests.commands",
         "server.requests.seating",
@@ -93,9 +85,6 @@ ALLOWED_CYCLES: Final[Mapping[str, frozenset[str]]] = {
         {
             "server.runtime",
             *HUB_IMPORTERS,
-            # in it through the parts above (the seating's limits, the profiles' answers)
-            "server.requests.creation",
-            "server.requests.profiles",
         }
     ),
     "the rules' move generator": frozenset({"hive.game", "hive.movegen"}),

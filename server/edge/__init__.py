@@ -3,6 +3,6 @@
 process pool, in ``review``), ``health`` and ``metrics``.
 
 May import ``requests``, ``live``, ``storage``, ``archive``, ``game`` and ``server.settings``;
-nothing below imports it (but ``live.botturns`` and ``requests.commands``, for the labels of
-``metrics``' move counter, an arrow up left from the move).
+nothing below imports it (but ``requests.commands``, for the labels of ``metrics``' move
+counter, an arrow up left from the move).
 """
