@@ -86,10 +86,6 @@ class Presence:
 
     # -- the connections here: written by the edge and sign-in through these alone -----------
 
-    def is_here(self, player: str) -> bool:
-        """Whether ``player`` has a connection signed in here."""
-        return player in self.by_player
-
     def sessions_of(self, player: str) -> list[Session]:
         """The connections of ``player`` here."""
         return list(self.by_player.get(player, ()))
