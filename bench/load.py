@@ -997,7 +997,7 @@ TASKS: Final = (
         ("Listener.listen", "Listener.published", "Fanout.deliver"),
         "delivery (listener: state, encode, send)",
     ),
-    (("Timers.heartbeat",), "heartbeat (presence marks of every player, every second)"),
+    (("Heartbeat.beat",), "heartbeat (presence marks of every player, every second)"),
     (("Timers.sweep",), "deadline sweep"),
     (("LobbyFeed.broadcast",), "lobby broadcast"),
     (("Connections.drop",), "connections closing"),

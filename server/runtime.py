@@ -12,7 +12,8 @@ on: the lobby and the watchers here); ``requests.profiles`` answers profiles and
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
 is connected, here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on
-``ai.pool``), ``timers``; at the edge, ``health``, ``metrics``. Outside the server:
+``ai.pool``), ``timers`` (the clocks), ``heartbeat``, ``recovery`` (on start), ``backlog``
+(the clients that do not read); at the edge, ``health``, ``metrics``. Outside the server:
 ``hive-bot`` is a program of its own (the package ``hivebot``). The game itself, pure, in
 ``game``: ``record`` (as stored; ``storage.codec`` packs it), its rules in ``match``,
 ``social`` (chat, mutes) and ``rematches``, and ``view`` (a record to the wire
@@ -53,13 +54,17 @@ from server.edge.http import Routes, http
 from server.edge.metrics import Figures, Metrics, metrics_endpoint
 from server.edge.review import Positions
 from server.embedded import RedisProcess
+from server.game.movers import SERVER_BOT
+from server.live.backlog import Backlog
 from server.live.botturns import BotTurns
 from server.live.cache import GameCache
 from server.live.changes import Changes
 from server.live.fanout import Fanout
-from server.live.listener import Listener
+from server.live.heartbeat import Guests, Heartbeat
+from server.live.listener import Following, Listener
 from server.live.lobby import LobbyBoard, LobbyFeed
 from server.live.presence import Presence
+from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
 from server.requests.commands import Commands
@@ -77,9 +82,9 @@ SHUTDOWN_SECONDS: Final = 15
 
 
 class Hub:
-    """One server process's parts, each built after what its constructor names (where two
-    need each other, a callable breaks the loop, said where it is built). The parts of
-    ``live`` and the archive still hold the hub to reach the others."""
+    """One server process's parts, each built here from what its constructor names: a part
+    that needs another is built after it; where two need each other, one is given the other's
+    callable later, as said where it is. No part holds the hub."""
 
     def __init__(
         self,
@@ -93,41 +98,104 @@ class Hub:
         self.store = store
         self.database = database
         self.pool = pool
-        self.first_move_ms = int(settings.first_move_timeout * 1000)
+        self.first_move_ms = first_move_ms = int(settings.first_move_timeout * 1000)
+        self.metrics = metrics = Metrics()  # first: the parts count in it from their start
         self.positions = Positions()
-        self.metrics = Metrics()  # first: the parts count in it from their start
-        self.lobby = LobbyBoard()
+        self.lobby = board = LobbyBoard()
         # /healthz says how many connections are open, and the connections tell the health
         # when storage fails: the count is a callable, read when asked.
         self.health = Health(
-            self.metrics.redis_errors,
-            self.metrics.loop_lag,
-            self.lobby,
+            metrics.redis_errors,
+            metrics.loop_lag,
+            board,
             lambda: len(self.connections.sessions),
         )
-        self.presence = Presence(self)
-        self.listener = Listener(self, listener)
-        self.cache = GameCache(
+        self.backlog = backlog = Backlog(settings.queue_limit, metrics.skipped)
+        # The cache notes the games that come into it and go (for the listener's
+        # subscriptions) and those whose watchers change (for presence's view): both are made
+        # after it and read it, so they read its notes rather than give it callbacks.
+        self.following = Following()
+        touched: set[str] = set()
+        self.cache = cache = GameCache(
+            store, settings.event_log, touched.add, self.following.follow, self.following.unfollow
+        )
+        self.presence = presence = Presence(
             store,
-            settings.event_log,
-            self.presence.touch,
-            self.listener.follow,
-            self.listener.unfollow,
+            cache,
+            touched,
+            backlog,
+            on_bots_changed=board.dirty.set,
+            claim_after=int(settings.disconnect_claim * 1000),
         )
-        self.lobby_feed = LobbyFeed(self)
-        self.fanout = Fanout(self)
-        self.changes = Changes(self)
-        self.archive = Archive(
-            store, database, self.changes.rated, pair_games=settings.rated_pair_games
+        self.lobby_feed = lobby_feed = LobbyFeed(
+            board, presence, cache, store, backlog, metrics.games_ended
         )
-        self.bot_turns = BotTurns(self)
+        self.fanout = fanout = Fanout(
+            cache,
+            presence,
+            lobby_feed,
+            store,
+            backlog,
+            states_built=metrics.states_built,
+            passed_on=metrics.passed_on,
+        )
+        self.archive = archive = Archive(store, database, pair_games=settings.rated_pair_games)
+        self.changes = changes = Changes(
+            cache,
+            store,
+            fanout,
+            lobby_feed,
+            process=presence.process,
+            first_move_ms=first_move_ms,
+            wake_archive=archive.wake,
+        )
+        # The archive commits a rated game's event through the changes, which wake it when a
+        # rated game ends: its door is given later.
+        archive.announce = changes.rated
+        self.bot_turns = bot_turns = BotTurns(
+            changes,
+            cache,
+            store,
+            pool,
+            first_move_ms=first_move_ms,
+            trace_ttl=int(settings.trace_ttl),
+            move_seconds=metrics.bot_move_seconds,
+            count_move=lambda: metrics.moves.labels(SERVER_BOT).inc(),
+        )
+        # A bot's move goes through the changes, which start the bot's turn after a change:
+        # the start is given later.
+        changes.start_bot_turn = bot_turns.start_if_due
+        self.timers = Timers(
+            changes,
+            cache,
+            store,
+            board,
+            first_move_ms=first_move_ms,
+            sweep_interval=settings.sweep_interval,
+            disconnect_claim=settings.disconnect_claim,
+            untimed_timeout=settings.untimed_timeout,
+        )
+        self.heartbeat = Heartbeat(
+            store,
+            presence,
+            storage_answers=self.health.storage,
+            redis_seconds=metrics.redis_seconds,
+        )
+        self.guests = Guests(store, board, session_ttl=settings.session_ttl)
+        self.recovery = Recovery(
+            store,
+            deadline=changes.deadline,
+            update_lobby=lobby_feed.update,
+            start_bot_turn=bot_turns.start_if_due,
+            first_move_ms=first_move_ms,
+        )
         # Signing out closes the connections, whose handlers are the sign-in's (a call up, to
         # the edge): a callable, the connections' ``close`` once they are built.
-        self.signin = SignIn(
+        self.signin = signin = SignIn(
             settings,
             store,
-            self.presence,
-            self.lobby,
+            presence,
+            board,
             pool,
             lambda session, code, reason: self.connections.close(session, code, reason),
         )
@@ -136,78 +204,86 @@ class Hub:
             database,
             store,
             self.hashing,
-            self.signin,
-            self.presence,
+            signin,
+            presence,
             session_ttl=settings.session_ttl,
         )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
-        self.seating = Seating(
-            settings,
-            store,
-            database,
-            self.cache,
-            self.changes,
-            self.lobby,
-            self.presence,
-            pool,
-        )
+        self.seating = Seating(settings, store, database, cache, changes, board, presence, pool)
         self.commands = Commands(
             settings,
             store,
-            self.cache,
-            self.changes,
-            self.fanout,
-            self.lobby_feed,
-            moves=self.metrics.moves,
-            move_seconds=self.metrics.move_seconds,
+            cache,
+            changes,
+            fanout,
+            lobby_feed,
+            moves=metrics.moves,
+            move_seconds=metrics.move_seconds,
         )
         self.connections = Connections(
             settings,
-            dispatch(self.signin, self.accounts, self.seating, self.commands, self.profiles),
-            metrics=self.metrics,
+            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles),
+            metrics=metrics,
             health=self.health,
             store=store,
-            cache=self.cache,
-            fanout=self.fanout,
-            presence=self.presence,
-            lobby=self.lobby,
+            cache=cache,
+            fanout=fanout,
+            presence=presence,
+            lobby=board,
         )
         self.routes = Routes(
             self.connections,
             self.health,
-            self.archive,
+            archive,
             self.positions,
             self.profiles,
             store,
             settings.proxies,
         )
-        self.timers = Timers(self)
-        self.metrics.read(
+        self.listener = Listener(
+            listener,
+            store,
+            cache,
+            self.following,
+            fanout,
+            lobby_feed,
+            made_here=changes.made_here,
+            on_signed_out=signin.signed_out,
+            changes_heard=metrics.changes_heard,
+            change_delay=metrics.change_delay,
+        )
+        metrics.read(
             Figures(
                 sessions=self.connections.sessions,
-                lagging=self.fanout.lagging,
-                lobby=self.lobby,
-                presence=self.presence,
+                lagging=fanout.lagging,
+                lobby=board,
+                presence=presence,
                 pool=pool,
                 health=self.health,
-                archive=self.archive,
+                archive=archive,
             )
         )
 
     def loops(self) -> list[asyncio.Task[None]]:
         """Start the background loops."""
+        settings = self.settings
+        sessions = self.connections.sessions
         return [
             asyncio.create_task(self.listener.listen()),
             asyncio.create_task(self.timers.sweep()),
-            asyncio.create_task(self.timers.heartbeat()),
-            asyncio.create_task(self.lobby_feed.broadcast()),
+            asyncio.create_task(self.heartbeat.beat()),
+            asyncio.create_task(self.lobby_feed.broadcast(sessions)),
             asyncio.create_task(self.lobby_feed.share()),
-            asyncio.create_task(self.fanout.catch_up()),
+            asyncio.create_task(self.fanout.catch_up(sessions)),
             asyncio.create_task(self.timers.end_abandoned()),
             asyncio.create_task(self.timers.end_deserted()),
             asyncio.create_task(self.health.watch_loop()),
-            asyncio.create_task(self.archive.sweep(self)),
-            asyncio.create_task(self.timers.keep_guests()),
+            asyncio.create_task(
+                self.archive.sweep(
+                    interval=settings.archive_interval, grace=int(settings.archive_grace)
+                )
+            ),
+            asyncio.create_task(self.guests.keep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
@@ -280,7 +356,8 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
             await database.migrate()
         except DATABASE_ERRORS as error:
             raise RuntimeError(f"the database {shown(database.url)}: {error}") from error
-        await hub.timers.recover()
+        hub.connections.secret = await hub.store.secret()  # the key of origin hashes
+        await hub.recovery.recover()
         try:
             await hub.accounts.recover()
         except DATABASE_ERRORS as error:

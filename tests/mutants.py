@@ -224,13 +224,13 @@ MUTANTS = [
     ),
     Mutant(
         "server/live/listener.py",
-        "for game_id in list(self.hub.cache.games):",
+        "for game_id in list(self.cache.games):",
         "for game_id in []:",
         "no resync after the listener loses Redis: what was published meanwhile never comes",
         LISTENER,
     ),
     Mutant(
-        "server/live/timers.py",
+        "server/live/recovery.py",
         'its expiry."""\n    if record.status == "live":',
         'its expiry."""\n    return record\n    if record.status == "live":',
         "no outage credit: a restart after an outage charges the clocks for it",
@@ -259,7 +259,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/live/changes.py",
-        "                await self.hub.listener.reload(record.id)",
+        "                await self.fanout.reload(record.id)",
         "                pass",
         "no read from Redis after a commit's lost answer: the change waits for the listener",
         PROCESSES,
@@ -287,7 +287,7 @@ MUTANTS = [
     ),
     Mutant(
         "server/live/fanout.py",
-        "hub.seating.follow_rematch(record, rematch)  # before the event goes out",
+        "self.follow_rematch(record, rematch)  # before the event goes out",
         "pass",
         "the players' connections do not follow a rematch: the new game goes unseen",
         ACTIONS,

@@ -25,11 +25,11 @@ folders), and its game, ``server.game``, is pure: it imports nothing of the serv
 ``server.game``, and none of ``NOT_PURE`` (Redis, SQL, websockets, asyncio).
 
 No module imports the wiring, ``server.runtime``, but ``server.__main__`` (the entry point
-that starts it) and, until each is given what it uses through its constructor, the modules of
-``HUB_IMPORTERS``. No import cycle, but the server's of ``ALLOWED_CYCLES``.
+that starts it): every part's constructor names what it uses (issue 34 took the service
+locator, a ``Hub`` each part held, away). No import cycle, but the one of ``ALLOWED_CYCLES``.
 
-Both lists can only shrink: a module that no longer imports the wiring, or a cycle that is
-gone or smaller, fails the test until the list says so. The checker itself is tried on
+That list can only shrink: a cycle that is gone or smaller fails the test until the list says
+so. The checker itself is tried on
 synthetic trees, so that each rule is seen to fail.
 """
 
@@ -79,40 +79,7 @@ PURE: Final = "server.game"
 NOT_PURE: Final = frozenset({"asyncio", "redis", "sqlalchemy", "alembic", "websockets"})
 """What ``server.game`` may not import: storage (Redis, SQL), the network, the event loop."""
 
-HUB_IMPORTERS: Final = frozenset(
-    {
-        "server.archive.games",
-        "server.live.botturns",
-        "server.live.changes",
-        "server.live.fanout",
-        "server.live.listener",
-        "server.live.lobby",
-        "server.live.presence",
-        "server.live.timers",
-    }
-)
-"""The parts that still take the whole ``Hub`` (imported under ``TYPE_CHECKING``), the service
-locator of issue 34: each one leaves this list when its constructor names what it uses."""
-
 ALLOWED_CYCLES: Final[Mapping[str, frozenset[str]]] = {
-    "the hub": frozenset(
-        {
-            "server.runtime",
-            *HUB_IMPORTERS,
-            # in it through the parts above: the parts given what they use import those
-            # parts' types (the seating's limits, the profiles' answers too)
-            "server.edge.connection",
-            "server.edge.health",
-            "server.edge.http",
-            "server.edge.metrics",
-            "server.requests.accounts",
-            "server.requests.commands",
-            "server.requests.creation",
-            "server.requests.profiles",
-            "server.requests.seating",
-            "server.requests.signin",
-        }
-    ),
     "the rules' move generator": frozenset({"hive.game", "hive.movegen"}),
 }
 """The import cycles of today, by name: each one a strongly connected component of the import
@@ -120,9 +87,7 @@ graph (every module in it reaches every other). Only these may exist, exactly as
 that grows, or a new one, fails, and so does one that shrank or is gone until it is taken off
 (or made smaller) here.
 
-``the hub``: every part that takes the whole ``Hub`` (``HUB_IMPORTERS``, under
-``TYPE_CHECKING``), ``server.runtime``, which builds them all, and the parts that import
-theirs (gone with the last of ``HUB_IMPORTERS``). ``the rules' move generator``:
+``the rules' move generator``:
 ``hive.movegen`` takes the ``hive.game.Game`` it reads under ``TYPE_CHECKING`` (``hive.game``
 calls ``movegen.generate``); the one cycle outside ``server/``, named here rather than broken:
 mypyc compiles both against the concrete ``Game`` (its fields read natively in the hottest loop
@@ -297,14 +262,11 @@ def cycle_problems(imports: Graph, allowed: Mapping[str, frozenset[str]]) -> lis
     return problems
 
 
-def problems(imports: Graph, hub_importers: frozenset[str] = HUB_IMPORTERS) -> list[str]:
-    """Every broken rule of the tree's imports, as lines to read (``hub_importers``: the
-    modules that may import the wiring yet, and must)."""
+def problems(imports: Graph) -> list[str]:
+    """Every broken rule of the tree's imports, as lines to read."""
     found = [f"arrow up: {arrow}" for arrow in arrows_up(imports)]
-    for module in sorted(wiring_imports(imports) - hub_importers):
+    for module in sorted(wiring_imports(imports)):
         found.append(f"imports the wiring ({WIRING}): {module}")
-    for module in sorted(hub_importers - wiring_imports(imports)):
-        found.append(f"no longer imports the wiring: take {module} off HUB_IMPORTERS")
     return found + cycle_problems(imports, ALLOWED_CYCLES)
 
 
@@ -375,7 +337,6 @@ def test_the_allowed_cycles_are_the_server_s_but_one_named() -> None:
         else:
             assert all(module.startswith("server.") for module in cycle), name
     assert {"the rules' move generator"} == OUTSIDE_SERVER
-    assert all(module.startswith("server.") for module in HUB_IMPORTERS)
 
 
 # -- the checker on synthetic trees: each rule fails -------------------------------------------
@@ -560,15 +521,6 @@ def test_an_allowed_cycle_may_only_shrink_with_its_list(tmp_path: Path) -> None:
     ]
 
 
-def test_a_module_off_the_wiring_must_leave_its_list(tmp_path: Path) -> None:
-    imports = tree(tmp_path, {"server/requests/accounts.py": "", "server/runtime.py": ""})
-    still = frozenset({"server.requests.accounts"})
-    assert (
-        "no longer imports the wiring: take server.requests.accounts off HUB_IMPORTERS"
-        in problems(imports, still)
-    )
-
-
 def test_no_module_but_the_entry_point_may_import_the_wiring(tmp_path: Path) -> None:
     imports = tree(
         tmp_path,
@@ -578,7 +530,7 @@ def test_no_module_but_the_entry_point_may_import_the_wiring(tmp_path: Path) -> 
             "server/runtime.py": "",
         },
     )
-    wiring = [line for line in problems(imports, frozenset()) if WIRING in line]
+    wiring = [line for line in problems(imports) if WIRING in line]
     assert wiring == ["imports the wiring (server.runtime): server.edge.metrics"]
 
 

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -45,9 +45,6 @@ from server.game import rating
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.storage.store import STORAGE_ERRORS, Store
-
-if TYPE_CHECKING:
-    from server.runtime import Hub
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +105,9 @@ class Archive:
         store: The Redis store.
         database: The database (migrated).
         announce: Commits a rated game's ``rated`` or ``unrated`` event (None: it is not, as
-            in a tool that only writes the archive).
+            in a tool that only writes the archive). The server's wiring gives it once
+            ``Changes`` is made (as ``announce``): the changes wake the archive when a rated
+            game ends, so each needs the other.
         pair_games: Rated games of one pair of accounts that count in 24 hours.
     """
 
@@ -277,15 +276,16 @@ class Archive:
                 self.rounds += 1
                 return count
 
-    async def sweep(self, hub: Hub) -> None:
-        """Forever: archive what has finished, every ``Settings.archive_interval``. While Redis
-        or the database is away, say so once and try again at the next round."""
-        settings = hub.settings
+    async def sweep(self, *, interval: float, grace: int) -> None:
+        """Forever: archive what has finished, every ``interval`` seconds
+        (``Settings.archive_interval``), letting Redis keep each game ``grace`` seconds more
+        (``Settings.archive_grace``). While Redis or the database is away, say so once and try
+        again at the next round."""
         away = False
         while True:
             try:
                 self.waiting = await self.store.finished_count()
-                await self.sweep_once(int(settings.archive_grace))
+                await self.sweep_once(grace)
                 if away:
                     log.info("archive: caught up")
                 away = False
@@ -295,7 +295,7 @@ class Archive:
                 away = True
             self.up = not away
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(settings.archive_interval):
+                async with asyncio.timeout(interval):
                     await self.woken.wait()
             self.woken.clear()
 

@@ -64,7 +64,6 @@ from protocol import (
 )
 from server.edge.addresses import address_block, client_address, is_allowed_origin
 from server.edge.answers import text
-from server.game.clock import now_ms
 from server.live.session import Session
 from server.requests.passwords import GoneError
 from server.storage.store import STORAGE_ERRORS
@@ -321,18 +320,8 @@ class Connections:
         player = session.player
         if player is None:
             return
-        mine = presence.by_player.get(player)
         ttl = int(self.settings.session_ttl)
-        if mine is not None:
-            mine.discard(session)
-            if not mine:
-                del presence.by_player[player]
-                presence.online_elsewhere.discard(player)
-                if player in presence.bot_offers:
-                    self.lobby.dirty.set()  # no longer listed
-                with contextlib.suppress(redis.exceptions.RedisError):
-                    await store.set_offline(player, now_ms(), ttl)
-                presence.came_or_went.add(player)  # (once Redis knows since when)
+        await presence.left(session, ttl)
         if not session.bot and session.token is not None:
             with contextlib.suppress(redis.exceptions.RedisError):
                 await store.touch(player, session.token, ttl)

@@ -12,7 +12,7 @@ the process that made a change does stays with its request: the bot's turn, and 
 woken by a change that ends a rated game (its players see their rating change at once; a
 casual game waits for the sweep's next round); the archive's ``rated`` event (``rated``) is a
 change like the others. When the answer to a commit is lost with its connection, the game is
-read again from Redis (``Listener.reload``): a change committed and published is passed on
+read again from Redis (``Fanout.reload``): a change committed and published is passed on
 from there, unless the listener has passed it on already.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import redis.exceptions
 
@@ -30,27 +30,60 @@ from server.game import match
 from server.game.clock import now_ms
 from server.game.record import GAME_ID, Record
 from server.live import lobby
-from server.live.cache import CachedGame, unknown
-from server.storage.store import STORAGE_ERRORS
-
-if TYPE_CHECKING:
-    from server.runtime import Hub
+from server.live.cache import CachedGame, GameCache, unknown
+from server.live.fanout import Fanout
+from server.live.lobby import LobbyFeed
+from server.storage.store import STORAGE_ERRORS, Store
 
 Decide = Callable[[CachedGame, int], tuple[Record, Event] | None]
 """A rule applied to the cached game at a time: the new record and its event, or None (no
 change)."""
+T = TypeVar("T")
+
+
+def _no_bots(record: Record) -> None:
+    """No bot's turn is started (until the wiring gives ``Changes.start_bot_turn``)."""
 
 
 class Changes:
-    """The changes made here: one at a time per game."""
+    """The changes made here: one at a time per game.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    Args:
+        cache: The games here (each decided on as cached, and its lock held meanwhile).
+        store: Where a change is committed (and published).
+        fanout: Passes each change on (and reads a game again after a lost answer).
+        lobby_feed: Told of the moves made here (the other processes' lobbies show them).
+        process: This process's id (``Presence.process``): its change ids start with it.
+        first_move_ms: The time for a game's first moves (``Settings.first_move_timeout``).
+        wake_archive: Called when a change ends a rated game (the archive rates it at once).
+    """
+
+    def __init__(
+        self,
+        cache: GameCache,
+        store: Store,
+        fanout: Fanout,
+        lobby_feed: LobbyFeed,
+        *,
+        process: str,
+        first_move_ms: int,
+        wake_archive: Callable[[], None],
+    ) -> None:
+        self.cache = cache
+        self.store = store
+        self.fanout = fanout
+        self.lobby_feed = lobby_feed
+        self.first_move_ms = first_move_ms
+        self.wake_archive = wake_archive
+        self.start_bot_turn: Callable[[Record], None] = _no_bots
+        """Starts the bot's turn, if it is one, of a game changed here: ``BotTurns.start_if_due``,
+        given by the wiring once the bots' turns are made (they play through this door, so
+        each needs the other: this callable is passed later)."""
         self._ids = itertools.count(1)
-        self._prefix = f"{hub.presence.process}:"  # of this process's change ids
+        self._prefix = f"{process}:"  # of this process's change ids
 
     def deadline(self, record: Record) -> int | None:
-        return match.deadline(record, self.hub.first_move_ms)
+        return match.deadline(record, self.first_move_ms)
 
     def _next_id(self) -> str:
         return f"{self._prefix}{next(self._ids)}"
@@ -65,10 +98,10 @@ class Changes:
         (not after a timeout: a frozen Redis would hold the read as long again; the listener
         hears of the change when Redis answers)."""
         try:
-            return await self.hub.store.commit(record, event, change=self._next_id(), **indexes)
+            return await self.store.commit(record, event, change=self._next_id(), **indexes)
         except redis.exceptions.ConnectionError:
             with contextlib.suppress(*STORAGE_ERRORS):
-                await self.hub.listener.reload(record.id)
+                await self.fanout.reload(record.id)
             raise
 
     async def change(self, game_id: str, decide: Decide) -> Record | None:
@@ -77,25 +110,43 @@ class Changes:
         Raises:
             ProtocolError: from ``decide``, UNKNOWN_GAME, or STALE when the game kept changing.
         """
+
+        def deciding(cached: CachedGame, now: int) -> tuple[Record, Event, None] | None:
+            decided = decide(cached, now)
+            return None if decided is None else (*decided, None)
+
+        done = await self.change_with(game_id, deciding)
+        return None if done is None else done[0]
+
+    async def change_with(
+        self, game_id: str, decide: Callable[[CachedGame, int], tuple[Record, Event, T] | None]
+    ) -> tuple[Record, T] | None:
+        """``change``, for a rule that decides a value beside the change (a rematch's new
+        game): the record committed and the value decided with it (None: no change).
+
+        Raises:
+            ProtocolError: from ``decide``, UNKNOWN_GAME, or STALE when the game kept changing.
+        """
         if not GAME_ID.fullmatch(game_id):  # no lock for a name that is no game
             raise unknown(game_id)
-        cache = self.hub.cache
+        cache = self.cache
         try:
             async with cache.changing.hold(game_id):
                 return await self._change(game_id, decide)
         finally:  # a game loaded for this change only is not kept (nor followed)
             cache.forget_if_idle(game_id)
 
-    async def _change(self, game_id: str, decide: Decide) -> Record | None:
-        """``change``, holding the game's lock."""
-        hub = self.hub
+    async def _change(
+        self, game_id: str, decide: Callable[[CachedGame, int], tuple[Record, Event, T] | None]
+    ) -> tuple[Record, T] | None:
+        """``change_with``, holding the game's lock."""
         fresh: CachedGame | None = None  # the game as Redis holds it, decided on again
         for _ in range(3):
-            cached = fresh or await hub.cache.load(game_id)
+            cached = fresh or await self.cache.load(game_id)
             decided = decide(cached, now_ms())
             if decided is None:
                 return None
-            record, event = decided
+            record, event, value = decided
             was = cached.record
             relisted = lobby.relisted(was, record)
             if await self._commit(
@@ -107,12 +158,12 @@ class Changes:
                 lobby=relisted,
             ):
                 if not relisted and len(record.moves) != len(was.moves):
-                    hub.lobby_feed.moved(record)  # the other processes' lobbies are told
+                    self.lobby_feed.moved(record)  # the other processes' lobbies are told
                 if record.rated and record.status == "over" and was.status != "over":
-                    hub.archive.wake()  # rated now, not at the sweep's next round
+                    self.wake_archive()  # rated now, not at the sweep's next round
                 await self.committed(record, event)
-                return record
-            stored = await hub.store.get(game_id)
+                return record, value
+            stored = await self.store.get(game_id)
             if stored is None:
                 raise unknown(game_id)
             # (Not cached: the listener brings the change here, and passes it on.)
@@ -142,5 +193,5 @@ class Changes:
     async def committed(self, record: Record, event: Event) -> None:
         """What follows a change made here: the bot's turn if it is one, and the change passed
         on to the lobby and the watchers here (unless the listener has passed it on)."""
-        self.hub.bot_turns.start_if_due(record)
-        await self.hub.fanout.pass_on(record, event)
+        self.start_bot_turn(record)
+        await self.fanout.pass_on(record, event)

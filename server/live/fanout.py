@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Final
+from collections.abc import Collection
+from typing import Final
 
 import msgpack
+import prometheus_client
 from websockets.asyncio.server import broadcast
 
 from hive import Game, Layout
@@ -21,11 +23,12 @@ from protocol import Event, GameState, Update, encode, to_plain
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.game.view import state, to_move, with_legal
+from server.live.backlog import Backlog
+from server.live.cache import GameCache
+from server.live.lobby import LobbyFeed
+from server.live.presence import Presence
 from server.live.session import Session
-from server.storage.store import STORAGE_ERRORS
-
-if TYPE_CHECKING:
-    from server.runtime import Hub
+from server.storage.store import STORAGE_ERRORS, Store
 
 FAR_BEHIND: Final = 50
 """A watcher more events behind than this gets a snapshot, not the events it missed."""
@@ -41,17 +44,50 @@ CATCH_UP_SECONDS: Final = 0.25
 
 
 class Fanout:
-    """Frames to the watchers of the games here, and the clients owed some."""
+    """Frames to the watchers of the games here, and the clients owed some.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.lagging: set[Session] = set()  # sessions owed an update or the lobby
+    Args:
+        cache: The games here and their watchers.
+        presence: Who is at each game (a state shows it), and the players' connections here
+            (they follow a rematch).
+        lobby_feed: Takes each change passed on (the lobby shows the game), and offers the
+            lobby to a client that reads again.
+        store: Where the events a watcher missed are read when the cache no longer has them,
+            and a game read again (``reload``).
+        backlog: Which watchers read what they are sent, and those skipped.
+        states_built: Counts the states built.
+        passed_on: Counts the changes passed on.
+    """
+
+    def __init__(
+        self,
+        cache: GameCache,
+        presence: Presence,
+        lobby_feed: LobbyFeed,
+        store: Store,
+        backlog: Backlog,
+        *,
+        states_built: prometheus_client.Counter,
+        passed_on: prometheus_client.Counter,
+    ) -> None:
+        self.cache = cache
+        self.presence = presence
+        self.lobby_feed = lobby_feed
+        self.store = store
+        self.backlog = backlog
+        self.states_built = states_built
+        self.passed_on = passed_on
+
+    @property
+    def lagging(self) -> set[Session]:
+        """The sessions owed an update or the lobby (``Backlog.lagging``)."""
+        return self.backlog.lagging
 
     def state(self, record: Record, game: Game, layout: Layout) -> GameState:
         """The state of ``record`` (``game`` holds its moves) without legal moves, with this
         process's view of the spectators and of who is connected."""
-        presence = self.hub.presence
-        self.hub.metrics.states_built.inc()
+        presence = self.presence
+        self.states_built.inc()
         return state(
             record,
             game,
@@ -62,26 +98,6 @@ class Fanout:
             layout=layout,
         )
 
-    def ready(self, sessions: list[Session], game_id: str | None) -> list[Session]:
-        """The sessions that read what they are sent: the others are skipped, owed the game
-        (``game_id``) or, for None, the lobby."""
-        limit = self.hub.settings.queue_limit
-        ready = [s for s in sessions if s.queued() < limit]
-        if len(ready) < len(sessions):
-            for session in sessions:
-                if session.queued() >= limit:
-                    self.skipped(session, game_id=game_id, lobby=game_id is None)
-        return ready
-
-    def skipped(self, session: Session, *, game_id: str | None = None, lobby: bool = False) -> None:
-        """A frame for ``session`` was not sent: it is brought up to date once it reads."""
-        if game_id is not None:
-            session.owed.add(game_id)
-        if lobby:
-            session.lobby_stale = True
-        self.lagging.add(session)
-        self.hub.metrics.skipped.inc()
-
     async def pass_on(self, record: Record, event: Event | None = None) -> bool:
         """Bring the cache here to a committed change and, if that moved it forward, pass the
         change on: to the lobby, to the players' connections here that follow the game into
@@ -89,33 +105,53 @@ class Fanout:
 
         Whatever brings the cache to a change calls this: the request that made it, the
         listener that heard of it (maybe twice: on the game's channel and on every process's),
-        a read from Redis (``Listener.reload``). The first passes it on; the others find the
+        a read from Redis (``reload``). The first passes it on; the others find the
         cache there already: a version is passed on once here.
 
         Args:
             record: The game as the change left it.
             event: The change's event (None: ``record`` was read from Redis).
         """
-        hub = self.hub
-        cached = hub.cache.get(record.id)
+        cache = self.cache
+        cached = cache.get(record.id)
         # The rematch this change starts, unless the cache here knows of it already.
         rematch = None if cached is not None and cached.record.rematch else record.rematch
-        if not hub.cache.advance(record, event):
+        if not cache.advance(record, event):
             return False
-        hub.metrics.passed_on.inc()
-        hub.lobby_feed.update(record)
+        self.passed_on.inc()
+        self.lobby_feed.update(record)
         if rematch is not None:
-            hub.seating.follow_rematch(record, rematch)  # before the event goes out
+            self.follow_rematch(record, rematch)  # before the event goes out
         await self.deliver(record.id)
-        hub.cache.forget_if_idle(record.id)
+        cache.forget_if_idle(record.id)
         return True
+
+    async def reload(self, game_id: str) -> bool:
+        """Read the game again from Redis (a change of it may have gone unheard here) and pass
+        on what the cache here did not have (``pass_on``); whether there was any.
+
+        Raises:
+            STORAGE_ERRORS: Redis did not answer.
+        """
+        record = await self.store.get(game_id)
+        return record is not None and await self.pass_on(record)
+
+    def follow_rematch(self, old: Record, new_id: str) -> None:
+        """The players' connections here that follow the old game follow its rematch (the game
+        ``new_id``, a value of the old game's change): their clients go to the new game on the
+        old one's ``rematch`` event, without a ``watch``."""
+        cache = self.cache
+        for player in old.players():
+            for other in self.presence.sessions_of(player):
+                if old.id in other.watching and new_id not in other.watching:
+                    cache.watch(other, new_id, 0, checked=False)
 
     async def deliver(self, game_id: str, *, also: Session | None = None) -> None:
         """Bring every watcher of the game up to date. ``also`` gets an update even when it
         has seen everything (it has just asked to watch). The state is built once, for all of
         them (once per change when the listener delivers it); the legal moves only for the
         connections of the player to move, if any is here."""
-        cache = self.hub.cache
+        cache = self.cache
         async with cache.sending.hold(game_id):
             watchers = cache.watchers.get(game_id)
             cached = cache.get(game_id)
@@ -130,12 +166,12 @@ class Fanout:
                     moving = mover is not None and session.player == mover
                     behind.setdefault((seen, moving), []).append(session)
             if also is None:  # every watcher is told who is at the game
-                self.hub.presence.told[game_id] = self.hub.presence.view(record)
+                self.presence.told[game_id] = self.presence.view(record)
             layout: Layout | None = None
             plain: GameState | None = None  # the state sent to all but the player to move
             full: GameState | None = None  # ... and to the player to move
             for (seen, moving), waiting in behind.items():
-                sessions = self.ready(waiting, game_id)
+                sessions = self.backlog.ready(waiting, game_id)
                 if not sessions:
                     continue
                 if layout is None or plain is None:
@@ -149,7 +185,7 @@ class Fanout:
                 if seen is not None and record.version - seen <= FAR_BEHIND:
                     events = cached.events_after(seen)
                     if events is None:
-                        events = await self.hub.store.events_after(game_id, seen)
+                        events = await self.store.events_after(game_id, seen)
                     if events and _outweigh(events, game_state):
                         events = None
                 snapshot = events is None
@@ -160,23 +196,24 @@ class Fanout:
                     if game_id in s.watching:
                         s.watching[game_id] = record.version
 
-    async def catch_up(self) -> None:
+    async def catch_up(self, sessions: Collection[Session]) -> None:
         """Every ``CATCH_UP_SECONDS``, bring the clients that were skipped and read again up to
-        date: one update of each game they are owed, and the lobby as it stands."""
-        hub = self.hub
+        date: one update of each game they are owed, and the lobby as it stands. ``sessions``:
+        the connections here (given when the loop starts: they are made above live)."""
+        lagging = self.backlog.lagging
         while True:
             await asyncio.sleep(CATCH_UP_SECONDS)
-            limit = hub.settings.queue_limit // 2
-            for session in list(self.lagging):
-                if session not in hub.connections.sessions:
-                    self.lagging.discard(session)
+            limit = self.backlog.queue_limit // 2
+            for session in list(lagging):
+                if session not in sessions:
+                    lagging.discard(session)
                     continue
                 if session.queued() >= limit:
                     continue
-                self.lagging.discard(session)
+                lagging.discard(session)
                 if session.lobby_stale and session.lobby:
                     session.lobby_stale = False
-                    hub.lobby_feed.offer(session)
+                    self.lobby_feed.offer(session)
                 for game_id in list(session.owed):
                     session.owed.discard(game_id)
                     if game_id in session.watching:

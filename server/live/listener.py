@@ -4,7 +4,7 @@ place in the lobby, and the moves of the games in progress (for the lobby); and 
 ended elsewhere, closed here.
 
 A process hears the changes of a game on the game's channel while it has the game in its cache
-(``follow``, ``unfollow``), so a change is heard only by the processes that follow its game:
+(``Following``), so a change is heard only by the processes that follow its game:
 with a game's connections on one process, by that one alone. Changes arrive in the order Redis
 committed them; each is passed on here by ``Fanout.pass_on`` unless the cache has it already
 (a change made here, passed on by its request; a change of a game's place in the lobby, heard
@@ -18,19 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-import msgpack
+import prometheus_client
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 
 from server.game.clock import now_ms
-from server.storage.channels import peek_published
+from server.live.cache import GameCache
+from server.live.fanout import Fanout
+from server.live.lobby import LobbyFeed
+from server.storage.channels import peek_published, unpack_moves, unpack_signed_out
 from server.storage.codec import unpack, unpack_event
-from server.storage.store import STORAGE_ERRORS
-
-if TYPE_CHECKING:
-    from server.runtime import Hub
+from server.storage.store import STORAGE_ERRORS, Store
 
 log = logging.getLogger(__name__)
 
@@ -38,45 +38,98 @@ RESUBSCRIBE_SECONDS = 0.5
 """Wait before subscribing again while Redis is away."""
 
 
-class Listener:
-    """This process's subscriptions: the changes of the games it follows, the lobby's, the
-    control channel's."""
+class Following:
+    """The games whose channels are to be heard: those cached here, as they come and go since
+    the listener last brought its subscriptions in line. The cache calls ``follow`` and
+    ``unfollow`` (it is made before the listener, which reads the cache: this keeps the two
+    from needing each other)."""
 
-    def __init__(self, hub: Hub, redis_client: aioredis.Redis) -> None:
-        self.hub = hub
-        self.redis = redis_client
-        self.resyncs = 0  # times every followed game was brought up to date from Redis
-        # The games followed are those cached here (``GameCache.games``); what came and went
-        # since the subscriptions were last brought in line:
-        self._follow: set[str] = set()
-        self._unfollow: set[str] = set()
-        self._changed = asyncio.Event()
-        self._confirming: set[str] = set()  # subscribed to alone, read again once confirmed
+    def __init__(self) -> None:
+        self.came: set[str] = set()
+        self.went: set[str] = set()
+        self.changed = asyncio.Event()
 
     def follow(self, game_id: str) -> None:
         """Hear the game's changes (it is cached here now)."""
-        self._unfollow.discard(game_id)
-        self._follow.add(game_id)
-        self._changed.set()
+        self.went.discard(game_id)
+        self.came.add(game_id)
+        self.changed.set()
 
     def unfollow(self, game_id: str) -> None:
         """Stop hearing the game's changes (it left the cache here)."""
-        self._follow.discard(game_id)
-        self._unfollow.add(game_id)
-        self._changed.set()
+        self.came.discard(game_id)
+        self.went.add(game_id)
+        self.changed.set()
+
+    def take(self) -> tuple[set[str], set[str]]:
+        """The games that came and went since the last ``take`` (or ``clear``)."""
+        came, went = self.came, self.went
+        self.came, self.went = set(), set()
+        return came, went
+
+    def clear(self) -> None:
+        """Forget what came and went (every game cached is subscribed to anew)."""
+        self.came.clear()
+        self.went.clear()
+
+
+class Listener:
+    """This process's subscriptions: the changes of the games it follows, the lobby's, the
+    control channel's.
+
+    Args:
+        redis_client: The listener's own connection.
+        store: The channels, and where a game is read again.
+        cache: The games here (the games followed are those cached).
+        following: The games that came into the cache and left it.
+        fanout: Passes each change heard on (or a game read again).
+        lobby_feed: Takes the changes of the games not followed here, and the moves the
+            other processes made.
+        made_here: Whether a change id is this process's (``Changes.made_here``).
+        on_signed_out: Called with a player and a token hash (None: all the player's) when a
+            session ended anywhere (``SignIn.signed_out`` closes its connections here).
+        changes_heard: Counts the changes heard, by where they were made.
+        change_delay: Observes how long each change took to be heard, by where it was made.
+    """
+
+    def __init__(
+        self,
+        redis_client: aioredis.Redis,
+        store: Store,
+        cache: GameCache,
+        following: Following,
+        fanout: Fanout,
+        lobby_feed: LobbyFeed,
+        *,
+        made_here: Callable[[str], bool],
+        on_signed_out: Callable[[str, str | None], None],
+        changes_heard: prometheus_client.Counter,
+        change_delay: prometheus_client.Histogram,
+    ) -> None:
+        self.redis = redis_client
+        self.store = store
+        self.cache = cache
+        self.following = following
+        self.fanout = fanout
+        self.lobby_feed = lobby_feed
+        self.made_here = made_here
+        self.on_signed_out = on_signed_out
+        self.changes_heard = changes_heard
+        self.change_delay = change_delay
+        self.resyncs = 0  # times every followed game was brought up to date from Redis
+        self._confirming: set[str] = set()  # subscribed to alone, read again once confirmed
 
     async def listen(self) -> None:
         """Forever: subscribe, resync, then pass each message on."""
-        channels = self.hub.store.channels
+        channels = self.store.channels
         control, lobby = channels.control.encode(), channels.lobby.encode()
         games = channels.games.encode()
         while True:
             try:
                 async with self.redis.pubsub() as pubsub:
-                    self._follow.clear()
-                    self._unfollow.clear()
+                    self.following.clear()
                     self._confirming.clear()
-                    followed = [channels.game(game_id) for game_id in self.hub.cache.games]
+                    followed = [channels.game(game_id) for game_id in self.cache.games]
                     await pubsub.subscribe(channels.events, channels.control, channels.lobby)
                     for start in range(0, len(followed), 1000):
                         await pubsub.subscribe(*followed[start : start + 1000])
@@ -90,10 +143,9 @@ class Listener:
                             if kind != "message":
                                 continue
                             if channel == control:
-                                _, player, hashed = msgpack.unpackb(message["data"])
-                                self.hub.signin.signed_out(player, hashed)
+                                self.on_signed_out(*unpack_signed_out(message["data"]))
                             elif channel == lobby:
-                                self.hub.lobby_feed.heard(msgpack.unpackb(message["data"]))
+                                self.lobby_feed.heard(unpack_moves(message["data"]))
                             else:
                                 await self.published(message["data"])
                     finally:
@@ -105,12 +157,12 @@ class Listener:
     async def _keep(self, pubsub: PubSub) -> None:
         """Bring the subscriptions in line with the games cached as they change (a command
         for all the games that came, one for all that went)."""
-        channels = self.hub.store.channels
+        channels = self.store.channels
+        following = self.following
         while True:
-            await self._changed.wait()
-            self._changed.clear()
-            came, went = self._follow, self._unfollow
-            self._follow, self._unfollow = set(), set()
+            await following.changed.wait()
+            following.changed.clear()
+            came, went = following.take()
             try:
                 if came:
                     self._confirming |= came
@@ -126,10 +178,10 @@ class Listener:
         if game_id not in self._confirming:
             return
         self._confirming.discard(game_id)
-        cache = self.hub.cache
+        cache = self.cache
         async with cache.changing.hold(game_id):
             if game_id in cache.games:  # (else no longer followed)
-                await self.reload(game_id)
+                await self.fanout.reload(game_id)
         cache.forget_if_idle(game_id)  # (its watchers may have gone meanwhile)
 
     async def published(self, data: bytes) -> None:
@@ -137,42 +189,31 @@ class Listener:
         (``Fanout.pass_on``) if its game is followed here, unless the cache has it already
         (the request here that made it passed it on, or it was heard on the other channel);
         else to the lobby."""
-        hub = self.hub
-        cache = hub.cache
+        cache = self.cache
         change = peek_published(data)
         game_id, version = change.game, change.version
-        made = "here" if hub.changes.made_here(change.change) else "elsewhere"
-        hub.metrics.changes_heard.labels(made).inc()
-        hub.metrics.change_delay.labels(made).observe(max(0, now_ms() - change.at) / 1000)
+        made = "here" if self.made_here(change.change) else "elsewhere"
+        self.changes_heard.labels(made).inc()
+        self.change_delay.labels(made).observe(max(0, now_ms() - change.at) / 1000)
         cached = cache.get(game_id)
         if cached is not None and cached.record.version >= version:
             return  # (before unpacking it: ``pass_on`` would find it so)
         try:
             record = unpack(change.body)
             if cached is None and game_id not in cache.watchers:
-                hub.lobby_feed.update(record)  # a game not followed here: its line in the lobby
+                self.lobby_feed.update(record)  # a game not followed here: its line in the lobby
             else:
-                await hub.fanout.pass_on(record, unpack_event(change.event))
+                await self.fanout.pass_on(record, unpack_event(change.event))
         except STORAGE_ERRORS:
             raise
         except Exception:  # one game's failure must not stop the others' events
             log.exception("game %s: event %d not delivered", game_id, version)
-
-    async def reload(self, game_id: str) -> bool:
-        """Read the game again from Redis (a change of it may have gone unheard here) and pass
-        on what the cache here did not have (``Fanout.pass_on``); whether there was any.
-
-        Raises:
-            STORAGE_ERRORS: Redis did not answer.
-        """
-        record = await self.hub.store.get(game_id)
-        return record is not None and await self.hub.fanout.pass_on(record)
 
     async def resync(self) -> None:
         """Reload every game followed here from Redis (after the listener missed messages);
         the watchers of a game that did not change are brought up to date all the same (a
         delivery may have been cut short when the listener lost Redis)."""
         self.resyncs += 1
-        for game_id in list(self.hub.cache.games):
-            if not await self.reload(game_id):
-                await self.hub.fanout.deliver(game_id)
+        for game_id in list(self.cache.games):
+            if not await self.fanout.reload(game_id):
+                await self.fanout.deliver(game_id)

@@ -4,7 +4,7 @@ changes other than its moves, and the moves of each game in progress at most twi
 what the lobby's subscribers were last shown, and what changed since.
 
 A subscriber first gets a ``Lobby`` snapshot of the lists as last shown, then a
-``LobbyChange`` at each tick of the hub's broadcast (at most twice a second) that changed
+``LobbyChange`` at each tick of the feed's broadcast (at most twice a second) that changed
 something: the games added to or changed in the lists shown, the ones gone, the bot accounts
 when they changed, and the totals. The lists shown are capped (``LOBBY_SHOWN`` each: the
 oldest open games, the newest games in progress), so a change costs what changed in them,
@@ -21,21 +21,22 @@ import asyncio
 import heapq
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-import msgpack
+import prometheus_client
 from websockets.asyncio.server import broadcast
 
 from protocol import LOBBY_SHOWN, BotInfo, GameSummary, Lobby, LobbyChange, encode
 from server.game import view
 from server.game.record import Record
+from server.live.backlog import Backlog
+from server.live.cache import GameCache
+from server.live.presence import Presence
 from server.live.session import Session
-from server.storage.store import STORAGE_ERRORS
-
-if TYPE_CHECKING:
-    from server.runtime import Hub
+from server.storage.channels import pack_moves
+from server.storage.store import STORAGE_ERRORS, Store
 
 log = logging.getLogger(__name__)
 
@@ -205,16 +206,37 @@ def _add(counter: Counter[str], key: str, amount: int) -> None:
 class LobbyFeed:
     """The lobby's subscribers here: a snapshot when one subscribes, then what changed (at
     most twice a second); a subscriber that does not read is skipped and gets a snapshot when
-    it reads again."""
+    it reads again.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.board = hub.lobby
+    Args:
+        board: The lobby's games here.
+        presence: The spectators of each game, and the bot accounts connected.
+        cache: The games watched here.
+        store: Where the moves made here are published to the other processes.
+        backlog: Which subscribers read what they are sent.
+        games_ended: Counts the games ended, by reason.
+    """
+
+    def __init__(
+        self,
+        board: LobbyBoard,
+        presence: Presence,
+        cache: GameCache,
+        store: Store,
+        backlog: Backlog,
+        games_ended: prometheus_client.Counter,
+    ) -> None:
+        self.board = board
+        self.presence = presence
+        self.cache = cache
+        self.store = store
+        self.backlog = backlog
+        self.games_ended = games_ended
         self.made: dict[str, tuple[int, int]] = {}
         """The games in progress moved in here since ``share`` last told: (version, moves)."""
 
     def summary(self, record: Record) -> GameSummary:
-        line = view.summary(record, self.hub.presence.spectators(record))
+        line = view.summary(record, self.presence.spectators(record))
         later = self.board.moves.get(record.id)
         return line if later is None else replace(line, moves=later[1])
 
@@ -223,30 +245,28 @@ class LobbyFeed:
         the other processes are told at ``share``'s next round."""
         self.made[record.id] = (record.version, len(record.moves))
 
-    def heard(self, moved: list[list[object]]) -> None:
-        """The moves another process made (see ``share``)."""
+    def heard(self, moved: list[tuple[str, int, int]]) -> None:
+        """The moves another process made (see ``share``): (game id, version, moves)."""
         for game_id, version, moves in moved:
-            if isinstance(game_id, str) and isinstance(version, int) and isinstance(moves, int):
-                self.board.moved(game_id, version, moves)
+            self.board.moved(game_id, version, moves)
 
     async def share(self) -> None:
         """Every ``SHARE_SECONDS``, tell the other processes the moves made here in games in
         progress (their lobbies show them): one message for all the games, not one a move."""
-        hub = self.hub
+        store = self.store
         while True:
             await asyncio.sleep(SHARE_SECONDS)
             if not self.made:
                 continue
             made, self.made = self.made, {}
-            message = msgpack.packb([[gid, v, n] for gid, (v, n) in made.items()])
             try:
-                await hub.store.redis.publish(hub.store.channels.lobby, message)
+                await store.redis.publish(store.channels.lobby, pack_moves(made))
             except STORAGE_ERRORS as error:  # the next move tells them
                 log.warning("the moves of %d games not shared (%s)", len(made), error)
 
     def bots_online(self) -> list[BotInfo]:
         """The bot accounts connected anywhere, with how many games each plays."""
-        presence = self.hub.presence
+        presence = self.presence
         bots = [
             replace(offer, playing=self.board.playing[player])
             for player, offer in presence.bot_offers.items()
@@ -258,31 +278,32 @@ class LobbyFeed:
         """Take the game's latest record (its end counted once, when it leaves the lobby)."""
         board = self.board
         if record.status == "over" and (record.id in board.open or record.id in board.in_progress):
-            self.hub.metrics.games_ended.labels(record.reason or "unknown").inc()
-        if board.update(record) and record.id in self.hub.cache.watchers:
+            self.games_ended.labels(record.reason or "unknown").inc()
+        if board.update(record) and record.id in self.cache.watchers:
             # A join changes the players, so the spectators; an end takes the game's count out
             # of the view shared with the other processes.
-            self.hub.presence.touch(record.id)
+            self.presence.touch(record.id)
 
     def offer(self, session: Session) -> None:
         """Send the lobby as last shown to a subscriber, unless it is not reading."""
-        if session.queued() >= self.hub.settings.queue_limit:
-            self.hub.fanout.skipped(session, lobby=True)
+        if session.queued() >= self.backlog.queue_limit:
+            self.backlog.skipped(session, lobby=True)
             return
         broadcast([session.ws], encode(self.board.snapshot(self.summary, self.bots_online)))
 
-    async def broadcast(self) -> None:
-        """Send the lobby's subscribers what changed (at most twice a second)."""
+    async def broadcast(self, sessions: Collection[Session]) -> None:
+        """Send the lobby's subscribers among ``sessions`` (the connections here, given when
+        the loop starts: they are made above live) what changed (at most twice a second)."""
         while True:
             await self.board.dirty.wait()
             self.board.dirty.clear()
-            listeners = [s for s in self.hub.connections.sessions if s.lobby]
+            listeners = [s for s in sessions if s.lobby]
             if not listeners:
                 self.board.forget_shown()
             else:
                 change = self.board.change(self.summary, self.bots_online)
                 if change is not None:
                     current = [s for s in listeners if not s.lobby_stale]
-                    ready = self.hub.fanout.ready(current, None)
+                    ready = self.backlog.ready(current, None)
                     broadcast([s.ws for s in ready], encode(change))
             await asyncio.sleep(0.5)  # at most two lobby messages a second

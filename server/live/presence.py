@@ -9,10 +9,13 @@ Players connected here are marked online in Redis, a tenth of them each second.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections import Counter
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable
+from typing import Final
 
+import redis.exceptions
 from websockets.asyncio.server import broadcast
 
 from protocol import BotInfo, Seat, encode
@@ -20,10 +23,10 @@ from protocol import Presence as PresenceMessage
 from server.game import view
 from server.game.clock import now_ms
 from server.game.record import Record
+from server.live.backlog import Backlog
+from server.live.cache import GameCache
 from server.live.session import Session
-
-if TYPE_CHECKING:
-    from server.runtime import Hub
+from server.storage.store import Store
 
 ONLINE_TTL: Final = 30
 VIEW_SECONDS: Final = 2
@@ -31,10 +34,36 @@ VIEW_SECONDS: Final = 2
 
 
 class Presence:
-    """Connections by player here, and the view shared with the other processes."""
+    """Connections by player here, and the view shared with the other processes.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    Args:
+        store: Where the view is shared, and the online marks kept.
+        cache: The games here and their watchers.
+        touched: The games whose watchers or players changed since ``share_view`` last looked:
+            the cache adds to it (its ``touched`` callback is ``touched.add``: the cache is
+            made first, so the two share the set rather than each needing the other).
+        backlog: Which watchers read what they are sent.
+        on_bots_changed: Called when a bot account came or went, or said what it plays (the
+            lobby lists the bots).
+        claim_after: The ms a player must be gone before their opponent may claim the win
+            (``Settings.disconnect_claim``).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        cache: GameCache,
+        touched: set[str],
+        backlog: Backlog,
+        *,
+        on_bots_changed: Callable[[], None],
+        claim_after: int,
+    ) -> None:
+        self.store = store
+        self.cache = cache
+        self.backlog = backlog
+        self.on_bots_changed = on_bots_changed
+        self.claim_after = claim_after
         self.process = secrets.token_hex(4)
         self.by_player: dict[str, set[Session]] = {}
         self.online_elsewhere: set[str] = set()
@@ -42,7 +71,7 @@ class Presence:
         # The view is kept up to date game by game: ``touched`` holds the games whose watchers
         # or players changed since share_view last looked (a loop over every watched game
         # every two seconds was a pause for every game's moves).
-        self.touched: set[str] = set()
+        self.touched = touched
         self.spectating: dict[str, int] = {}  # spectators here by game id not over (none: out)
         self.players_of: dict[str, tuple[str, ...]] = {}  # the players of the games watched here
         self.watched_players: Counter[str] = Counter()  # ... counted in how many games
@@ -54,6 +83,54 @@ class Presence:
         # since share_view last looked.
         self.told: dict[str, tuple[int, bool, bool]] = {}
         self.came_or_went: set[str] = set()
+
+    # -- the connections here: written by the edge and sign-in through these alone -----------
+
+    def sessions_of(self, player: str) -> list[Session]:
+        """The connections of ``player`` here."""
+        return list(self.by_player.get(player, ()))
+
+    async def arriving(self, player: str) -> None:
+        """``player`` is signing in here: marked online in Redis if none of their connections
+        is here yet (the others hear of it at ``share_view``).
+
+        Raises:
+            STORAGE_ERRORS: Redis did not answer.
+        """
+        if player not in self.by_player:
+            await self.store.set_online(player, now_ms(), ONLINE_TTL)
+            self.came_or_went.add(player)
+
+    def arrived(self, session: Session) -> None:
+        """``session`` is signed in (``arriving`` went before)."""
+        assert session.player is not None
+        self.by_player.setdefault(session.player, set()).add(session)
+
+    async def left(self, session: Session, ttl: int) -> None:
+        """``session`` closed: when it was its player's last here, the player is marked offline
+        in Redis (their gone-since mark lasting ``ttl`` seconds; nothing if Redis does not
+        answer), and a bot account leaves the lobby's list."""
+        player = session.player
+        mine = None if player is None else self.by_player.get(player)
+        if player is None or mine is None:
+            return
+        mine.discard(session)
+        if mine:
+            return
+        del self.by_player[player]
+        self.online_elsewhere.discard(player)
+        if player in self.bot_offers:
+            self.on_bots_changed()  # no longer listed
+        with contextlib.suppress(redis.exceptions.RedisError):
+            await self.store.set_offline(player, now_ms(), ttl)
+        self.came_or_went.add(player)  # (once Redis knows since when)
+
+    def offered(self, offer: BotInfo) -> None:
+        """A bot account connected here said what it plays: the lobby lists it."""
+        self.bot_offers[offer.player] = offer
+        self.on_bots_changed()
+
+    # -- the games' views ------------------------------------------------------------------------
 
     def touch(self, game_id: str) -> None:
         """The game's watchers or players changed: its counts are looked at again."""
@@ -74,13 +151,14 @@ class Presence:
 
     def spectators_here(self, record: Record) -> int:
         players = set(record.players())
-        return sum(1 for s in self.hub.cache.watchers.get(record.id, ()) if s.player not in players)
+        return sum(1 for s in self.cache.watchers.get(record.id, ()) if s.player not in players)
 
     def _look_again(self) -> set[str]:
         """Count again the spectators here, and note the players, of the games touched since
         the last look; returns those games."""
-        looked, self.touched = self.touched, set()
-        cache = self.hub.cache
+        looked = set(self.touched)
+        self.touched.clear()
+        cache = self.cache
         for game_id in looked:
             for player in self.players_of.pop(game_id, ()):
                 self.watched_players[player] -= 1
@@ -104,7 +182,7 @@ class Presence:
         """Tell the other server processes how many spectators each game has here, and learn
         theirs and which players of the games watched here (and which bot accounts) are
         connected to them (every VIEW_SECONDS, from the heartbeat)."""
-        store = self.hub.store
+        store = self.store
         looked = self._look_again()
         shared = self.shared
         if self.share_all:
@@ -145,7 +223,7 @@ class Presence:
         came_or_went = self.came_or_went | (online_elsewhere ^ self.online_elsewhere)
         self.came_or_went = set()
         if offers.keys() & came_or_went or offers != self.bot_offers:
-            self.hub.lobby.dirty.set()  # a bot came or went on another process
+            self.on_bots_changed()  # a bot came or went on another process
         self.online_elsewhere = online_elsewhere
         self.bot_offers = offers
         if came_or_went & self.watched_players.keys():
@@ -155,7 +233,7 @@ class Presence:
     async def _tell(self, games: set[str]) -> None:
         """Push a ``Presence`` to the watchers here of each of ``games`` whose spectators or
         players' connections changed since they were last told (or sent a state)."""
-        cache = self.hub.cache
+        cache = self.cache
         changed = []
         for game_id in games:
             cached = cache.get(game_id)
@@ -176,8 +254,8 @@ class Presence:
                 if seat is not None and not here
             }
         )
-        gone = dict(zip(away, await self.hub.store.gone_since_many(away, now_ms()), strict=True))
-        claim_after = int(self.hub.settings.disconnect_claim * 1000)
+        gone = dict(zip(away, await self.store.gone_since_many(away, now_ms()), strict=True))
+        claim_after = self.claim_after
         for record, (spectators, _, _) in changed:
             white, black = record.white, record.black
             frame = PresenceMessage(
@@ -188,7 +266,7 @@ class Presence:
                 claim_after,
             )
             watchers = list(cache.watchers.get(record.id, ()))
-            ready = self.hub.fanout.ready(watchers, record.id)
+            ready = self.backlog.ready(watchers, record.id)
             broadcast([s.ws for s in ready], encode(frame))
 
     async def renew_online(self, beat: int) -> None:
@@ -196,7 +274,7 @@ class Presence:
         ``beat``; the lapsed marks are forgotten every tenth beat. (One command for all the
         players every ten seconds was a pause for every game's moves.)"""
         part = beat % 10
-        await self.hub.store.keep_online(
+        await self.store.keep_online(
             [player for player in self.by_player if hash(player) % 10 == part],
             now_ms(),
             ONLINE_TTL,

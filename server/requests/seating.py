@@ -29,8 +29,7 @@ from server.archive import ratings
 from server.archive.games import DATABASE_ERRORS
 from server.game import match, rating, rematches
 from server.game.clock import now_ms
-from server.game.record import Record, new_game_id
-from server.live.cache import CachedGame
+from server.game.record import new_game_id
 from server.live.session import Session
 from server.requests.creation import bot_pair, may_create, may_rate
 from server.storage.limits import per_player
@@ -237,17 +236,13 @@ class Seating:
         player = session.player
         assert player is not None
         new_id, seed = new_game_id(), random.getrandbits(31)
-        started: list[Record] = []
-
-        def decide(cached: CachedGame, now: int) -> tuple[Record, Event]:
-            old, event, new = rematches.rematch(cached.record, player, now, new_id, seed)
-            started[:] = [] if new is None else [new]
-            return old, event
-
-        old = await self.changes.change(message.game, decide)
-        if old is None or not started:
-            return
-        new = started[0]  # followed by the players here as the listener hears of ``old``
+        done = await self.changes.change_with(
+            message.game,
+            lambda cached, now: rematches.rematch(cached.record, player, now, new_id, seed),
+        )
+        if done is None or done[1] is None:
+            return  # an offer (or nothing)
+        new = done[1]  # followed by the players here as the old game's change is passed on
         pool = rating.speed(new.time)
         if pool is not None:  # the players' ratings now (those the last game made, if rated)
             seats = [await self.seat_again(seat, pool) for seat in (new.white, new.black)]
@@ -265,12 +260,3 @@ class Seating:
         except DATABASE_ERRORS as error:
             log.warning("%s's rating not renewed for a rematch (%s)", seat.player, error)
             return seat
-
-    def follow_rematch(self, old: Record, new_id: str) -> None:
-        """The players' connections here that follow the old game follow its rematch: their
-        clients go to the new game on the old one's ``rematch`` event, without a ``watch``."""
-        cache = self.cache
-        for player in old.players():
-            for other in self.presence.by_player.get(player, ()):
-                if old.id in other.watching and new_id not in other.watching:
-                    cache.watch(other, new_id, 0, checked=False)

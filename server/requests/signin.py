@@ -32,7 +32,6 @@ from protocol import (
 )
 from server.game import match, names
 from server.game.clock import now_ms
-from server.live.presence import ONLINE_TTL
 from server.live.session import Session
 from server.storage.limits import Bucket, per_origin
 from server.storage.players import token_hash
@@ -167,10 +166,7 @@ class SignIn:
         and welcome it (``account``: a person's account, not a guest)."""
         store, settings, presence = self.store, self.settings, self.presence
         hashed = token_hash(token)
-        by_player = presence.by_player
-        if player not in by_player:
-            await store.set_online(player, now_ms(), ONLINE_TTL)
-            presence.came_or_went.add(player)
+        await presence.arriving(player)
         games = await store.games_of(player)
         # Storage said all it had to: only now is the connection signed in, so a hello that
         # failed on the way (storage away) leaves it as it was, free to say hello again.
@@ -180,7 +176,7 @@ class SignIn:
         if bot:
             rate, burst = settings.bot_message_rate, settings.bot_message_burst
             session.messages = Bucket(rate, burst, time.monotonic())
-        by_player.setdefault(player, set()).add(session)
+        presence.arrived(session)
         limits = Limits(
             chat_length=settings.chat_length,
             chat_interval=settings.chat_interval,
@@ -224,7 +220,7 @@ class SignIn:
     def signed_out(self, player: str, hashed: str | None) -> None:
         """A session ended (``hashed`` None: every session of ``player``): close its
         connections here."""
-        for session in list(self.presence.by_player.get(player, ())):
+        for session in self.presence.sessions_of(player):
             if hashed is None or session.token == hashed:
                 session.token = None
                 self.close(session, SIGNED_OUT, "signed out")
@@ -240,8 +236,7 @@ class SignIn:
         game_types = sorted({match.canonical_type(text) for text in message.game_types})
         offer = BotInfo(player, session.name, game_types, message.times, message.max_games)
         await self.store.set_bot_offer(offer)
-        self.presence.bot_offers[player] = offer
-        self.lobby.dirty.set()
+        self.presence.offered(offer)
         log.info(
             "bot %s plays %s (%s), %d games at once",
             session.name,

@@ -1,12 +1,17 @@
-"""The pub/sub channels of the servers on one Redis, and the messages of a game's channel.
+"""The pub/sub channels of the servers on one Redis, and every message between the
+processes, packed and unpacked here alone (both directions side by side).
 
 A change is published by the commit (``server.storage.store``) on its game's channel, and on the
-events channel when it moves the game in the lobby; a process hears a game's channel while it
-has the game cached (``server.live.listener``). docs/operating.md lists every channel.
+events channel when it moves the game in the lobby (``Published``); a process hears a game's
+channel while it has the game cached (``server.live.listener``). A session ended is published
+on the control channel (``pack_signed_out``, by ``server.storage.players``; ``SignedOut``), the
+moves of the games in progress a process changed on the lobby's (``pack_moves``, by
+``server.live.lobby``; ``unpack_moves``). docs/operating.md lists every channel.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, NamedTuple
 
 import msgpack
@@ -64,12 +69,6 @@ def channels(db: int) -> Channels:
     )
 
 
-def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
-    """A message of a game's channel: the change's game, version, record and event."""
-    published = peek_published(data)
-    return published.game, published.version, unpack(published.body), unpack_event(published.event)
-
-
 class Published(NamedTuple):
     """A message of a game's channel with its record and event still packed (a process that
     made the change already has them)."""
@@ -77,12 +76,63 @@ class Published(NamedTuple):
     game: str
     version: int
     body: bytes
+    """The record, packed (``server.storage.codec.pack``)."""
     event: bytes
+    """The change's event, packed (``server.storage.codec.pack_event``)."""
     change: str
     """The committing process's id for the change."""
     at: int
     """When the committing process sent it to Redis (ms, its clock)."""
 
+    def pack(self) -> bytes:
+        """The message as published (``GAME_CHANNEL``)."""
+        packed: bytes = msgpack.packb(list(self))
+        return packed
+
 
 def peek_published(data: bytes) -> Published:
+    """A message of a game's channel (``Published.pack``), its record and event still packed."""
     return Published(*msgpack.unpackb(data))
+
+
+def decode_published(data: bytes) -> tuple[str, int, Record, Event]:
+    """A message of a game's channel: the change's game, version, record and event."""
+    published = peek_published(data)
+    return published.game, published.version, unpack(published.body), unpack_event(published.event)
+
+
+class SignedOut(NamedTuple):
+    """A message of the control channel: a session ended."""
+
+    player: str
+    hashed: str | None
+    """The hash of the session's token (None: every session of the player)."""
+
+
+def pack_signed_out(player: str, hashed: str | None) -> bytes:
+    """The control channel's message (``CONTROL_CHANNEL``) that a session ended."""
+    packed: bytes = msgpack.packb(["signed_out", player, hashed])
+    return packed
+
+
+def unpack_signed_out(data: bytes) -> SignedOut:
+    """A message of the control channel (``pack_signed_out``)."""
+    _, player, hashed = msgpack.unpackb(data)
+    return SignedOut(player, hashed)
+
+
+def pack_moves(made: Mapping[str, tuple[int, int]]) -> bytes:
+    """The lobby channel's message (``LOBBY_CHANNEL``): the moves of the games in progress a
+    process changed, ``made`` by game id: (version, moves)."""
+    packed: bytes = msgpack.packb([[game_id, v, n] for game_id, (v, n) in made.items()])
+    return packed
+
+
+def unpack_moves(data: bytes) -> list[tuple[str, int, int]]:
+    """A message of the lobby channel (``pack_moves``): (game id, version, moves) of each game;
+    entries of other types are left out."""
+    return [
+        (game_id, version, moves)
+        for game_id, version, moves in msgpack.unpackb(data)
+        if isinstance(game_id, str) and isinstance(version, int) and isinstance(moves, int)
+    ]

@@ -10,6 +10,7 @@ from typing import Any, Final
 import msgpack
 
 from protocol import BotInfo, to_plain
+from server.storage.channels import pack_signed_out
 from server.storage.liveness import offline_key
 
 BOTS_KEY: Final = "hive:bots"
@@ -154,7 +155,7 @@ class Players:
                 pipe.delete(_tokens_key(player))
             else:
                 pipe.srem(_tokens_key(player), hashed)
-            pipe.publish(self.control_channel, msgpack.packb(["signed_out", player, hashed]))
+            pipe.publish(self.control_channel, pack_signed_out(player, hashed))
             await pipe.execute()
 
     async def new_bot(self, name: str, now: int, *, new_token: bool = False) -> tuple[str, str]:

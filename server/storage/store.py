@@ -68,7 +68,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-import msgpack
 import redis.exceptions
 from redis.asyncio import Redis
 
@@ -76,7 +75,7 @@ from protocol import Event
 from server.game import match
 from server.game.clock import now_ms
 from server.game.record import Record
-from server.storage.channels import channels
+from server.storage.channels import Published, channels
 from server.storage.codec import pack, pack_event, unpack, unpack_event
 from server.storage.liveness import COUNT, Liveness
 from server.storage.players import Players, games_key
@@ -210,7 +209,7 @@ class Store(Players, Liveness):
         progress touches no other index)."""
         body = pack(record)
         event_body = pack_event(event)
-        message = msgpack.packb([record.id, record.version, body, event_body, change, now_ms()])
+        message = Published(record.id, record.version, body, event_body, change, now_ms()).pack()
         try:
             done = await self._commit(
                 keys=[game_key(record.id), _log_key(record.id)],

@@ -11,7 +11,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import Ping, Pong, TimeControl, Watch
 from protocol.client import Client
-from server.live.timers import OUTAGE_MS
+from server.live.recovery import OUTAGE_MS
 from tests.server.conftest import free_port
 from tests.server.support import ServerProcess, decisive_game, http_get, play, start_game, updated
 
