@@ -81,7 +81,7 @@ SHUTDOWN_SECONDS: Final = 15
 """Longest wait for connections and tasks to end when the server stops."""
 
 
-class Hub:
+class Parts:
     """One server process's parts, each built here from what its constructor names: a part
     that needs another is built after it; where two need each other, one is given the other's
     callable later, as said where it is. No part holds the hub."""
@@ -308,7 +308,7 @@ async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
+async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
     """The server, started (on ``settings.port``; 0 picks a free port) and stopped on exit:
     connections closed with 1001, tasks stopped, the worker pools and Redis closed."""
     embedded: RedisProcess | None = None
@@ -349,7 +349,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Hub]]:
     )
     database = Database(settings.database_url or default_url(settings.data))
     pool = BotPool(settings.bot_workers, trace_bytes=settings.trace_bytes)
-    hub = Hub(settings, Store(client, event_log=settings.event_log), pool, listener, database)
+    hub = Parts(settings, Store(client, event_log=settings.event_log), pool, listener, database)
     tasks: list[asyncio.Task[None]] = []
     try:
         try:

@@ -2,7 +2,7 @@
 its own (``Settings.metrics_port``, ``metrics_endpoint``), never on the public one: a proxy in
 front of the public port shows it to nobody, and each process is scraped on its own.
 
-Each server (``server.runtime.Hub``) has its own registry, so that several servers in one
+Each server (``server.runtime.Parts``) has its own registry, so that several servers in one
 process (the tests) keep their figures apart. What mirrors the state of the process's parts
 (connections, games, players, the bot pool) is read from them when scraped (``Figures``). The
 process's own figures (CPU, memory, open files) are prometheus_client's process collector's. No

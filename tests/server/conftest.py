@@ -13,7 +13,7 @@ import pytest
 
 from protocol.client import Client
 from server.embedded import RedisProcess
-from server.runtime import Hub, running
+from server.runtime import Parts, running
 from server.settings import Settings
 from tests.server.postgres import PostgresProcess
 
@@ -42,7 +42,7 @@ class Running:
 
     ws_url: str
     http_url: str
-    hub: Hub
+    hub: Parts
     settings: Settings
 
     @property
