@@ -84,7 +84,7 @@ SHUTDOWN_SECONDS: Final = 15
 class Parts:
     """One server process's parts, each built here from what its constructor names: a part
     that needs another is built after it; where two need each other, one is given the other's
-    callable later, as said where it is. No part holds the hub."""
+    callable later, as said where it is. No part holds them all."""
 
     def __init__(
         self,
