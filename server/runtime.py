@@ -1,5 +1,7 @@
-"""One server process: its parts wired together, and ``running``, which starts and stops
-them and owns every background task.
+"""One server process: its parts wired together (``Parts``), and ``running``, which starts
+and stops them and owns every background task. Each part's constructor names what it uses, so
+the order they are built in here is checked by Python; nothing imports this module but the
+entry point, ``server.__main__``.
 
 Reading order, by layer, arrows pointing down: the edge, ``edge.connection`` (a websocket,
 each frame to its handler) -> the requests, ``requests.signin`` and ``requests.accounts``
@@ -13,7 +15,9 @@ game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
 is connected, here and elsewhere), ``lobby``, ``botturns`` (the server's bots' turns, on
 ``ai.pool``), ``timers`` (the clocks), ``heartbeat``, ``recovery`` (on start), ``backlog``
-(the clients that do not read); at the edge, ``health``, ``metrics``. Outside the server:
+(the clients that do not read); at the edge, ``http`` (its routes; ``static``, the client's
+files; ``addresses``, who asks from where; ``answers``, the headers of every answer),
+``health``, ``metrics``. Outside the server:
 ``hive-bot`` is a program of its own (the package ``hivebot``). The game itself, pure, in
 ``game``: ``record`` (as stored; ``storage.codec`` packs it), its rules in ``match``,
 ``social`` (chat, mutes) and ``rematches``, and ``view`` (a record to the wire
