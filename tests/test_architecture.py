@@ -6,7 +6,9 @@ Every module of ``hive``, ``ai``, ``protocol``, ``server`` and ``hivebot`` is re
 package. ``from package import name`` is an import of ``package.name`` when that is a module,
 else of ``package``; an import of ``a.b`` is not counted as one of ``a`` too (Python runs
 ``a/__init__.py`` first, but that is no arrow of the design). Only the project's own modules
-count; tests and benchmarks are not walked (they may import anything).
+count; tests and benchmarks are not walked for these arrows (they may import anything of the
+project). One rule holds for the tests: no module under ``tests/`` imports a test module
+(``test_*``); what tests share is in their support modules and conftest.py files.
 
 The arrows allowed::
 
@@ -546,3 +548,57 @@ def test_the_game_may_import_itself_the_wire_and_the_rules(tmp_path: Path) -> No
         },
     )
     assert server_problems(tmp_path) == []
+
+
+# -- the tests: no test module imports another -----------------------------------------------
+
+
+def imports_of_test_modules(root: Path) -> list[str]:
+    """``a -> b`` for each module under ``root/tests`` that imports a test module ``b`` (one
+    named ``test_*``, or a name of one): what tests share lives in their support modules
+    and conftest.py files, so that a test module is only ever run, never imported."""
+    found = []
+    for module, path in sorted(modules(root, ("tests",)).items()):
+        package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(module, package, node)
+                names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                tests = [n for n, part in enumerate(parts) if part.startswith("test_")]
+                if tests:
+                    found.append(f"{module} -> {'.'.join(parts[: tests[0] + 1])}")
+    return sorted(set(found))
+
+
+def test_no_test_module_is_imported_by_another_module_of_the_tests() -> None:
+    found = imports_of_test_modules(ROOT)
+    assert not found, "\n".join(["modules of the tests import a test module:", *found])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from tests.server.test_http import raw_http\n",
+        "import tests.server.test_http\n",
+        "from tests.server import test_http\n",
+        "from ..server.test_http import raw_http\n",
+        "def later():\n    from tests.server.test_http import raw_http\n",
+    ],
+)
+def test_a_test_module_imported_fails(tmp_path: Path, source: str) -> None:
+    for folder in ("tests", "tests/server", "tests/client"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "__init__.py").touch()
+    (tmp_path / "tests/server/test_http.py").write_text("def raw_http(): ...\n")
+    (tmp_path / "tests/client/support.py").write_text(source)
+    assert [line.split(" -> ")[0] for line in imports_of_test_modules(tmp_path)] == [
+        "tests.client.support"
+    ]
+    (tmp_path / "tests/client/support.py").write_text("from tests.server.support import x\n")
+    assert imports_of_test_modules(tmp_path) == []

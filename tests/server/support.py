@@ -164,6 +164,25 @@ async def http_get(url: str) -> tuple[int, str, bytes]:
     return await asyncio.to_thread(_get, url)
 
 
+async def raw_http(srv: Running, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` as it is; the answer's status, headers (lower-case names) and body."""
+    host, port = srv.http_url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
+        status_line, *lines = head.decode("latin-1").split("\r\n")
+        headers = {
+            name.lower(): value.strip()
+            for name, _, value in (line.partition(":") for line in lines if line)
+        }
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        return int(status_line.split()[1]), headers, body
+    finally:
+        writer.close()
+
+
 async def scrape(srv: Running) -> dict[str, float]:
     """Every sample of the server's /metrics by name and labels, e.g.
     ``hive_refused_total{code=stale}``."""
