@@ -33,6 +33,7 @@ from hive import PASS, Game, Piece, notation
 from protocol import CreateGame, JoinGame, Message, Play, TimeControl, Update, decode
 from protocol.client import Client
 from tests.server.conftest import Running
+from tests.support import until
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts"
@@ -52,23 +53,14 @@ Placed = tuple[str, int, int, int]
 
 async def wait_until(page: Page, condition: str, arg: Any = None, timeout: float = 30_000) -> Any:
     """Wait until ``condition`` (JavaScript: a function of ``arg``) is true in ``page``; its
-    value. What ``page.wait_for_function`` does, which the site's Content-Security-Policy
-    forbids (it evaluates a string in the page): here the whole check is one function handed
-    to ``evaluate``, which looks again on each of the page's timer ticks."""
-    failure = json.dumps("timed out: " + condition)
-    script = f"""(arg) => new Promise((resolve, reject) => {{
-      const condition = {condition};
-      const giveUp = performance.now() + {float(timeout)};
-      const check = () => {{
-        let value;
-        try {{ value = condition(arg); }} catch (error) {{ reject(error); return; }}
-        if (value) resolve(value);
-        else if (performance.now() > giveUp) reject(new Error({failure}));
-        else setTimeout(check, 20);
-      }};
-      check();
-    }})"""
-    return await page.evaluate(script, arg)
+    value. ``until`` asks the page (``evaluate``) again and again: ``page.wait_for_function``
+    would evaluate a string in the page, which the site's Content-Security-Policy forbids.
+    ``timeout`` is in milliseconds, as Playwright's are."""
+    return await until(
+        lambda: page.evaluate(condition, arg),
+        f"in the page: {condition}",
+        timeout=timeout / 1000,
+    )
 
 
 # An init script (``Person.open``'s ``script``) that notes the page's websockets as it opens them

@@ -51,6 +51,7 @@ from server.archive.db.database import Database
 from server.game.record import Record
 from server.storage.channels import channels, decode_published
 from server.storage.store import database
+from tests.support import until
 
 if TYPE_CHECKING:
     from tests.server.conftest import Running
@@ -557,15 +558,6 @@ async def stalled(ws_url: str, nickname: str) -> AsyncIterator[ClientConnection]
         ws.transport.abort()  # it goes as it came: no closing handshake it would not read
 
 
-async def until(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
-    """Wait until ``condition()`` holds (a condition of the server running in this process),
-    looking again at each turn of the event loop, for at most ``timeout`` seconds."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.005)  # let the server run; then look again
-    assert condition(), what
-
-
 async def read_until(ws: ClientConnection, holds: Callable[[Message], bool]) -> list[Message]:
     """Read ``ws`` until a message for which ``holds`` is true; every message read. (A
     ``stalled`` client reads again at full speed: its receive buffer grows back.)"""
@@ -588,17 +580,6 @@ async def refused(client: Client, game: str) -> ErrorCode:
     except ServerError as error:
         return error.error.code
     raise AssertionError("not refused")
-
-
-async def eventually(
-    check: Callable[[], Awaitable[Any]], what: str, timeout: float = 30, every: float = 0.02
-) -> Any:
-    """The first true value of ``check()``, asked again every ``every`` seconds."""
-    async with asyncio.timeout(timeout):
-        while not (found := await check()):
-            await asyncio.sleep(every)
-    assert found, what
-    return found
 
 
 async def rows(url: str, table: Any = tables.games) -> list[dict[str, Any]]:
