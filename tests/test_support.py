@@ -29,9 +29,7 @@ async def test_until_fails_at_its_deadline_saying_what_it_waited_for() -> None:
         await until(lambda: seen.append(1), lambda: f"the moon, last {seen[-1:]}", timeout=0.05)
 
 
-async def test_until_counts_a_slow_ask_and_lets_the_check_s_own_errors_through() -> (
-    None
-):
+async def test_until_counts_a_slow_ask_and_lets_the_check_s_own_errors_through() -> None:
     with pytest.raises(AssertionError, match="never"):
         await until(lambda: asyncio.sleep(10), "never", timeout=0.05)
 
