@@ -295,8 +295,8 @@ MUTANTS = [
     # client/
     Mutant(
         "client/js/play.js",
-        "if (!pending || !app.conn.online || pending.sentOn === app.conn.number) return;",
-        "if (!pending || !app.conn.online) return;",
+        "if (!pending || !conn.online || pending.sentOn === conn.number) return;",
+        "if (!pending || !conn.online) return;",
         "the pending move is sent again on the connection it went on",
         CONNECTION,
     ),

@@ -6,7 +6,12 @@ Every module of ``hive``, ``ai``, ``protocol``, ``server`` and ``hivebot`` is re
 package. ``from package import name`` is an import of ``package.name`` when that is a module,
 else of ``package``; an import of ``a.b`` is not counted as one of ``a`` too (Python runs
 ``a/__init__.py`` first, but that is no arrow of the design). Only the project's own modules
-count; tests and benchmarks are not walked (they may import anything).
+count; tests and benchmarks are not walked for these arrows (they may import anything of the
+project). One rule holds for the tests: no module under ``tests/`` imports a test module
+(``test_*``); what tests share is in their support modules and conftest.py files. And one of
+size: no module of ``server``, ``hivebot`` or ``protocol`` over ``MODULE_LINES`` lines nor
+class over ``CLASS_LINES``, no module of the web client (``client/js``) over ``CLIENT_LINES``,
+but as ``TOO_LONG`` allows.
 
 The arrows allowed::
 
@@ -595,3 +600,142 @@ def test_the_game_may_import_itself_the_wire_and_the_rules(tmp_path: Path) -> No
         },
     )
     assert server_problems(tmp_path) == []
+
+
+# -- the tests: no test module imports another -----------------------------------------------
+
+
+def imports_of_test_modules(root: Path) -> list[str]:
+    """``a -> b`` for each module under ``root/tests`` that imports a test module ``b`` (one
+    named ``test_*``, or a name of one): what tests share lives in their support modules
+    and conftest.py files, so that a test module is only ever run, never imported."""
+    found = []
+    for module, path in sorted(modules(root, ("tests",)).items()):
+        package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(module, package, node)
+                names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                tests = [n for n, part in enumerate(parts) if part.startswith("test_")]
+                if tests:
+                    found.append(f"{module} -> {'.'.join(parts[: tests[0] + 1])}")
+    return sorted(set(found))
+
+
+def test_no_test_module_is_imported_by_another_module_of_the_tests() -> None:
+    found = imports_of_test_modules(ROOT)
+    assert not found, "\n".join(["modules of the tests import a test module:", *found])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from tests.server.test_http import raw_http\n",
+        "import tests.server.test_http\n",
+        "from tests.server import test_http\n",
+        "from ..server.test_http import raw_http\n",
+        "def later():\n    from tests.server.test_http import raw_http\n",
+    ],
+)
+def test_a_test_module_imported_fails(tmp_path: Path, source: str) -> None:
+    for folder in ("tests", "tests/server", "tests/client"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "__init__.py").touch()
+    (tmp_path / "tests/server/test_http.py").write_text("def raw_http(): ...\n")
+    (tmp_path / "tests/client/support.py").write_text(source)
+    assert [line.split(" -> ")[0] for line in imports_of_test_modules(tmp_path)] == [
+        "tests.client.support"
+    ]
+    (tmp_path / "tests/client/support.py").write_text("from tests.server.support import x\n")
+    assert imports_of_test_modules(tmp_path) == []
+
+
+# -- sizes: modules and classes a reader takes in whole -------------------------------------------
+
+SIZED: Final = ("server", "hivebot", "protocol")
+"""The Python packages whose modules and classes are held to ``MODULE_LINES`` and
+``CLASS_LINES`` (``hive`` and ``ai`` are not: their hot paths are compiled with mypyc and
+kept whole, the rules' ``Game`` and the search's ``_Searcher``)."""
+
+MODULE_LINES: Final = 450
+CLASS_LINES: Final = 250
+CLIENT_LINES: Final = 400
+"""The most lines a Python module, a Python class and a module of the web client
+(``client/js``) may hold."""
+
+TOO_LONG: Final[Mapping[str, int]] = {
+    # being split (issue 34): its HTTP routes, the static files, the reviews' positions
+    "server/edge/http.py": 512,
+}
+"""The modules allowed over their limit, each at most at its lines of today. The list can only
+shrink: a module that grows fails, and one back under its limit fails until it is taken off."""
+
+
+def size_problems(root: Path, too_long: Mapping[str, int] = TOO_LONG) -> list[str]:
+    """Each module over its limit (``MODULE_LINES``, ``CLIENT_LINES`` for the web client's)
+    but as ``too_long`` allows, each class over ``CLASS_LINES``, and each module of
+    ``too_long`` that no longer needs to be there."""
+    found = []
+    paths = [(path, MODULE_LINES) for package in SIZED for path in (root / package).rglob("*.py")]
+    paths += [(path, CLIENT_LINES) for path in (root / "client" / "js").glob("*.js")]
+    for path, limit in sorted(paths):
+        name = path.relative_to(root).as_posix()
+        source = path.read_text()
+        lines = len(source.splitlines())
+        allowed = too_long.get(name)
+        if allowed is not None and lines <= limit:
+            found.append(f"{name} holds {lines} lines, within {limit}: take it off TOO_LONG")
+        elif lines > (allowed or limit):
+            found.append(f"{name} holds {lines} lines, more than {allowed or limit}")
+        if path.suffix != ".py":
+            continue
+        for node in ast.walk(ast.parse(source, filename=name)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                length = node.end_lineno - node.lineno + 1
+                if length > CLASS_LINES:
+                    found.append(
+                        f"{name}: class {node.name} holds {length} lines, more than {CLASS_LINES}"
+                    )
+    for name in sorted(set(too_long) - {p.relative_to(root).as_posix() for p, _ in paths}):
+        found.append(f"{name} is gone: take it off TOO_LONG")
+    return found
+
+
+def test_no_module_or_class_is_too_long_to_take_in_whole() -> None:
+    assert (ROOT / "client" / "js" / "app.js").exists(), "the walk found no client"
+    found = size_problems(ROOT)
+    assert not found, "\n".join(["too long to take in whole:", *found])
+
+
+def test_each_size_rule_fails_when_broken(tmp_path: Path) -> None:
+    def write(name: str, lines: int, text: str = "x = 1\n") -> None:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text * lines)
+
+    write("server/a.py", MODULE_LINES)
+    write("protocol/b.py", 1, "class B:\n" + "    x = 1\n" * (CLASS_LINES - 1))
+    write("client/js/c.js", CLIENT_LINES, "x;\n")
+    assert size_problems(tmp_path, {}) == []
+    write("hivebot/d.py", MODULE_LINES + 1)
+    write("protocol/b.py", 1, "class B:\n" + "    x = 1\n" * CLASS_LINES)
+    write("client/js/c.js", CLIENT_LINES + 1, "x;\n")
+    write("server/e.py", 10)
+    write("hive/game.py", MODULE_LINES + 1)  # not held to it
+    assert size_problems(tmp_path, {"server/e.py": 500, "server/f.py": 500}) == [
+        "client/js/c.js holds 401 lines, more than 400",
+        "hivebot/d.py holds 451 lines, more than 450",
+        "protocol/b.py: class B holds 251 lines, more than 250",
+        "server/e.py holds 10 lines, within 450: take it off TOO_LONG",
+        "server/f.py is gone: take it off TOO_LONG",
+    ]
+    write("server/e.py", 501)
+    assert size_problems(tmp_path, {"server/e.py": 500})[-1] == (
+        "server/e.py holds 501 lines, more than 500"
+    )

@@ -3,15 +3,15 @@
 // they show is derived in views.js); effects (sending, navigation, local storage, fetching
 // review positions) happen here, in play.js and in actions.js, and nowhere else.
 
-import { AccountControls } from "./account.js";
 import { actions } from "./actions.js";
 import { Connection } from "./connection.js";
-import { clear, html, render } from "./dom.js";
+import { clear } from "./dom.js";
 import { GameScreen } from "./game.js";
+import { Header } from "./header.js";
 import { bindActions, bindPage } from "./input.js";
 import { LeaderboardScreen } from "./leaderboard.js";
 import { LobbyScreen } from "./lobby.js";
-import { boardHandlers, updated } from "./play.js";
+import { playing } from "./play.js";
 import { accountMade, authOpened, leaderboardReceived, profileReceived } from "./players.js";
 import { ProfileScreen } from "./profile.js";
 import * as P from "./protocol.js";
@@ -22,7 +22,7 @@ import { Sounds } from "./sound.js";
 import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY, recentGames } from "./storage.js";
 import * as Sub from "./subscription.js";
-import { lowTimeTurn, pageTitle } from "./views.js";
+import { lowTimeTurn } from "./views.js";
 
 function guestName() {
   return `guest-${Math.floor(1000 + Math.random() * 9000)}`;
@@ -32,8 +32,7 @@ class App {
   constructor(root) {
     this.root = root;
     this.main = root.querySelector("main");
-    this.badge = root.querySelector("[data-testid=connection]");
-    this.account = new AccountControls(root.querySelector("[data-slot=account]"), root.querySelector("[data-slot=account-panel]"));
+    this.header = new Header(root);
     let nickname = localStorage.getItem(NICKNAME_KEY);
     if (!nickname) {
       nickname = guestName();
@@ -46,7 +45,6 @@ class App {
     this.screenKey = "";
     this.renderQueued = false;
     this.sounds = new Sounds();
-    this.soundButton = root.querySelector("[data-testid=sound]");
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     this.socketUrl = `${scheme}//${location.host}/ws`;
     this.conn = new Connection({
@@ -56,7 +54,23 @@ class App {
       onStatus: (status, attempt, reason) => this.connectionChanged(status, attempt, reason),
       onLag: (lag) => this.dispatch(S.lagMeasured, lag),
     });
-    bindActions(document.body, actions(this));
+    const uses = {
+      state: () => this.state,
+      dispatch: (transition, ...args) => this.dispatch(transition, ...args),
+      conn: this.conn,
+      go: (route) => this.go(route),
+      sounds: this.sounds,
+    };
+    this.play = playing(uses);
+    bindActions(document.body, actions({
+      ...uses,
+      send: (message) => this.send(message),
+      move: this.play.move,
+      screen: () => this.screen,
+      render: () => this.render(),
+      renderHeader: () => this.renderHeader(),
+      subscribe: () => this.subscribe(),
+    }));
     bindPage(document, { stepped: (ply) => this.dispatch(S.reviewStepped, ply) });
     addEventListener("hashchange", () => this.navigate(parseRoute(location.hash)));
     addEventListener("keydown", (event) => this.key(event));
@@ -94,7 +108,7 @@ class App {
       const host = document.createElement("div");
       host.className = "screen";
       this.main.append(host);
-      if (route.page === "game") this.screen = new GameScreen(host, boardHandlers(this));
+      if (route.page === "game") this.screen = new GameScreen(host, this.play.board);
       else if (route.page === "review") this.screen = new ReviewScreen(host);
       else if (route.page === "rules") this.screen = new RulesScreen(host);
       else if (route.page === "profile") this.screen = new ProfileScreen(host);
@@ -113,25 +127,7 @@ class App {
   }
 
   renderHeader() {
-    const { status, lag, attempt, reason } = this.state.connection;
-    const words = {
-      // the lag is left out on a phone (CSS): room for the account's menu
-      online: lag === null ? "online" : html`online<span class="lag"> · ${lag} ms</span>`,
-      connecting: "connecting…",
-      reconnecting: attempt > 1 ? `reconnecting (try ${attempt})…` : "reconnecting…",
-      "signed-out": "choose a nickname",
-    };
-    this.badge.dataset.status = status;
-    if (status === "closed") {
-      // the server closed the connection for what this client did: no retry by itself
-      render(this.badge, html`<i></i><span data-testid="closed-reason">disconnected: ${reason}</span>
-        <button type="button" class="reconnect" data-action="reconnect" data-testid="reconnect">Reconnect</button>`);
-    } else {
-      render(this.badge, html`<i></i>${words[status] ?? status}`);
-    }
-    document.title = pageTitle(this.state);
-    this.account.render(this.state);
-    this.soundButton.setAttribute("aria-pressed", String(this.sounds.muted));
+    this.header.render(this.state, this.sounds.muted);
   }
 
   /** Sound low time once a turn, when this player's clock runs under LOW_TIME. */
@@ -178,7 +174,7 @@ class App {
         this.askRatings();
         break;
       case P.ServerType.UPDATE:
-        updated(this, message);
+        this.play.updated(message);
         break;
       case P.ServerType.PRESENCE:
         this.dispatch(S.presenceReceived, message);

@@ -22,7 +22,7 @@ from hive import Bug, Game, GameType, Move
 from hive.game import PASS
 from hive.pieces import BUG_OF
 from tests.ai.chisquare import chi_squared_pvalue
-from tests.ai.test_search import mid_games
+from tests.ai.support import mid_games
 from tests.vectors import tsv_rows
 
 MID_GAME = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")][100]

@@ -3,7 +3,7 @@ transposition table, deadlines, mate scores and the aggressive tie-break."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import count
 
 import pytest
@@ -23,10 +23,10 @@ from hive import Game, GameState, GameType, Move
 from hive.game import PASS
 from hive.notation import destination
 from hive.pieces import Bug
+from tests.ai.support import fake_clock, mid_games
 from tests.vectors import tsv_rows
 
 PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
-REAL_GAMES = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")]
 
 # Small positions for the exhaustive comparisons (a dozen or so moves each).
 EARLY = (
@@ -40,19 +40,6 @@ MATES = (PUZZLES[0], PUZZLES[8])
 
 def key(move: Move) -> tuple[int, int]:
     return (move.piece, move.destination)
-
-
-def fake_clock(step: float = 0.001) -> Callable[[], float]:
-    """A clock that advances by ``step`` every time it is read (deterministic deadlines)."""
-    ticks = count()
-    return lambda: next(ticks) * step
-
-
-def mid_games(n: int) -> Iterator[Game]:
-    """``n`` mid-game positions spread over the real-game vectors."""
-    rows = [s for s in REAL_GAMES if ";White[" in s or ";Black[" in s]
-    for text in rows[40 :: max(1, (len(rows) - 40) // n)][:n]:
-        yield Game.from_game_string(text)
 
 
 # -- reference minimax ---------------------------------------------------------------------------

@@ -5,17 +5,14 @@ its own Queen's last gap. Each test names the planted bug it catches."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from itertools import count
-
 from ai.evaluation import MATE_BOUND, WIN
 from ai.search import SearchResult, TranspositionTable, iterative_search, search
 from hive import Game, GameState, Move
 from hive.notation import destination
+from tests.ai.support import fake_clock, mid_games
 from tests.vectors import tsv_rows
 
 PUZZLES = list(tsv_rows("mzinga_bestmove_puzzles.tsv"))
-REAL_GAMES = [row[0] for row in tsv_rows("mzinga_validmoves_realgames.tsv")]
 BLOCK = PUZZLES[0]  # White must block a win in one (2 plies); one White move fills its own gap
 WIN_IN_THREE = PUZZLES[8]  # Black wins at ply + 3
 SELF_SURROUND = PUZZLES[6]  # White wins at ply + 2: every Black reply fills Black's own Queen
@@ -27,19 +24,6 @@ def key(move: Move) -> tuple[int, int]:
 
 def scores(result: SearchResult) -> dict[tuple[int, int], int]:
     return {key(move): score for move, score in result.ranked}
-
-
-def fake_clock() -> Callable[[], float]:
-    """A clock that advances by a millisecond at every reading."""
-    ticks = count()
-    return lambda: next(ticks) * 0.001
-
-
-def mid_games(n: int) -> Iterator[Game]:
-    """``n`` mid-game positions (Base+MLP) spread over the real-game vectors."""
-    rows = [s for s in REAL_GAMES if ";White[" in s or ";Black[" in s]
-    for text in rows[40 :: max(1, (len(rows) - 40) // n)][:n]:
-        yield Game.from_game_string(text)
 
 
 # -- the table -----------------------------------------------------------------------------------

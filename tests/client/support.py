@@ -9,10 +9,12 @@ finds the piece and the destination by ``(piece, q, r)``, never by comparing Mov
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import math
 import re
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -28,9 +30,10 @@ from playwright.async_api import (
 )
 
 from hive import PASS, Game, Piece, notation
-from protocol import JoinGame, Message, Play, Update, decode
+from protocol import CreateGame, JoinGame, Message, Play, TimeControl, Update, decode
 from protocol.client import Client
 from tests.server.conftest import Running
+from tests.support import until
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts"
@@ -41,29 +44,23 @@ SOCKET = re.compile(r"/ws(\?game=[0-9a-z]+)?$")
 """The page's websocket: the lobby's, or a game page's (which names its game)."""
 """A slow tap: longer than the client's long press (450 ms), which shows a stack."""
 
+POSITION = "Base+MLP;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 /wQ;bA1 bQ/"
+"""A mid-game position for the bots' search traces (the visualizer's tests)."""
+
 Placed = tuple[str, int, int, int]
 """A piece on the board as the page shows it: ``(piece, q, r, height)``."""
 
 
 async def wait_until(page: Page, condition: str, arg: Any = None, timeout: float = 30_000) -> Any:
     """Wait until ``condition`` (JavaScript: a function of ``arg``) is true in ``page``; its
-    value. What ``page.wait_for_function`` does, which the site's Content-Security-Policy
-    forbids (it evaluates a string in the page): here the whole check is one function handed
-    to ``evaluate``, which looks again on each of the page's timer ticks."""
-    failure = json.dumps("timed out: " + condition)
-    script = f"""(arg) => new Promise((resolve, reject) => {{
-      const condition = {condition};
-      const giveUp = performance.now() + {float(timeout)};
-      const check = () => {{
-        let value;
-        try {{ value = condition(arg); }} catch (error) {{ reject(error); return; }}
-        if (value) resolve(value);
-        else if (performance.now() > giveUp) reject(new Error({failure}));
-        else setTimeout(check, 20);
-      }};
-      check();
-    }})"""
-    return await page.evaluate(script, arg)
+    value. ``until`` asks the page (``evaluate``) again and again: ``page.wait_for_function``
+    would evaluate a string in the page, which the site's Content-Security-Policy forbids.
+    ``timeout`` is in milliseconds, as Playwright's are."""
+    return await until(
+        lambda: page.evaluate(condition, arg),
+        f"in the page: {condition}",
+        timeout=timeout / 1000,
+    )
 
 
 # An init script (``Person.open``'s ``script``) that notes the page's websockets as it opens them
@@ -441,3 +438,42 @@ async def reply(bob: Client, game_id: str, game: Game, text: str) -> None:
     """Bob waits until he has seen the game at ``game``'s position, then plays ``text``."""
     update = await seen(bob, game_id, game.ply)
     await bob.send(Play(game_id, update.version, text))
+
+
+async def play_out(srv: Running, moves: tuple[str, ...]) -> str:
+    """Two Python clients play ``moves`` (a whole game); its id."""
+    async with srv.connect("ann") as ann, srv.connect("ben") as ben:
+        await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
+        created = await ann.expect(Update)
+        game_id: str = created.game
+        await ben.send(JoinGame(game_id))
+        clients = (ann, ben)
+        for ply, text in enumerate(moves):
+            mover = clients[ply % 2]
+            update = await seen(mover, game_id, ply)
+            await mover.send(Play(game_id, update.version, text))
+        await seen(ann, game_id, len(moves))
+    return game_id
+
+
+async def write_trace(path: Path) -> dict[str, Any]:
+    """``hive-ai bestmove --trace`` as a person runs it; returns the trace it wrote."""
+    hive_ai = Path(sys.executable).parent / "hive-ai"
+    process = await asyncio.create_subprocess_exec(
+        str(hive_ai),
+        "bestmove",
+        "--level",
+        "medium",
+        "--seed",
+        "3",
+        "--trace",
+        str(path),
+        "--trace-depth",
+        "3",
+        POSITION,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await process.communicate()
+    assert process.returncode == 0, out
+    trace: dict[str, Any] = json.loads(path.read_text())
+    return trace

@@ -15,9 +15,8 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from protocol import JoinGame
-from tests.client.support import DESKTOP, Person
-from tests.client.test_player import play_out
-from tests.client.test_profile import seed
+from tests.client.support import DESKTOP, Person, play_out
+from tests.server.archived import seed
 from tests.server.conftest import Running
 from tests.server.support import decisive_game
 

@@ -24,19 +24,19 @@ async def test_chat_draws_rematch_and_resign(srv: Running, browser: Browser) -> 
         # chat
         await page.get_by_test_id("chat-input").fill("good luck!")
         await page.get_by_test_id("chat-input").press("Enter")
-        update = await until(bob, game_id, lambda u: bool(u.state.chat))
+        update = await heard(bob, game_id, lambda u: bool(u.state.chat))
         assert [(e.by, e.text) for e in update.state.chat] == [("ada", "good luck!")]
         await expect(page.get_by_test_id("chat")).to_contain_text("good luck!")
 
         # Bob offers a draw; Ada declines it
         await bob.send(Draw(game_id, "offer"))
         await page.get_by_test_id("decline-draw").click()
-        await until(bob, game_id, lambda u: [e.kind for e in u.events] == ["draw_decline"])
+        await heard(bob, game_id, lambda u: [e.kind for e in u.events] == ["draw_decline"])
         await expect(page.get_by_test_id("offer-draw")).to_be_visible()
 
         # Ada offers one; Bob accepts: a draw by agreement
         await page.get_by_test_id("offer-draw").click()
-        await until(bob, game_id, lambda u: u.state.draw_offer == "white")
+        await heard(bob, game_id, lambda u: u.state.draw_offer == "white")
         await bob.send(Draw(game_id, "accept"))
         result = page.get_by_test_id("result")
         await expect(result).to_have_attribute("data-result", "Draw")
@@ -45,7 +45,7 @@ async def test_chat_draws_rematch_and_resign(srv: Running, browser: Browser) -> 
 
         # a rematch, colours swapped: Ada's page follows to the new game
         await page.get_by_test_id("rematch").click()
-        await until(bob, game_id, lambda u: u.state.rematch_offer == "white")
+        await heard(bob, game_id, lambda u: u.state.rematch_offer == "white")
         await bob.send(Rematch(game_id))
         await wait_until(
             page,
@@ -163,7 +163,7 @@ async def test_a_player_mutes_a_spectator_from_the_chat(srv: Running, browser: B
             await says.fill("sorry")
             await says.press("Enter")
             await expect(chat).to_contain_text("sorry")
-            update = await until(bob, game_id, lambda u: any(e.text == "sorry" for e in u.events))
+            update = await heard(bob, game_id, lambda u: any(e.text == "sorry" for e in u.events))
             assert [e.text for e in update.state.chat] == ["hello all", "boo", "sorry"]
             assert update.state.muted == []
             assert ada.errors == cy.errors == []
@@ -171,7 +171,7 @@ async def test_a_player_mutes_a_spectator_from_the_chat(srv: Running, browser: B
             await cy.close()
 
 
-async def until(bob: Client, game_id: str, check: Callable[[Update], bool]) -> Update:
+async def heard(bob: Client, game_id: str, check: Callable[[Update], bool]) -> Update:
     """The first update of the game Bob receives that passes ``check``."""
     while not check(update := await seen(bob, game_id, 0)):
         pass

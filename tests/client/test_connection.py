@@ -26,7 +26,7 @@ from tests.client.support import (
     seen,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import until
+from tests.support import until
 
 pytestmark = pytest.mark.browser
 

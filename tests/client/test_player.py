@@ -11,8 +11,7 @@ import pytest
 from playwright.async_api import Browser, FloatRect, Page, expect
 
 from hive import Game
-from protocol import CreateGame, JoinGame, Play, TimeControl, Update
-from tests.client.support import Person, duel, reply, seen
+from tests.client.support import Person, duel, play_out, reply
 from tests.server.conftest import Running
 from tests.server.support import decisive_game
 
@@ -95,22 +94,6 @@ async def test_first_moves_say_their_deadline_and_the_queens_rule_in_a_readable_
         await ada.wait_version(4)
         await expect(deadline).to_have_count(0)
         assert ada.errors == []
-
-
-async def play_out(srv: Running, moves: tuple[str, ...]) -> str:
-    """Two Python clients play ``moves`` (a whole game); its id."""
-    async with srv.connect("ann") as ann, srv.connect("ben") as ben:
-        await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
-        created = await ann.expect(Update)
-        game_id: str = created.game
-        await ben.send(JoinGame(game_id))
-        clients = (ann, ben)
-        for ply, text in enumerate(moves):
-            mover = clients[ply % 2]
-            update = await seen(mover, game_id, ply)
-            await mover.send(Play(game_id, update.version, text))
-        await seen(ann, game_id, len(moves))
-    return game_id
 
 
 def overlapping(a: FloatRect, b: FloatRect) -> bool:

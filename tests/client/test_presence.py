@@ -9,7 +9,8 @@ from playwright.async_api import Browser, expect
 
 from tests.client.support import duel
 from tests.server.conftest import Running
-from tests.server.support import until, watch
+from tests.server.support import watch
+from tests.support import until
 
 pytestmark = pytest.mark.browser
 

@@ -7,98 +7,22 @@ the ratings rows put in the database, as tests/server/test_profiles.py does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, expect
 
-from protocol import PROFILE_PAGE, Account, GetProfile, Profile, Seat, SignUp
+from protocol import PROFILE_PAGE, GetProfile, Profile
 from protocol.client import Client
-from server.archive.db import tables
-from server.game.clock import now_ms
 from tests.client.support import Person
-from tests.server.conftest import Running
-from tests.server.test_profiles import (
-    BEGINNER,
-    DAY_MS,
-    HARD,
-    archive,
+from tests.server.archived import (
+    GAMES,
     ask,
-    finished,
-    insert,
-    point,
-    rate,
-    rating,
+    seed,
 )
+from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
-
-PASSWORD = "correct horse battery"
-GAMES = PROFILE_PAGE + 5
-"""Ann's games: two pages."""
-
-
-@dataclass
-class Seeded:
-    ann: str
-    bob: str
-    token: str
-    newest: str
-    t0: int
-
-
-async def seed(srv: Running) -> Seeded:
-    """Ann and Bob, accounts; Ann's GAMES games against Bob and the hard and beginner bots (the
-    first two rated), her blitz rating established and her rapid one provisional, a blitz
-    history of four points; Bob's blitz rating established (below Ann's)."""
-    players = {}
-    for name in ("Ann", "Bob"):
-        async with Client.connect(srv.ws_url, nickname=name.lower()) as client:
-            await client.send(SignUp(name, PASSWORD))
-            await client.expect(Account)
-            players[name] = (client.player, client.welcome.token)
-    ann, bob = players["Ann"][0], players["Bob"][0]
-    a = Seat(ann, "Ann", account="account")
-    b = Seat(bob, "Bob", account="account")
-    t0 = now_ms() - 10 * DAY_MS
-    records = []
-    for n in range(GAMES):
-        game = f"b{n:07d}"
-        if n % 5 == 3:
-            records.append(finished(game, a, HARD, "BlackWins", "queen", t0 + n))
-        elif n % 5 == 4:
-            records.append(finished(game, BEGINNER, a, "BlackWins", "queen", t0 + n))
-        elif n % 2 == 0:
-            records.append(finished(game, a, b, "WhiteWins", "resign", t0 + n))
-        else:
-            records.append(finished(game, b, a, "Draw", "agreement", t0 + n))
-    await archive(srv, *records)
-    await rate(srv, "b0000000", white_rating=1500.0, white_rd=300.0, white_change=120.4,
-               black_rating=1510.2, black_rd=280.0, black_change=-119.6)  # fmt: skip
-    await rate(srv, "b0000001", white_rating=1390.6, white_rd=200.0, white_change=-6.6,
-               black_rating=1620.4, black_rd=150.0, black_change=3.2)  # fmt: skip
-    await insert(
-        srv,
-        tables.ratings,
-        [
-            rating(ann, "blitz", 1612.4, 95.2, 4, t0 + 3),
-            rating(ann, "rapid", 1450.0, 200.7, 1, t0),
-            rating(bob, "blitz", 1488.0, 90.0, 4, t0 + 3),
-        ],
-    )
-    await insert(
-        srv,
-        tables.rating_history,
-        [
-            point(ann, "b0000000", t0 + 0, 1620.4),
-            point(ann, "b0000001", t0 + 1 * DAY_MS, 1623.6),
-            point(ann, "b0000002", t0 + 2 * DAY_MS, 1600.0),
-            point(ann, "b0000004", t0 + 3 * DAY_MS, 1612.4),
-        ],
-    )
-    newest = f"b{GAMES - 1:07d}"
-    return Seeded(ann, bob, players["Ann"][1], newest, t0)
 
 
 async def test_a_profile_shows_ratings_a_chart_results_levels_and_paged_games(

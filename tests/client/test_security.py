@@ -18,11 +18,10 @@ from playwright.async_api import Browser, Page, expect
 
 from protocol import Account, Chat, Seat, SignUp
 from server.game.clock import now_ms
-from tests.client.support import Person
-from tests.client.test_visualizer import write_trace
+from tests.client.support import Person, write_trace
+from tests.server.archived import archive, finished
 from tests.server.conftest import Running
 from tests.server.support import scrape, start_game, updated
-from tests.server.test_profiles import archive, finished
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,7 @@
 """The web client's pure modules (the state's transitions in ``client/js/state.js``,
 ``subscription.js`` and ``players.js``, the derived views of ``views.js``, the addresses of
-``route.js``), unit-tested with Node's own runner:
+``route.js``), and playing a game (``play.js``) and the page's actions (``actions.js``) given
+a fake page, unit-tested with Node's own runner:
 ``client/test/*.test.mjs``, run here by ``node --test client/test/`` so that ``make test`` runs
 them. Node is required (it comes with npm, which ``make test`` needs for the client's package):
 without it this test fails, it is never skipped."""

@@ -14,8 +14,7 @@ import pytest
 
 from server.edge.static import STATIC_CACHE, VENDOR_CACHE
 from tests.server.conftest import Running
-from tests.server.support import http_get
-from tests.server.test_http import raw_http
+from tests.server.support import http_get, raw_http
 
 CLIENT = Path(__file__).resolve().parents[2] / "client"
 VERSION = json.loads((CLIENT / "node_modules/@msgpack/msgpack/package.json").read_text())["version"]

@@ -5,10 +5,8 @@ position on the small board (positions asked of the server)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,35 +14,10 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from hive import Game
-from tests.client.support import Person, layout_of, wait_until
+from tests.client.support import POSITION, Person, layout_of, wait_until, write_trace
 from tests.server.conftest import Running
 
 pytestmark = pytest.mark.browser
-
-POSITION = "Base+MLP;InProgress;White[4];wS1;bS1 wS1-;wQ -wS1;bQ bS1-;wG1 /wQ;bA1 bQ/"
-
-
-async def write_trace(path: Path) -> dict[str, Any]:
-    """``hive-ai bestmove --trace`` as a person runs it; returns the trace it wrote."""
-    hive_ai = Path(sys.executable).parent / "hive-ai"
-    process = await asyncio.create_subprocess_exec(
-        str(hive_ai),
-        "bestmove",
-        "--level",
-        "medium",
-        "--seed",
-        "3",
-        "--trace",
-        str(path),
-        "--trace-depth",
-        "3",
-        POSITION,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await process.communicate()
-    assert process.returncode == 0, out
-    trace: dict[str, Any] = json.loads(path.read_text())
-    return trace
 
 
 def label(node: dict[str, Any]) -> str:

@@ -57,6 +57,7 @@ from server.storage import store
 from tests.protocol.examples import ADA, EXAMPLES, GAME, STATE
 from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, start_game
+from tests.support import until
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 DOC: Final = ROOT / "docs" / "protocol.md"
@@ -1099,9 +1100,8 @@ class Replay:
 
     async def gone(self, player: str) -> None:
         """Wait until the server has dropped the player's last connection."""
-        async with asyncio.timeout(10):
-            while player in self.srv.hub.presence.by_player:
-                await asyncio.sleep(0.01)
+        presence = self.srv.hub.presence
+        await until(lambda: player not in presence.by_player, f"{player} gone", timeout=10)
 
 
 async def test_the_whole_game_in_the_doc_is_what_the_server_says(srv: Running) -> None:

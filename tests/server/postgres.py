@@ -12,9 +12,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Final
+
+from tests.support import until_blocking
 
 NEEDED: Final = ("initdb", "postgres", "pg_ctl", "createdb", "pg_isready")
 START_SECONDS: Final = 30.0
@@ -86,12 +87,20 @@ class PostgresProcess:
                 stderr=subprocess.STDOUT,
                 **self.user,
             )
-        give_up = time.monotonic() + START_SECONDS
-        while not self._ready():  # waits on the condition itself, polled
-            if self.process.poll() is not None or time.monotonic() > give_up:
-                self.stop()
-                raise RuntimeError("PostgreSQL did not start: " + self.log()[-2000:])
-            time.sleep(0.05)
+        process = self.process
+
+        def ready() -> bool:
+            if process.poll() is not None:
+                raise AssertionError("postgres exited")
+            return self._ready()
+
+        try:
+            until_blocking(ready, "PostgreSQL accepts connections", timeout=START_SECONDS)
+        except AssertionError as error:
+            self.stop()
+            raise RuntimeError(
+                f"PostgreSQL did not start ({error}): {self.log()[-2000:]}"
+            ) from None
 
     def _ready(self) -> bool:
         assert self.bin is not None

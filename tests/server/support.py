@@ -51,6 +51,7 @@ from server.archive.db.database import Database
 from server.game.record import Record
 from server.storage.channels import channels, decode_published
 from server.storage.store import database
+from tests.support import until
 
 if TYPE_CHECKING:
     from tests.server.conftest import Running
@@ -162,6 +163,25 @@ def _get(url: str) -> tuple[int, str, bytes]:
 async def http_get(url: str) -> tuple[int, str, bytes]:
     """``(status, content type, body)`` of a GET, from a thread (the server runs on this loop)."""
     return await asyncio.to_thread(_get, url)
+
+
+async def raw_http(srv: Running, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` as it is; the answer's status, headers (lower-case names) and body."""
+    host, port = srv.http_url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
+        status_line, *lines = head.decode("latin-1").split("\r\n")
+        headers = {
+            name.lower(): value.strip()
+            for name, _, value in (line.partition(":") for line in lines if line)
+        }
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        return int(status_line.split()[1]), headers, body
+    finally:
+        writer.close()
 
 
 async def scrape(srv: Running) -> dict[str, float]:
@@ -538,15 +558,6 @@ async def stalled(ws_url: str, nickname: str) -> AsyncIterator[ClientConnection]
         ws.transport.abort()  # it goes as it came: no closing handshake it would not read
 
 
-async def until(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
-    """Wait until ``condition()`` holds (a condition of the server running in this process),
-    looking again at each turn of the event loop, for at most ``timeout`` seconds."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.005)  # let the server run; then look again
-    assert condition(), what
-
-
 async def read_until(ws: ClientConnection, holds: Callable[[Message], bool]) -> list[Message]:
     """Read ``ws`` until a message for which ``holds`` is true; every message read. (A
     ``stalled`` client reads again at full speed: its receive buffer grows back.)"""
@@ -569,17 +580,6 @@ async def refused(client: Client, game: str) -> ErrorCode:
     except ServerError as error:
         return error.error.code
     raise AssertionError("not refused")
-
-
-async def eventually(
-    check: Callable[[], Awaitable[Any]], what: str, timeout: float = 30, every: float = 0.02
-) -> Any:
-    """The first true value of ``check()``, asked again every ``every`` seconds."""
-    async with asyncio.timeout(timeout):
-        while not (found := await check()):
-            await asyncio.sleep(every)
-    assert found, what
-    return found
 
 
 async def rows(url: str, table: Any = tables.games) -> list[dict[str, Any]]:

@@ -42,7 +42,8 @@ from server.requests.accounts import (
     LOGINS_PER_ADDRESS_ACCOUNT,
 )
 from tests.server.conftest import Running, StartServer
-from tests.server.support import create_bot, start_game, until
+from tests.server.support import create_bot, start_game
+from tests.support import until
 
 PASSWORD = "correct horse battery"
 

@@ -31,7 +31,8 @@ from protocol import (
 from protocol.client import Client, ServerError
 from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
-from tests.server.support import lobby_until, play, refused, start_game, until, updated, watch
+from tests.server.support import lobby_until, play, refused, start_game, updated, watch
+from tests.support import until
 
 
 async def refusal(client: Client, game: str) -> Error:

@@ -10,7 +10,6 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -27,7 +26,6 @@ from tests.server.conftest import Running, StartServer, free_port
 from tests.server.postgres import PostgresProcess
 from tests.server.support import (
     ServerProcess,
-    eventually,
     game_keys,
     http_get,
     play,
@@ -37,6 +35,7 @@ from tests.server.support import (
     start_game,
     updated,
 )
+from tests.support import until
 
 
 async def finished_game(srv: Running | str, moves: int = 2) -> str:
@@ -201,7 +200,7 @@ async def test_a_finished_game_is_archived_once_then_served_from_the_database(
         await person.send(Resign(game))
         await updated(person, game)
 
-        archived = await eventually(lambda: rows(database_url), "the game was never archived")
+        archived = await until(lambda: rows(database_url), "the game was never archived")
         assert len(archived) == 1
         row = archived[0]
         assert (row["id"], row["game_type"], row["result"], row["reason"]) == (
@@ -217,9 +216,7 @@ async def test_a_finished_game_is_archived_once_then_served_from_the_database(
         assert players == {person.player: "guest", "bot:beginner": "level"}
 
         # After the grace period Redis holds nothing of the game...
-        await eventually(
-            lambda: _gone(srv.redis_url, game), "the game's keys outlived the grace period"
-        )
+        await until(lambda: _gone(srv.redis_url, game), "the game's keys outlived the grace period")
         # ...and its record, positions and trace come from the database.
         status, _, body = await http_get(f"{srv.http_url}/games/{game}.txt")
         assert (status, body.decode()) == (200, f"Base;InProgress;White[2];{row['moves']}\n")
@@ -249,8 +246,8 @@ async def test_two_processes_archive_each_game_once(
         games = [await finished_game(one if n % 2 else two, moves=n % 3) for n in range(6)]
         # Both sweep the same games at once, besides their own loops.
         await asyncio.gather(one.hub.archive.sweep_once(60), two.hub.archive.sweep_once(60))
-        await eventually(lambda: _all_archived(database_url, games), "not every game was archived")
-        await eventually(lambda: _none_over(one.redis_url, games), "left in hive:over")
+        await until(lambda: _all_archived(database_url, games), "not every game was archived")
+        await until(lambda: _none_over(one.redis_url, games), "left in hive:over")
         assert one.hub.archive.written + two.hub.archive.written == len(games)
         assert sorted(row["id"] for row in await rows(database_url)) == sorted(games)
 
@@ -271,7 +268,7 @@ async def test_a_game_that_cannot_be_archived_does_not_stop_the_others(
         await redis.hset("hive:g:{zzzzzzzz}", "r", b"not a record")
         await redis.zadd("hive:over", {"zzzzzzzz": 0})  # first in line, every round
         game = await finished_game(srv)
-        archived = await eventually(lambda: rows(database_url), "the good game was not archived")
+        archived = await until(lambda: rows(database_url), "the good game was not archived")
         assert [row["id"] for row in archived] == [game]
         assert await redis.zscore("hive:over", "zzzzzzzz") is not None  # still waiting
 
@@ -285,22 +282,15 @@ async def test_a_restart_leaves_archived_games_alone(
         database_url=database_url, archive_grace=1000.0, archive_interval=0.05
     ) as srv:
         game = await finished_game(srv)
-        await eventually(lambda: _out_of_over(srv.redis_url, game), "never archived")
+        await until(lambda: _out_of_over(srv.redis_url, game), "never archived")
     async with start_server(
         database_url=database_url, archive_grace=5000.0, archive_interval=0.05
     ) as srv:
         rounds = srv.hub.archive.rounds
-        await eventually(_async(lambda: srv.hub.archive.rounds > rounds), "no sweep")
+        await until(lambda: srv.hub.archive.rounds > rounds, "no sweep")
         assert await _out_of_over(srv.redis_url, game)
         assert 0 < await srv.hub.store.redis.ttl(f"hive:g:{{{game}}}") <= 1000
         assert srv.hub.archive.written == 0
-
-
-def _async(condition: Callable[[], bool]) -> Callable[[], Awaitable[bool]]:
-    async def check() -> bool:
-        return condition()
-
-    return check
 
 
 async def test_a_game_killed_before_its_archive_is_archived_by_the_next_sweep(
@@ -320,11 +310,9 @@ async def test_a_game_killed_before_its_archive_is_archived_by_the_next_sweep(
         assert await process.stop(signal.SIGKILL) == -signal.SIGKILL
     assert await rows(database_url) == []
     async with start_server(database_url=database_url, archive_interval=0.05) as srv:
-        archived = await eventually(lambda: rows(database_url), "never archived")
+        archived = await until(lambda: rows(database_url), "never archived")
         assert [row["id"] for row in archived] == [game]
-        await eventually(
-            lambda: _out_of_over(redis_server.url, game), "still listed as not archived"
-        )
+        await until(lambda: _out_of_over(redis_server.url, game), "still listed as not archived")
         assert srv.hub.archive.written == 1
 
 
@@ -345,12 +333,12 @@ async def test_games_go_on_while_the_database_is_down(
             status, _, body = await http_get(f"{srv.http_url}/healthz")
             assert (status, json.loads(body)["status"]) == (200, "ok")
             assert b"hive:over" in await game_keys(srv.redis_url, game)
-            await eventually(lambda: _behind(srv), "the metrics do not show the archive behind")
+            await until(lambda: _behind(srv), "the metrics do not show the archive behind")
         finally:
             postgres_server.restart()
-        archived = await eventually(lambda: rows(url), "not archived once the database came back")
+        archived = await until(lambda: rows(url), "not archived once the database came back")
         assert [row["id"] for row in archived] == [game]
-        figures = await eventually(lambda: _caught_up(srv), "the metrics never caught up")
+        figures = await until(lambda: _caught_up(srv), "the metrics never caught up")
         assert figures["hive_games_archived_total"] == 1
 
 

@@ -28,10 +28,10 @@ from tests.server.support import (
     read_until,
     stalled,
     start_game,
-    until,
     updated,
     watch,
 )
+from tests.support import until
 
 LIMIT = 16_384
 FRAME = 8_192

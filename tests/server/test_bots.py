@@ -17,6 +17,7 @@ from protocol import CreateGame, Resign, TimeControl, Update
 from protocol.client import Client
 from tests.server.conftest import Running
 from tests.server.support import http_get, play, updated
+from tests.support import until
 
 MAX_PLIES = 300
 """A random player may lock its own pieces where no bot piece can reach its Queen's last gap
@@ -118,7 +119,7 @@ async def test_cheap_levels_do_not_wait_behind_expensive_ones() -> None:
 
     try:
         experts = [asyncio.create_task(move("expert", f"game{n}")) for n in range(3)]
-        await asyncio.sleep(0)  # they queue first
+        await until(lambda: pool.queued == 3, "the expert moves are asked first")
         await move("beginner", "fast")
         assert finished == ["beginner"]
         await asyncio.gather(*experts)

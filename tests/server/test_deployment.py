@@ -12,7 +12,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from server.settings import Settings, available_cores
 from tests.server.conftest import free_port
 from tests.server.deployment import ROOT, compose_text, system_tool
 from tests.server.support import http_get, updated
+from tests.support import until_blocking
 
 DOCKERFILE = ROOT / "Dockerfile"
 TO_JSON = "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"
@@ -104,15 +104,15 @@ def test_redis_has_a_memory_limit_and_a_stated_policy(tmp_path: Path) -> None:
     )
     try:
         client = redis.Redis(port=port, socket_connect_timeout=1)
-        give_up = time.monotonic() + 10
-        while True:
+
+        def answers() -> bool:
             try:
-                client.ping()
-                break
+                return bool(client.ping())
             except redis.exceptions.ConnectionError:
                 assert process.poll() is None, "redis-server refused the compose arguments"
-                assert time.monotonic() < give_up, "redis-server does not answer"
-                time.sleep(0.05)  # polling another process until it listens
+                return False
+
+        until_blocking(answers, "redis-server answers", timeout=10)
         assert client.config_get("maxmemory") == {"maxmemory": str(1 << 30)}
         assert client.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
         client.close()

@@ -39,6 +39,7 @@ from tests.server.support import (
     updated,
     watch,
 )
+from tests.support import until
 
 
 async def test_redis_going_away_is_answered_with_unavailable_and_the_server_recovers(
@@ -178,14 +179,17 @@ async def test_a_frozen_redis_is_answered_unavailable_in_seconds_and_healthz_say
 
 
 async def until_health(srv: Running, status: int) -> dict[str, object]:
-    """Ask /healthz until it answers ``status``; its body."""
-    async with asyncio.timeout(30):
-        while True:
-            answer, _, body = await http_get(f"{srv.http_url}/healthz")
-            if answer == status:
-                found: dict[str, object] = json.loads(body)
-                return found
-            await asyncio.sleep(0.05)  # the heartbeat notices within a second
+    """Ask /healthz until it answers ``status`` (the heartbeat notices within a second); its
+    body."""
+
+    async def answered() -> dict[str, object] | None:
+        answer, _, body = await http_get(f"{srv.http_url}/healthz")
+        if answer != status:
+            return None
+        found: dict[str, object] = json.loads(body)
+        return found
+
+    return await until(answered, f"/healthz answers {status}", every=0.05)
 
 
 async def test_the_embedded_redis_is_started_again_when_it_dies(tmp_path: Path) -> None:
@@ -203,15 +207,20 @@ async def test_the_embedded_redis_is_started_again_when_it_dies(tmp_path: Path) 
             w, b = await updated(white, game_id), await updated(black, game_id)
             pid = int((tmp_path / "redis" / "redis.pid").read_text())
             written = Redis(unix_socket_path=str(tmp_path / "redis" / "redis.sock"))
-            async with asyncio.timeout(10):
-                while int(written.info("persistence")["aof_buffer_length"]):
-                    await asyncio.sleep(0.05)  # a sync is slow: Redis holds the write back
+            await until(  # a sync is slow: Redis holds the write back
+                lambda: not int(written.info("persistence")["aof_buffer_length"]),
+                "Redis has written what it acknowledged",
+                timeout=10,
+                every=0.05,
+            )
             written.close()
             os.kill(pid, signal.SIGKILL)
             pidfile = tmp_path / "redis" / "redis.pid"
-            async with asyncio.timeout(30):
-                while not pidfile.exists() or int(pidfile.read_text() or 0) in (0, pid):
-                    await asyncio.sleep(0.05)  # the supervisor starts a new redis-server
+            await until(
+                lambda: pidfile.exists() and int(pidfile.read_text() or 0) not in (0, pid),
+                "the supervisor starts a new redis-server",
+                every=0.05,
+            )
             await until_health(srv, 200)
             for _ in range(3):  # a client told ``unavailable`` sends its move again
                 await play(black, b, "bS1 wS1-")

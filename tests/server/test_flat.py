@@ -10,7 +10,8 @@ import redis.asyncio as aioredis
 from protocol import Resign
 from protocol.client import Client
 from tests.server.conftest import StartServer
-from tests.server.support import eventually, start_game, updated
+from tests.server.support import start_game, updated
+from tests.support import until
 
 GLOBAL_KEYS = {
     b"hive:heartbeat",
@@ -47,7 +48,7 @@ async def test_guests_and_finished_games_leave_nothing_that_lasts(
             keys = await lasting(srv.redis_url)
             return not any(game.encode() in key for key in keys) and b"hive:over" not in keys
 
-        await eventually(settled, "the finished game is still in Redis")
+        await until(settled, "the finished game is still in Redis")
         keys = await lasting(srv.redis_url)
         forever = {key for key, ttl in keys.items() if ttl == -1}
         assert forever <= GLOBAL_KEYS, forever - GLOBAL_KEYS
@@ -80,5 +81,5 @@ async def test_a_guest_expires_only_with_no_game_in_progress(start_server: Start
         async def expired() -> bool:
             return not await redis.exists(idle_key)
 
-        await eventually(renewed, "a guest in a game in progress was left to expire")
-        await eventually(expired, "a guest with no game did not expire")
+        await until(renewed, "a guest in a game in progress was left to expire")
+        await until(expired, "a guest with no game did not expire")

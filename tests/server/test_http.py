@@ -27,29 +27,10 @@ from server.game.clock import now_ms
 from server.settings import Settings, from_args
 from tests.hive.support import ANTS, SWAP, SWAP_BACK
 from tests.server.conftest import Running, StartServer
-from tests.server.support import finished, http_get, play, scrape, start_game, updated
+from tests.server.support import finished, http_get, play, raw_http, scrape, start_game, updated
 
 REPETITION = ["wQ \\wS1", "bQ bS1/", "wQ -wS1", "bQ bS1-"]
 """Four moves that bring the queens back where they were (without the repetition draw)."""
-
-
-async def raw_http(srv: Running, request: bytes) -> tuple[int, dict[str, str], bytes]:
-    """Send ``request`` as it is; the answer's status, headers (lower-case names) and body."""
-    host, port = srv.http_url.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    try:
-        writer.write(request)
-        await writer.drain()
-        head = await reader.readuntil(b"\r\n\r\n")
-        status_line, *lines = head.decode("latin-1").split("\r\n")
-        headers = {
-            name.lower(): value.strip()
-            for name, _, value in (line.partition(":") for line in lines if line)
-        }
-        body = await reader.readexactly(int(headers.get("content-length", "0")))
-        return int(status_line.split()[1]), headers, body
-    finally:
-        writer.close()
 
 
 def get(path: str) -> bytes:

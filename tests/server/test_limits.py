@@ -41,7 +41,8 @@ from server.embedded import RedisProcess
 from server.game.clock import now_ms
 from server.storage.limits import Bucket
 from tests.server.conftest import Running, StartServer
-from tests.server.support import ServerProcess, http_get, start_game, until, updated
+from tests.server.support import ServerProcess, http_get, start_game, updated
+from tests.support import until
 
 
 def test_a_bucket_gives_its_burst_then_its_rate() -> None:
@@ -123,7 +124,7 @@ async def test_a_flood_in_one_write_is_closed_at_once(srv: Running) -> None:
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == CloseCode.POLICY_VIOLATION
         assert replies < 81  # not every ping was answered
-    await until(lambda: not srv.hub.connections.sessions, "the connection is still open", 5)
+    await until(lambda: not srv.hub.connections.sessions, "the connection is still open", timeout=5)
 
 
 async def test_games_created_are_limited_per_player_across_connections(

@@ -3,7 +3,6 @@ its own (``--metrics-port``), never on the public one."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import time
@@ -12,15 +11,8 @@ from protocol import CreateGame, Error, ErrorCode, Play, Resign, Update
 from server.edge.metrics import version
 from server.embedded import RedisProcess
 from tests.server.conftest import Running, StartServer
-from tests.server.support import (
-    http_get,
-    play,
-    scrape,
-    start_game,
-    until,
-    updated,
-    watch,
-)
+from tests.server.support import http_get, play, scrape, start_game, updated, watch
+from tests.support import until
 
 
 async def test_metrics_count_connections_games_moves_and_refusals(srv: Running) -> None:
@@ -132,9 +124,12 @@ async def test_metrics_measure_the_event_loops_lag(srv: Running) -> None:
     before = await scrape(srv)
     assert before[total] - before[late] == 0
     time.sleep(0.8)  # the fault: the loop held up (not a wait for anything)
-    async with asyncio.timeout(10):
-        while (after := await scrape(srv))[total] == after[late]:
-            pass  # the next measurement, within half a second
+
+    async def measured() -> dict[str, float] | None:
+        figures = await scrape(srv)
+        return figures if figures[total] != figures[late] else None
+
+    after = await until(measured, "the next measurement, within half a second", timeout=10)
     assert after[total] - after[late] == 1  # one timer over 0.25 s late
 
 

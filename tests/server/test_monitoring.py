@@ -10,7 +10,6 @@ import json
 import re
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
@@ -23,6 +22,7 @@ from server.embedded import RedisProcess
 from tests.server.conftest import free_port
 from tests.server.deployment import ROOT, compose_text, system_tool
 from tests.server.support import ServerProcess
+from tests.support import until
 
 DEPLOY = ROOT / "deploy"
 ALERTS = {
@@ -114,15 +114,16 @@ async def test_prometheus_scrapes_every_server_process(
         targets = [address for _, address in servers]
         async with prometheus(tmp_path / "prometheus", targets) as url:
             # The first scrape comes within one scrape_interval (15 s) of the start.
-            give_up = time.monotonic() + 90
-            while True:
+            active: list[Any] = []
+
+            async def all_up() -> bool:
+                nonlocal active
                 found = await asyncio.to_thread(_api, f"{url}/api/v1/targets")
                 active = [] if found is None else found["activeTargets"]
                 health = {t["labels"]["instance"]: t["health"] for t in active}
-                if health == dict.fromkeys(targets, "up"):
-                    break
-                assert time.monotonic() < give_up, f"targets not up within 90 s: {active}"
-                await asyncio.sleep(0.5)  # polling another process
+                return health == dict.fromkeys(targets, "up")
+
+            await until(all_up, lambda: f"every target up: {active}", timeout=90, every=0.5)
             built = await asyncio.to_thread(_api, f"{url}/api/v1/query?query=hive_build_info")
             assert {r["metric"]["instance"] for r in built["result"]} == set(targets)
             rules = await asyncio.to_thread(_api, f"{url}/api/v1/rules")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from protocol import ClaimWin, Error, ErrorCode, Presence
 from server.game.clock import now_ms
 from tests.server.conftest import StartServer
-from tests.server.support import start_game, until, watch
+from tests.server.support import start_game, watch
+from tests.support import until
 
 
 async def test_a_spectator_is_counted_on_the_players_pages_without_a_move(

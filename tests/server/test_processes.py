@@ -50,10 +50,10 @@ from tests.server.support import (
     refused,
     scrape,
     start_game,
-    until,
     updated,
     watch,
 )
+from tests.support import until
 
 
 @contextlib.asynccontextmanager

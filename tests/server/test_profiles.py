@@ -14,10 +14,9 @@ import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Final
 
 import pytest
-from sqlalchemy import update
 
 from protocol import (
     LEADERBOARD_SHOWN,
@@ -37,7 +36,6 @@ from protocol import (
     Profile,
     RatingPoint,
     Resign,
-    Result,
     Seat,
     SignUp,
     SpeedRating,
@@ -49,83 +47,28 @@ from server.archive.db import tables
 from server.edge import http
 from server.game.clock import now_ms
 from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD
-from server.game.record import Record
 from server.live.session import LOOKUP_BURST
 from server.requests import profiles
+from tests.server.archived import (
+    BEGINNER,
+    CLOCK,
+    DAY_MS,
+    HARD,
+    MOVES,
+    PASSWORD,
+    archive,
+    ask,
+    finished,
+    insert,
+    point,
+    rate,
+    rating,
+)
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
-from tests.server.support import finished as finished_record
 from tests.server.support import play, start_game, updated
 
-PASSWORD: Final = "correct horse battery"
-CLOCK: Final = TimeControl("clock", 180, 2)
 DAYS: Final = TimeControl("days", days=3)
-HARD: Final = Seat("bot:hard", "hard bot", "hard", account="bot")
-BEGINNER: Final = Seat("bot:beginner", "beginner bot", "beginner", account="bot")
-DAY_MS: Final = 24 * 3600 * 1000
-MOVES: Final = ("wS1", "bS1 wS1-", "wQ -wS1")
-
-
-def finished(
-    game: str,
-    white: Seat,
-    black: Seat,
-    result: Result | None,
-    reason: str,
-    ended: int,
-    *,
-    time: TimeControl = CLOCK,
-    moves: tuple[str, ...] = MOVES,
-) -> Record:
-    """A finished Base game as the archive is given it (a blitz clock, three moves unless
-    told otherwise)."""
-    return finished_record(game, white, black, result, reason, ended, time=time, moves=moves)
-
-
-async def archive(srv: Running, *records: Record) -> None:
-    for record in records:
-        assert await srv.hub.archive.write(record)
-
-
-async def rate(srv: Running, game: str, **columns: Any) -> None:
-    """Give an archived game what a rated game has (its speed, ratings before, changes)."""
-    async with srv.hub.database.engine.begin() as connection:
-        await connection.execute(
-            update(tables.games)
-            .where(tables.games.c.id == game)
-            .values(rated=True, speed="blitz", **columns)
-        )
-
-
-async def insert(srv: Running, table: Any, rows: list[dict[str, Any]]) -> None:
-    async with srv.hub.database.engine.begin() as connection:
-        await connection.execute(table.insert(), rows)
-
-
-def rating(
-    player: str,
-    speed: str,
-    value: float,
-    rd: float,
-    games: int,
-    updated: int,
-    opponents: int = LEADERBOARD_OPPONENTS,
-) -> dict[str, Any]:
-    return {
-        "player": player,
-        "speed": speed,
-        "rating": value,
-        "rd": rd,
-        "volatility": 0.06,
-        "games": games,
-        "updated": updated,
-        "opponents": opponents,
-    }
-
-
-def point(player: str, game: str, at: int, value: float) -> dict[str, Any]:
-    """A row of rating history: a blitz rating after a game."""
-    return {"player": player, "game": game, "speed": "blitz", "at": at, "rating": value, "rd": 99.0}
 
 
 @contextlib.asynccontextmanager
@@ -135,15 +78,6 @@ async def account(srv: Running, nickname: str, name: str) -> AsyncIterator[Clien
         await client.send(SignUp(name, PASSWORD))
         assert await client.expect(Account) == Account(client.player, name)
         yield client
-
-
-async def ask(client: Client, message: GetProfile | GetLeaderboard) -> Any:
-    """The answer to ``message``: the profile or leaderboard, or the error."""
-    await client.send(message)
-    while True:
-        answer = await client.recv()
-        if isinstance(answer, Profile | Leaderboard | Error):
-            return answer
 
 
 async def lives(client: Client) -> None:

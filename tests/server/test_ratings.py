@@ -41,7 +41,6 @@ from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
 from tests.server.support import (
     create_bot,
-    eventually,
     finished,
     game_keys,
     lobby_until,
@@ -50,6 +49,7 @@ from tests.server.support import (
     updated,
     watch,
 )
+from tests.support import until
 
 PASSWORD = "correct horse battery"
 RAPID = TimeControl("clock", 600, 0)  # 600 s: rapid
@@ -304,7 +304,7 @@ async def test_casual_and_aborted_games_change_no_rating(
             pass
         assert (update.state.reason, update.state.result) == ("aborted", None)
         for game in (casual, aborted):
-            await eventually(functools.partial(_archived, srv, game), f"{game} never archived")
+            await until(functools.partial(_archived, srv, game), f"{game} never archived")
             record = await srv.hub.store.get(game)
             assert record is not None and record.rating_changes == []
             assert await rated_events(srv, game) == []
@@ -360,7 +360,7 @@ async def test_only_fought_games_count_and_so_many_of_a_pair_a_day(
             (None, 2),
         ]
         for game, _, _ in outcomes:
-            await eventually(functools.partial(_archived, srv, game), f"{game} never archived")
+            await until(functools.partial(_archived, srv, game), f"{game} never archived")
         archived = mine(await rows(database_url), "id")
         assert [archived[game,]["rated"] for game, _, _ in outcomes] == [
             False,
@@ -394,7 +394,7 @@ async def test_the_archive_says_account_for_an_account_and_for_a_guest_who_signs
         game, started = await start(ann, gus)
         assert started.state.black is not None and started.state.black.account == "guest"
         await finish(ann, gus, game, started, loser=gus)
-        await eventually(functools.partial(_archived, srv, game), "never archived")
+        await until(functools.partial(_archived, srv, game), "never archived")
         kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
         assert kinds == {ann.player: "account", gus.player: "guest"}
         await gus.send(SignUp("gus", PASSWORD))
@@ -411,7 +411,7 @@ async def test_the_archive_says_account_for_an_account_and_for_a_guest_who_signs
             await hal.send(SignUp("hal", PASSWORD))
             await hal.expect(Account)
             await finish(ann, hal, game, started, loser=hal)
-            await eventually(functools.partial(_archived, srv, game), "never archived")
+            await until(functools.partial(_archived, srv, game), "never archived")
         kinds = {p["id"]: p["kind"] for p in await rows(database_url, tables.players)}
         assert kinds[hal.player] == "account"
 
@@ -515,7 +515,7 @@ async def test_while_the_database_is_down_rated_games_are_refused_and_ended_ones
             casual = white(await create(ann))
             assert (casual.account, casual.rating) == ("account", None)
             await finish(ann, bob, game, started, loser=bob)
-            await eventually(_archive_down(srv), "the archive never found the database down")
+            await until(_archive_down(srv), "the archive never found the database down")
         finally:
             postgres_server.restart()
         assert (await rated_event(bob, game)).state.rating_changes == FIRST_WIN
@@ -554,7 +554,7 @@ async def test_two_processes_rate_each_game_once(
                 assert len((await rated_event(client, game)).state.rating_changes) == 2
             games.append(game)
         for game in games:
-            await eventually(functools.partial(_archived, one, game), f"{game} never archived")
+            await until(functools.partial(_archived, one, game), f"{game} never archived")
             assert len(await rated_events(one, game)) == 1
         found = mine(await rows(database_url, tables.ratings), "player")
         assert [found[p,]["games"] for p in (ann.player, bob.player)] == [3, 3]
@@ -619,7 +619,7 @@ async def test_a_kill_between_the_rating_and_its_event_still_tells_once(
         Client.connect(srv.ws_url, nickname="cid") as cid,
     ):
         archive = srv.hub.archive
-        await eventually(_first_round(srv), "the sweep never went round")
+        await until(_first_round(srv), "the sweep never went round")
         # The game, ended by a process that then died: committed to Redis, not archived.
         record = _finished(ann, bob)
         end = Event(record.version, "over", record.ended or 0, "WhiteWins", "resign")
@@ -658,7 +658,7 @@ async def test_a_kill_before_an_unrated_event_still_tells_once(
         accounts(srv, "ann", "bob") as (ann, bob),
     ):
         archive = srv.hub.archive
-        await eventually(_first_round(srv), "the sweep never went round")
+        await until(_first_round(srv), "the sweep never went round")
         record = replace(_finished(ann, bob), moves=list(FOUGHT[:3]))
         end = Event(record.version, "over", record.ended or 0, "WhiteWins", "resign")
         assert await srv.hub.store.commit(record, end, expected=0, deadline=None)

@@ -4,8 +4,6 @@ a bot's."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from protocol import (
@@ -21,6 +19,7 @@ from server.game import names
 from server.storage.players import token_hash
 from tests.server.conftest import StartServer
 from tests.server.support import closed_with
+from tests.support import until
 
 
 async def test_a_session_lasts_its_ttl_from_its_last_use(start_server: StartServer) -> None:
@@ -45,10 +44,14 @@ async def test_a_session_lasts_its_ttl_from_its_last_use(start_server: StartServ
 
 
 async def until_ttl(srv: object, key: str, above: int) -> None:
+    """Wait until ``key`` lives more than ``above`` seconds (the server renews it when it
+    notices the close)."""
     redis = srv.hub.store.redis  # type: ignore[attr-defined]
-    async with asyncio.timeout(30):
-        while await redis.ttl(key) <= above:
-            await asyncio.sleep(0.01)  # the server renews it when it notices the close
+
+    async def renewed() -> bool:
+        return bool(await redis.ttl(key) > above)
+
+    await until(renewed, f"{key} is renewed beyond {above} s")
 
 
 async def test_logout_ends_the_session_on_every_process(start_server: StartServer) -> None:

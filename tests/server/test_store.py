@@ -20,6 +20,7 @@ from server.storage.codec import pack_event, unpack_event
 from server.storage.liveness import WINDOW_PARTS, rate_key, window_part
 from server.storage.players import token_hash
 from server.storage.store import Store, game_key
+from tests.support import until
 
 
 @pytest.fixture
@@ -280,6 +281,8 @@ async def flood(store: Store, what: str, seconds: float, times: list[int]) -> li
 
 async def until_gone(store: Store, key: str) -> None:
     """Wait until ``key`` has expired (Redis is asked every 50 ms, for 5 s at most)."""
-    async with asyncio.timeout(5):
-        while await store.redis.exists(key):
-            await asyncio.sleep(0.05)
+
+    async def gone() -> bool:
+        return not await store.redis.exists(key)
+
+    await until(gone, f"{key} has expired", timeout=5, every=0.05)

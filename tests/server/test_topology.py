@@ -16,10 +16,9 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 import redis.asyncio as aioredis
@@ -45,24 +44,9 @@ from tests.server.support import (
     updated,
     watch,
 )
+from tests.support import until
 
 HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
-
-_T = TypeVar("_T")
-
-
-async def until(
-    check: Callable[[], Awaitable[_T | None]], what: str, *, timeout: float = 20.0
-) -> _T:
-    """Poll ``check`` until it returns something other than None; fail after ``timeout``."""
-    give_up = time.monotonic() + timeout
-    while True:
-        found = await check()
-        if found is not None:
-            return found
-        if time.monotonic() > give_up:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        await asyncio.sleep(0.05)  # polling a condition in other processes
 
 
 def _answered_from(port: int) -> int | None:
