@@ -15,6 +15,7 @@ from server.embedded import RedisProcess
 from server.game import match
 from server.game.clock import now_ms
 from server.game.record import Record
+from server.live.locks import Locks
 from server.storage.channels import CONTROL_CHANNEL
 from server.storage.codec import pack_event, unpack_event
 from server.storage.liveness import WINDOW_PARTS, rate_key, window_part
@@ -283,3 +284,28 @@ async def until_gone(store: Store, key: str) -> None:
     async with asyncio.timeout(5):
         while await store.redis.exists(key):
             await asyncio.sleep(0.05)
+
+
+async def test_locks_by_key_serve_in_order_and_exist_only_while_used() -> None:
+    """``Locks.hold`` (server.live.locks): one holder at a time, waiters in order, a waiter
+    cancelled before its turn leaves nothing behind, and the key's lock goes with its last
+    user."""
+    locks = Locks()
+    order: list[int] = []
+
+    async def user(number: int) -> None:
+        async with locks.hold("g"):
+            order.append(number)
+            assert locks.busy("g") and len(locks) == 1
+            await asyncio.sleep(0.01)
+
+    users = [asyncio.create_task(user(n)) for n in range(3)]
+    await asyncio.sleep(0.001)
+    users[1].cancel()  # waiting for the lock
+    await asyncio.gather(*users, return_exceptions=True)
+    assert order == [0, 2]
+    assert not locks.busy("g") and len(locks) == 0
+    with pytest.raises(ValueError):
+        async with locks.hold("g"):
+            raise ValueError("in the block")
+    assert not locks.busy("g")
