@@ -10,8 +10,9 @@ prefix, /tmp/probe by default) and more:
 - ``counters``: per change committed in the window (Redis's ``XADD`` count): the process's
   CPU (user and system clock ticks, 100 a second), its read and write system calls
   (``/proc/self/io``), its context switches, each Redis command's calls and Redis's bytes in
-  and out (``INFO``): ``OUT.counters.json``. The machine's other work moves the CPU a little;
-  the calls and bytes not at all.
+  and out (``INFO``), the tasks the event loop started and the garbage collector's runs and
+  seconds (``gc.callbacks``): ``OUT.counters.json``. The machine's other work moves the CPU
+  a little; the calls and bytes not at all.
 - ``profile``: ``cProfile`` over the window (``OUT.prof``, read with ``pstats``: the calls of
   each function; a coroutine counts once per resumption) and the commands (``OUT.stats.json``).
 - ``memory``: ``tracemalloc`` from the start; one snapshot in the window, by file and line
@@ -25,6 +26,7 @@ went (issue 34)", has what it found.
 
 from __future__ import annotations
 
+import asyncio
 import cProfile
 import gc
 import json
@@ -46,6 +48,32 @@ GAMES: Final = int(os.environ.get("PROBE_GAMES", "1000"))
 DELAY: Final = float(os.environ.get("PROBE_DELAY", "3"))
 
 _profile = cProfile.Profile()
+_loop: dict[str, float] = {"tasks": 0, "collections": 0, "collected_seconds": 0.0, "since": 0.0}
+
+
+def _count_task(loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Task[Any]:
+    _loop["tasks"] += 1
+    return asyncio.Task(coro, loop=loop, **options)
+
+
+def _timed_collection(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _loop["since"] = time.perf_counter()
+    else:
+        _loop["collections"] += 1
+        _loop["collected_seconds"] += time.perf_counter() - _loop["since"]
+
+
+def _start_counting(signum: int, frame: FrameType | None) -> None:
+    asyncio.get_running_loop().set_task_factory(_count_task)
+    gc.callbacks.append(_timed_collection)
+
+
+def _stop_counting(signum: int, frame: FrameType | None) -> None:
+    asyncio.get_running_loop().set_task_factory(None)
+    gc.callbacks.remove(_timed_collection)
+    with open(f"{OUT}.loop.json", "w") as out:
+        json.dump({key: value for key, value in _loop.items() if key != "since"}, out)
 
 
 def _redis_url() -> str:
@@ -126,14 +154,16 @@ def _watch(main: int) -> None:
     if MODE == "memory":
         signal.pthread_kill(main, signal.SIGUSR1)
         return
-    if MODE == "profile":
-        signal.pthread_kill(main, signal.SIGUSR1)
+    signal.pthread_kill(main, signal.SIGUSR1)
     time.sleep(WINDOW)
-    if MODE == "profile":
-        signal.pthread_kill(main, signal.SIGUSR2)
+    signal.pthread_kill(main, signal.SIGUSR2)
     found = _per_change(before, _redis_figures(client))
     if MODE == "counters":
         after = _process_figures()
+        time.sleep(0.5)  # for the loop's own figures (``_stop_counting``)
+        with open(f"{OUT}.loop.json") as written:
+            loop = json.load(written)
+        found["loop"] = {key: value / found["changes"] for key, value in loop.items()}
         found["process"] = {key: (after[key] - process[key]) / found["changes"] for key in after}
     with open(f"{OUT}.{MODE}.json", "w") as out:
         json.dump(found, out, indent=1)
@@ -148,6 +178,9 @@ def main() -> int:
     elif MODE == "profile":
         signal.signal(signal.SIGUSR1, _start_profile)
         signal.signal(signal.SIGUSR2, _stop_profile)
+    else:
+        signal.signal(signal.SIGUSR1, _start_counting)
+        signal.signal(signal.SIGUSR2, _stop_counting)
     errors = open(f"{OUT}.stderr", "w")  # noqa: SIM115 (open for the process's life)
     os.dup2(errors.fileno(), 2)
     threading.Thread(target=_watch, args=(threading.get_ident(),), daemon=True).start()
