@@ -61,7 +61,6 @@ class Board:
         "hex_of",
         "marks",
         "shape",
-        "stamp",
         "top",
         "under",
     )
@@ -76,14 +75,25 @@ class Board:
 
     def _scratch(self) -> None:
         """Scratch lists indexed by hex, so that no search of the board allocates one: ``marks``
-        and ``stamp`` for move generation (``new_stamp``), ``_order`` and ``_low`` for
-        ``articulation_points`` (all zero between its calls), and that method's results by
-        shape."""
-        self.marks: list[int] = [0] * CELLS
-        self.stamp = 0
+        for move generation (``new_stamp``; its last item, after the hexes', is the last
+        stamp given), ``_order`` and ``_low`` for ``articulation_points`` (all zero between
+        its calls), and that method's results by shape."""
+        self.marks: list[int] = [0] * (CELLS + 1)
         self._order: list[int] = [0] * CELLS
         self._low: list[int] = [0] * CELLS
         self._points: dict[int, list[int]] = {}
+
+    def share_scratch(self, other: Board) -> None:
+        """Use the scratch lists and kept articulation points of ``other`` from now on, and
+        drop this board's own (24 KiB): for many boards kept at once and used one at a time,
+        as a server keeps the games it serves. Boards that share them must be used by one
+        thread, and one at a time (a move generation or an ``articulation_points`` call
+        finishes before another board's starts); a copy gets scratch of its own. The kept
+        articulation points depend only on the shape, so they hold for every board."""
+        self.marks = other.marks
+        self._order = other._order
+        self._low = other._low
+        self._points = other._points
 
     def copy(self) -> Board:
         """An independent board with the same stacks."""
@@ -101,14 +111,16 @@ class Board:
         (``marks[h] = stamp``), and forgets them all by asking for the next one.
 
         Stamps stay below 256, small integers that the compiled build stores in the list
-        without allocating: after the 255th, the list is cleared and they start again at 1."""
-        stamp = self.stamp + 1
+        without allocating: after the 255th, the list is cleared and they start again at 1.
+        The last stamp given is kept in the list itself (``marks[CELLS]``), so that boards
+        sharing the list (``share_scratch``) never give the same one."""
+        marks = self.marks
+        stamp = marks[CELLS] + 1
         if stamp > 255:
-            marks = self.marks
             for h in range(CELLS):
                 marks[h] = 0
             stamp = 1
-        self.stamp = stamp
+        marks[CELLS] = stamp
         return stamp
 
     def mark_ring(self, h: int) -> int:

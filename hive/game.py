@@ -19,6 +19,7 @@ from hive.pieces import (
     BUG_OF,
     COLOR_OF,
     FIRST_OF,
+    MEMBERS,
     NAMES,
     NUM_PIECES,
     Bug,
@@ -211,7 +212,7 @@ class Game:
     def next_in_hand(self, color: int) -> list[Piece]:
         """The lowest-numbered piece of each bug the player still has in hand (``wS1`` before
         ``wS2``), in bug order: the pieces that player may place, rules of the turn aside."""
-        return [Piece(p) for p in self._next_in_hand(color)]
+        return [MEMBERS[p] for p in self._next_in_hand(color)]
 
     def _next_in_hand(self, color: int) -> list[int]:
         """``next_in_hand`` as plain integers, for move generation."""
@@ -227,7 +228,7 @@ class Game:
     def hand(self, color: int) -> list[Piece]:
         """Every piece the player still has in hand, in bug then number order."""
         hex_of = self.board.hex_of
-        return [Piece(p) for ps in self._bug_pieces[color] for p in ps if hex_of[p] == HAND]
+        return [MEMBERS[p] for ps in self._bug_pieces[color] for p in ps if hex_of[p] == HAND]
 
     def queen_placed(self, color: int) -> bool:
         return self.board.hex_of[FIRST_OF[color][Bug.QUEEN]] != HAND

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from hive.board import EMPTY, HAND, Board
 from hive.errors import HiveError
 from hive.hexes import DIRECTIONS, MASK, NEIGHBORS, SIZE, axial
-from hive.pieces import NUM_PIECES, Piece
+from hive.pieces import MEMBERS, NUM_PIECES, Piece
 
 Axial = tuple[int, int]
 """Plain axial coordinates ``(q, r)``."""
@@ -70,7 +70,7 @@ class Layout:
             if h != HAND:
                 q, r = coordinates[h]
                 level = board.stack(h).index(p) if board.height[h] > 1 else 0
-                positions[Piece(p)] = (q, r, level)
+                positions[MEMBERS[p]] = (q, r, level)
         self.positions = positions
 
     def axial(self, h: int) -> Axial:

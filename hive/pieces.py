@@ -129,6 +129,11 @@ NAMES: Final = tuple(Piece(p).name for p in range(NUM_PIECES))
 """``NAMES[piece]`` is the UHP name of a piece id (``Piece(piece).name`` without building the
 enum member: the notation spells many moves)."""
 
+MEMBERS: Final = tuple(Piece(p) for p in range(NUM_PIECES))
+"""``MEMBERS[piece]`` is ``Piece(piece)``, the enum member of a piece id, from a tuple
+(calling the enum class goes through Python's enum machinery: a server's every state lists
+the pieces in hand)."""
+
 
 @dataclass(frozen=True, order=True)
 class GameType:

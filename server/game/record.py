@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from hive import Game
+from hive import Board, Game
 from protocol import (
     Color,
     ColorChoice,
@@ -26,6 +26,12 @@ from protocol import (
 GAME_ID: Final = re.compile(r"[0-9a-z]{8}")
 """What may be a game's id: eight lowercase letters or digits (``new_game_id`` makes
 hexadecimal ones; one in 43 of those is digits only)."""
+
+
+SCRATCH: Final = Board()
+"""The scratch lists every game the server replays shares (``Board.share_scratch``): the
+server's games are used in its one thread, one at a time, and without it each cached game
+would carry 24 KiB of lists, and the articulation points of every shape it went through."""
 
 
 def new_game_id() -> str:
@@ -139,8 +145,10 @@ class Record:
         return game_string(self.game_type, self.moves, self.result, self.reason)
 
     def new_game(self) -> Game:
-        """A ``hive.Game`` with this record's moves (trusted: they were checked when played)."""
+        """A ``hive.Game`` with this record's moves (trusted: they were checked when played),
+        on the shared scratch lists (``SCRATCH``)."""
         game = Game(self.game_type, repetition_draw=True)
+        game.board.share_scratch(SCRATCH)
         for move in self.moves:
             game.play_unchecked(move)
         return game

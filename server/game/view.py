@@ -40,7 +40,10 @@ def state(
     tells whether a player has a connection (a bot always has). ``legal``: with the side to
     move's legal moves (see ``with_legal``); ``layout``: the game's, if already made."""
     layout = layout or game.layout()
-    pieces = [PieceAt(str(piece), q, r, level) for piece, (q, r, level) in layout.positions.items()]
+    # NAMES[piece]: the piece's name from a tuple (``str(piece)`` reads the enum's name)
+    pieces = [
+        PieceAt(NAMES[piece], q, r, level) for piece, (q, r, level) in layout.positions.items()
+    ]
     made = StateMessage(
         id=record.id,
         game_type=record.game_type,
@@ -56,8 +59,8 @@ def state(
         clocks=clocks(record, now),
         pieces=pieces,
         legal=[],
-        hand_white=[str(p) for p in game.hand(0)],
-        hand_black=[str(p) for p in game.hand(1)],
+        hand_white=[NAMES[p] for p in game.hand(0)],
+        hand_black=[NAMES[p] for p in game.hand(1)],
         result=record.result,
         reason=record.reason,
         draw_offer=record.draw_offer,

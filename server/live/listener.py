@@ -199,11 +199,14 @@ class Listener:
         if cached is not None and cached.record.version >= version:
             return  # (before unpacking it: ``pass_on`` would find it so)
         try:
-            record = unpack(change.body)
+            # A change made here whose commit has not returned yet: as the request holds it.
+            known = self.store.committing.get(change.change) if made == "here" else None
+            record = unpack(change.body) if known is None else known[0]
             if cached is None and game_id not in cache.watchers:
                 self.lobby_feed.update(record)  # a game not followed here: its line in the lobby
             else:
-                await self.fanout.pass_on(record, unpack_event(change.event))
+                event = unpack_event(change.event) if known is None else known[1]
+                await self.fanout.pass_on(record, event)
         except STORAGE_ERRORS:
             raise
         except Exception:  # one game's failure must not stop the others' events

@@ -9,8 +9,7 @@ in use.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
+from types import TracebackType
 
 
 class Locks:
@@ -19,21 +18,9 @@ class Locks:
     def __init__(self) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 
-    @contextlib.asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        """Hold ``key``'s lock for the block."""
-        entry = self._locks.get(key)
-        if entry is None:
-            entry = self._locks[key] = (asyncio.Lock(), [0])
-        lock, users = entry
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                del self._locks[key]
+    def hold(self, key: str) -> Held:
+        """Hold ``key``'s lock for the block (``async with locks.hold(key):``)."""
+        return Held(self._locks, key)
 
     def busy(self, key: str) -> bool:
         """Whether someone holds or waits for ``key``'s lock."""
@@ -41,3 +28,45 @@ class Locks:
 
     def __len__(self) -> int:
         return len(self._locks)
+
+
+class Held:
+    """``Locks.hold``'s block: the key's lock made on entry if it is not there, and dropped
+    on exit by its last user (a class, not a generator-based context manager: a change
+    takes two of these, and the generator's machinery cost more than the lock)."""
+
+    __slots__ = ("_entry", "_key", "_locks")
+
+    def __init__(self, locks: dict[str, tuple[asyncio.Lock, list[int]]], key: str) -> None:
+        self._locks = locks
+        self._key = key
+        self._entry: tuple[asyncio.Lock, list[int]] | None = None
+
+    async def __aenter__(self) -> None:
+        entry = self._locks.get(self._key)
+        if entry is None:
+            entry = self._locks[self._key] = (asyncio.Lock(), [0])
+        self._entry = entry
+        entry[1][0] += 1
+        try:
+            await entry[0].acquire()
+        except BaseException:  # cancelled while waiting: no longer a user
+            self._leave()
+            raise
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        assert self._entry is not None
+        self._entry[0].release()
+        self._leave()
+
+    def _leave(self) -> None:
+        assert self._entry is not None
+        users = self._entry[1]
+        users[0] -= 1
+        if not users[0]:
+            del self._locks[self._key]

@@ -41,8 +41,20 @@ def from_dict(data: dict[str, Any]) -> Record:
     return Record(**values)
 
 
+def _stored(value: Any) -> Any:
+    """msgpack's hook for the dataclasses of a record: the dict of their fields (the record's
+    own ``__dict__``, its fields in order: the bytes of ``to_dict``, with no copy made), a
+    seat's without what only the view shows."""
+    fields = vars(value)
+    if type(value) is Seat:
+        return {k: v for k, v in fields.items() if k not in _SHOWN_ONLY}
+    return fields
+
+
 def pack(record: Record) -> bytes:
-    packed: bytes = msgpack.packb(to_dict(record))
+    """The stored bytes of ``record``: those of ``to_dict(record)``, packed without building
+    it (msgpack walks the lists and asks ``_stored`` for the dataclasses only)."""
+    packed: bytes = msgpack.packb(record, default=_stored)
     return packed
 
 

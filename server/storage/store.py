@@ -170,6 +170,11 @@ class Store(Players, Liveness):
         self._rewrite = redis.register_script(_REWRITE)
         self._put_trace = redis.register_script(_PUT_TRACE)
         self._count = redis.register_script(COUNT)
+        self.committing: dict[str, tuple[Record, Event]] = {}
+        """The changes being committed through this store (from the script's call to the
+        end of the index update), by change id: the listener here, which often hears of one
+        before its commit returns, takes the record and event from here instead of
+        unpacking the published ones."""
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -207,6 +212,26 @@ class Store(Players, Liveness):
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
         progress touches no other index)."""
+        if change:
+            self.committing[change] = (record, event)
+        try:
+            return await self._commit_indexed(
+                record, event, expected, deadline, indexed, change, lobby
+            )
+        finally:
+            self.committing.pop(change, None)
+
+    async def _commit_indexed(
+        self,
+        record: Record,
+        event: Event,
+        expected: int,
+        deadline: int | None,
+        indexed: tuple[str, int | None] | None,
+        change: str,
+        lobby: bool,
+    ) -> bool:
+        """``commit``'s script, then its index update."""
         body = pack(record)
         event_body = pack_event(event)
         message = Published(record.id, record.version, body, event_body, change, now_ms()).pack()

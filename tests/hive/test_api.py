@@ -490,7 +490,23 @@ def test_stamps_are_new_each_time_and_mark_ring_marks_the_six_hexes_round_one() 
         marked = {n for n in range(CELLS) if board.marks[n] == ring}
         assert marked == (set(NEIGHBORS[h]) if round_ % 2 else set())
         stamp = board.new_stamp()
-        assert stamp not in board.marks
+        assert stamp not in board.marks[:CELLS]  # (the last item is the stamp counter)
+
+
+def test_boards_sharing_scratch_give_each_other_new_stamps_and_the_same_moves() -> None:
+    """Boards on one set of scratch lists (``Board.share_scratch``, as the server keeps its
+    games) never reuse each other's stamps, and generate the moves they generate alone."""
+    games = [Game.from_game_string(STACKED_AND_THROWN), Game()]
+    alone = [sorted(map(str, game.copy().legal_moves())) for game in games]
+    first, second = games[0].board, games[1].board
+    second.share_scratch(first)
+    stamps = [board.new_stamp() for _ in range(10) for board in (first, second)]
+    assert stamps == sorted(set(stamps))  # each new, whichever board gave it
+    for _ in range(150):  # past a wrap of the stamps, the boards in turn
+        for game, moves in zip(games, alone, strict=True):
+            assert sorted(map(str, game.legal_moves())) == moves
+            game.push(game.legal_moves()[0])  # (generated again after the pop)
+            game.pop()
 
 
 def test_board_copy_is_independent() -> None:

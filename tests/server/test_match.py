@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgpack
 import pytest
 
 from protocol import ErrorCode, ProtocolError, Seat, TimeControl
@@ -103,6 +104,25 @@ def test_a_record_survives_its_storage_form() -> None:
     record, _ = social.mute(record, "a", "c", True, 7)
     record = replace(record, draw_offer="white", origin="0f0f", spectator_chat=False)
     assert codec.from_dict(codec.to_dict(record)) == record
+
+
+def test_pack_gives_the_bytes_of_the_storage_form() -> None:
+    """``codec.pack`` packs the record without building ``to_dict`` (msgpack's hook): the same
+    bytes, seats without ``connected`` whatever they hold."""
+    record = started(TimeControl("clock", 60, 2))
+    record = move(record, "a", "wS1", 5)
+    record, _ = social.chat(record, "c", "cy", "gl", 6)
+    white, black = record.white, record.black
+    assert white is not None and black is not None
+    record = replace(
+        record,
+        white=replace(white, connected=True, rating=1500),
+        challenge=replace(black, connected=True),
+    )
+    assert codec.pack(record) == msgpack.packb(codec.to_dict(record))
+    assert codec.unpack(codec.pack(record)) == replace(
+        record, white=replace(white, rating=1500), challenge=black
+    )
 
 
 def test_a_record_stored_before_chat_had_ids_and_mutes_loads() -> None:

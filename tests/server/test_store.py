@@ -15,6 +15,7 @@ from server.embedded import RedisProcess
 from server.game import match
 from server.game.clock import now_ms
 from server.game.record import Record
+from server.live.locks import Locks
 from server.storage.channels import CONTROL_CHANNEL
 from server.storage.codec import pack_event, unpack_event
 from server.storage.liveness import WINDOW_PARTS, rate_key, window_part
@@ -286,3 +287,33 @@ async def until_gone(store: Store, key: str) -> None:
         return not await store.redis.exists(key)
 
     await until(gone, f"{key} has expired", timeout=5, every=0.05)
+
+
+async def test_locks_by_key_serve_in_order_and_exist_only_while_used() -> None:
+    """``Locks.hold`` (server.live.locks): one holder at a time, waiters in order, a waiter
+    cancelled before its turn leaves nothing behind, and the key's lock goes with its last
+    user."""
+    locks = Locks()
+    order: list[int] = []
+    release = asyncio.Event()
+
+    async def user(number: int) -> None:
+        async with locks.hold("g"):
+            order.append(number)
+            assert locks.busy("g") and len(locks) == 1
+            if number == 0:
+                await release.wait()
+
+    # The three start in order on the loop's next turn: the first holds the lock, the others
+    # wait for it by the time the first is seen holding it.
+    users = [asyncio.create_task(user(n)) for n in range(3)]
+    await until(lambda: order == [0], "the first user holds the lock")
+    users[1].cancel()  # waiting for the lock
+    release.set()
+    await asyncio.gather(*users, return_exceptions=True)
+    assert order == [0, 2]
+    assert not locks.busy("g") and len(locks) == 0
+    with pytest.raises(ValueError):
+        async with locks.hold("g"):
+            raise ValueError("in the block")
+    assert not locks.busy("g")
