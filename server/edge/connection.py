@@ -257,7 +257,7 @@ class Connections:
                     raise
                 raise _too_many() from None  # over the budget: refused as such
             request = message.TYPE
-            metrics.received.labels(request).inc()
+            metrics.received_of(request).inc()
             game = getattr(message, "game", None)
             if not allowed:
                 raise _too_many()

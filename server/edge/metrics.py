@@ -13,6 +13,7 @@ process's own figures (CPU, memory, open files) are prometheus_client's process 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
 from collections.abc import AsyncIterator, Collection, Iterator
 from http import HTTPStatus
@@ -159,6 +160,8 @@ class Metrics:
             ["type"],
             registry=r,
         )
+        # each type's count looked up once (the types are the protocol's tags, a closed set)
+        self.received_of = functools.cache(self.received.labels)
         self.sent = Counter(
             "hive_frames_sent",
             "Websocket frames written to clients (messages, and pings and closes)",

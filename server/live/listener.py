@@ -17,6 +17,7 @@ missed changes meanwhile): what the cache did not have is passed on, as a change
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 
@@ -114,8 +115,9 @@ class Listener:
         self.lobby_feed = lobby_feed
         self.made_here = made_here
         self.on_signed_out = on_signed_out
-        self.changes_heard = changes_heard
-        self.change_delay = change_delay
+        # each label's series looked up once (the lookup cost more than the count)
+        self._heard = functools.cache(changes_heard.labels)
+        self._delay = functools.cache(change_delay.labels)
         self.resyncs = 0  # times every followed game was brought up to date from Redis
         self._confirming: set[str] = set()  # subscribed to alone, read again once confirmed
 
@@ -193,8 +195,8 @@ class Listener:
         change = peek_published(data)
         game_id, version = change.game, change.version
         made = "here" if self.made_here(change.change) else "elsewhere"
-        self.changes_heard.labels(made).inc()
-        self.change_delay.labels(made).observe(max(0, now_ms() - change.at) / 1000)
+        self._heard(made).inc()
+        self._delay(made).observe(max(0, now_ms() - change.at) / 1000)
         cached = cache.get(game_id)
         if cached is not None and cached.record.version >= version:
             return  # (before unpacking it: ``pass_on`` would find it so)

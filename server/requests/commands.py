@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
@@ -71,7 +72,7 @@ class Commands:
         self.changes = changes
         self.fanout = fanout
         self.lobby_feed = lobby_feed
-        self.moves = moves
+        self._moves = functools.cache(moves.labels)  # each mover's count looked up once
         self.move_seconds = move_seconds
 
     async def ping(self, session: Session, message: Ping) -> None:
@@ -112,7 +113,7 @@ class Commands:
             ),
         )
         if played is not None:
-            self.moves.labels(BOT_ACCOUNT if session.bot else PERSON).inc()
+            self._moves(BOT_ACCOUNT if session.bot else PERSON).inc()
             self.move_seconds.observe(time.perf_counter() - started)
 
     async def resign(self, session: Session, message: Resign) -> None:
