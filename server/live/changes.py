@@ -163,7 +163,9 @@ class Changes:
                     self.wake_archive()  # rated now, not at the sweep's next round
                 await self.committed(record, event)
                 return record, value
-            stored = await self.store.get(game_id)
+            # (Settled: a change refused for want of a replica is published once one holds
+            # it, the client's resend of it being what finds it here.)
+            stored = await self.store.settle(game_id)
             if stored is None:
                 raise unknown(game_id)
             # (Not cached: the listener brings the change here, and passes it on.)

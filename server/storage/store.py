@@ -65,7 +65,7 @@ them from the games on start.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import redis.exceptions
@@ -86,7 +86,14 @@ STORAGE_ERRORS: Final = (
     redis.exceptions.OutOfMemoryError,
 )
 """What a command raises when Redis does not answer, or refuses to write at its ``maxmemory``
-(the caller answers ``unavailable``)."""
+(the caller answers ``unavailable``); a change no replica held in time, refused
+(``UnreplicatedError``), is a ``TimeoutError``."""
+
+
+class UnreplicatedError(redis.exceptions.TimeoutError):
+    """No replica held a committed change within the wait, and such a change is refused
+    (``Settings.on_no_replica``): it is on the primary, not published, not acknowledged."""
+
 
 ONLINE_KEY: Final = "hive:online"
 BOTS_KEY: Final = "hive:bots"
@@ -110,13 +117,25 @@ elseif v ~= ARGV[1] then
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[5], ARGV[2] .. '-1', 'e', ARGV[4])
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return 1
 """
 """KEYS: game hash, game log. ARGV: expected version ('0': the game must not exist), new
-version, record, event, log length, the game's channel, message, the events channel (or '':
-not published there)."""
+version, record, event, log length, the game's channel (or '': not published: the store
+publishes it once replicas hold it), message, the events channel (or '': not published
+there)."""
+
+_TOUCH: Final = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return false end
+redis.call('HSET', KEYS[1], 'v', v)
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local e = last[1] and last[1][2][2] or ''
+return {v, redis.call('HGET', KEYS[1], 'r'), e}
+"""
+"""KEYS: game hash, game log. The game as stored (version, record, its last event): with a
+write that changes nothing, so that a ``WAIT`` after it covers the game as read."""
 
 _REWRITE: Final = """
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
@@ -158,15 +177,35 @@ class Store(Players, Liveness):
     Args:
         redis: A client (``decode_responses`` off).
         event_log: Events kept per game (older ones are trimmed from its stream).
+        replicas: Replicas that must hold a change before ``commit`` returns (``WAIT``
+            after the commit's script, on its connection); 0: the primary's answer is enough.
+        wait_ms: How long a change waits for them.
+        refuse_unreplicated: A change they did not all hold in time is refused
+            (``UnreplicatedError``; else it is acknowledged on the primary alone).
+        wait_timed_out: Called with ``refuse_unreplicated`` at each wait that timed out.
     """
 
-    def __init__(self, redis: Redis, *, event_log: int = 500) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        event_log: int = 500,
+        replicas: int = 0,
+        wait_ms: int = 1000,
+        refuse_unreplicated: bool = True,
+        wait_timed_out: Callable[[bool], None] = lambda refused: None,
+    ) -> None:
         self.redis: Any = redis  # its replies are bytes (decode_responses off)
         self.event_log = event_log
+        self.replicas = replicas
+        self.wait_ms = wait_ms
+        self.refuse_unreplicated = refuse_unreplicated
+        self.wait_timed_out = wait_timed_out
         self.channels = channels(database(redis))
         """Where this store publishes, and its servers listen."""
         self.control_channel = self.channels.control
         self._commit = redis.register_script(_COMMIT)
+        self._touch = redis.register_script(_TOUCH)
         self._rewrite = redis.register_script(_REWRITE)
         self._put_trace = redis.register_script(_PUT_TRACE)
         self._count = redis.register_script(COUNT)
@@ -206,55 +245,128 @@ class Store(Players, Liveness):
 
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
-        progress touches no other index)."""
+        progress touches no other index).
+
+        With ``replicas``, the script does not publish: ``WAIT`` follows it on its connection,
+        and the change is published (with the indexes' update, in one round trip) once the
+        replicas hold it, so that no process passes on a change a failover could take back.
+        When they do not in time: a change refused is indexed but not published, and
+        ``UnreplicatedError`` raised (it may stay on the primary: ``settle`` publishes it when
+        the game is next found changed); one acknowledged anyway is published.
+
+        Raises:
+            UnreplicatedError: No replica held the change in time, and it is refused."""
         body = pack(record)
         event_body = pack_event(event)
         message = Published(record.id, record.version, body, event_body, change, now_ms()).pack()
+        game_channel = self.channels.game(record.id)
+        events_channel = self.channels.events if lobby else ""
+        keys = [game_key(record.id), _log_key(record.id)]
+        args: list[Any] = [expected, record.version, body, event_body, self.event_log]
+        published = True
         try:
-            done = await self._commit(
-                keys=[game_key(record.id), _log_key(record.id)],
-                args=[
-                    expected,
-                    record.version,
-                    body,
-                    event_body,
-                    self.event_log,
-                    self.channels.game(record.id),
-                    message,
-                    self.channels.events if lobby else "",
-                ],
-            )
+            if not self.replicas:  # published by the script itself, at once
+                done = await self._commit(
+                    keys=keys, args=[*args, game_channel, message, events_channel]
+                )
+            else:  # published once replicas hold it
+                done, acked = await self._and_wait(self._commit, keys, [*args, "", message, ""])
+                if done and acked < self.replicas:
+                    self.wait_timed_out(self.refuse_unreplicated)
+                    published = not self.refuse_unreplicated
         except redis.exceptions.ResponseError as error:
             if "OOM" in str(error):  # Redis at its maxmemory, as a script sees it: nothing written
                 raise redis.exceptions.OutOfMemoryError(str(error)) from error
             raise
         if not done:
             return False
-        if indexed is None or indexed[0] != record.status:
-            await self.index(record, deadline)
-        elif indexed[1] != deadline:
-            await self.index_deadline(record.id, deadline)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if self.replicas and published:
+                pipe.publish(game_channel, message)
+                if events_channel:
+                    pipe.publish(events_channel, message)
+            if indexed is None or indexed[0] != record.status:
+                self._index(pipe, record, deadline)
+            elif indexed[1] != deadline:
+                _set_deadline(pipe, record.id, deadline)
+            if len(pipe):
+                await pipe.execute()
+        if not published:
+            raise UnreplicatedError(
+                f"game {record.id} version {record.version}: no replica held it within "
+                f"{self.wait_ms} ms"
+            )
         return True
 
+    async def _and_wait(self, script: Any, keys: list[str], args: list[Any]) -> tuple[Any, int]:
+        """``script``'s answer, then how many replicas hold what it wrote (``WAIT`` on the
+        same connection, in one round trip)."""
+        for attempt in range(2):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.evalsha(script.sha, len(keys), *keys, *args)
+                pipe.wait(self.replicas, self.wait_ms)
+                try:
+                    answer, acked = await pipe.execute()
+                except redis.exceptions.NoScriptError:
+                    if attempt:
+                        raise
+                    await self.redis.script_load(script.script)  # a new primary's first
+                    continue
+                return answer, int(acked)
+        raise AssertionError("unreachable")
+
+    async def settle(self, game_id: str) -> Record | None:
+        """The game as the primary holds it (None: no such game), once replicas hold it too,
+        published again then: a change committed and refused (no replica held it in time) is
+        on the primary unpublished, and is published here once replicated (a process that
+        has it already passes it by). Without replicas, the game as stored (``get``).
+
+        Raises:
+            UnreplicatedError: Replicas did not hold it in time (and such changes are refused).
+        """
+        if not self.replicas:
+            return await self.get(game_id)
+        keys = [game_key(game_id), _log_key(game_id)]
+        found, acked = await self._and_wait(self._touch, keys, [])
+        if not found:
+            return None
+        version, body, event_body = found
+        if acked < self.replicas:
+            self.wait_timed_out(self.refuse_unreplicated)
+            if self.refuse_unreplicated:
+                raise UnreplicatedError(f"game {game_id}: no replica held it in time")
+        if event_body:
+            message = Published(game_id, int(version), body, event_body, "", now_ms()).pack()
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.publish(self.channels.game(game_id), message)
+                pipe.publish(self.channels.events, message)
+                await pipe.execute()
+        return unpack(body)
+
     async def index(self, record: Record, deadline: int | None) -> None:
-        game_id = record.id
         async with self.redis.pipeline(transaction=False) as pipe:
-            if record.status == "open":
-                pipe.zadd("hive:open", {game_id: record.expires or 0})
-            else:
-                pipe.zrem("hive:open", game_id)
-            if record.status == "live":
-                pipe.zadd("hive:live", {game_id: record.created}, nx=True)
-                for player in record.players():
-                    pipe.sadd(games_key(player), game_id)
-            else:
-                pipe.zrem("hive:live", game_id)
-                for player in record.players():
-                    pipe.srem(games_key(player), game_id)
-            if record.status == "over":
-                pipe.zadd("hive:over", {game_id: record.ended or 0})
-            _set_deadline(pipe, game_id, deadline)
+            self._index(pipe, record, deadline)
             await pipe.execute()
+
+    @staticmethod
+    def _index(pipe: Any, record: Record, deadline: int | None) -> None:
+        """Queue on ``pipe`` the commands that index the game as ``record`` has it."""
+        game_id = record.id
+        if record.status == "open":
+            pipe.zadd("hive:open", {game_id: record.expires or 0})
+        else:
+            pipe.zrem("hive:open", game_id)
+        if record.status == "live":
+            pipe.zadd("hive:live", {game_id: record.created}, nx=True)
+            for player in record.players():
+                pipe.sadd(games_key(player), game_id)
+        else:
+            pipe.zrem("hive:live", game_id)
+            for player in record.players():
+                pipe.srem(games_key(player), game_id)
+        if record.status == "over":
+            pipe.zadd("hive:over", {game_id: record.ended or 0})
+        _set_deadline(pipe, game_id, deadline)
 
     async def index_deadline(self, game_id: str, deadline: int | None) -> None:
         await _set_deadline(self.redis, game_id, deadline)
