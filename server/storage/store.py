@@ -95,6 +95,11 @@ class UnreplicatedError(redis.exceptions.TimeoutError):
     (``Settings.on_no_replica``): it is on the primary, not published, not acknowledged."""
 
 
+SHORT_WAIT_MS: Final = 20
+"""How long a change waits for replicas once a wait has timed out, until one is answered in
+time, when such changes are acknowledged anyway: a primary left without a replica (after a
+failover) or with a stalled one does not slow every move by the whole wait."""
+
 ONLINE_KEY: Final = "hive:online"
 BOTS_KEY: Final = "hive:bots"
 BOT_OFFERS_KEY: Final = "hive:bot-offers"
@@ -201,6 +206,8 @@ class Store(Players, Liveness):
         self.wait_ms = wait_ms
         self.refuse_unreplicated = refuse_unreplicated
         self.wait_timed_out = wait_timed_out
+        self.short_of_replicas = False
+        """The last wait timed out (with ``acknowledge``, the next wait ``SHORT_WAIT_MS``)."""
         self.channels = channels(database(redis))
         """Where this store publishes, and its servers listen."""
         self.control_channel = self.channels.control
@@ -304,7 +311,8 @@ class Store(Players, Liveness):
         for attempt in range(2):
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.evalsha(script.sha, len(keys), *keys, *args)
-                pipe.wait(self.replicas, self.wait_ms)
+                short = self.short_of_replicas and not self.refuse_unreplicated
+                pipe.wait(self.replicas, SHORT_WAIT_MS if short else self.wait_ms)
                 try:
                     answer, acked = await pipe.execute()
                 except redis.exceptions.NoScriptError:
@@ -312,6 +320,7 @@ class Store(Players, Liveness):
                         raise
                     await self.redis.script_load(script.script)  # a new primary's first
                     continue
+                self.short_of_replicas = int(acked) < self.replicas
                 return answer, int(acked)
         raise AssertionError("unreachable")
 

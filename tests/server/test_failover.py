@@ -1,0 +1,231 @@
+"""Redis fails over, for real: a primary, a replica and three sentinels (Debian's
+``redis-server``, ``tests.server.sentinels``), two ``hive-server`` processes on them through
+``redis+sentinel://``, and games played across both processes while the primary is killed
+(SIGKILL), the replica is stopped (SIGSTOP: the waits for it time out), or the primary is
+paused past the sentinels' down-after (it comes back as a replica). Every update any client
+saw is how its game went in the end, on the primary then named; every game goes on to its
+end; no server process restarted."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import AsyncIterator
+
+from tests.server.conftest import free_port
+from tests.server.sentinels import (
+    Games,
+    Topology,
+    event_versions,
+    lost,
+    poll,
+    stored_games,
+)
+from tests.server.support import ServerProcess, http_get
+
+GAMES = 50
+
+
+@contextlib.asynccontextmanager
+async def two_servers(
+    topology: Topology, tmp_path_data: str, *extra: str
+) -> AsyncIterator[list[ServerProcess]]:
+    """Two ``hive-server`` processes on the topology's sentinels (metrics on ports of their
+    own), with limits per address for a hundred clients of one machine."""
+    servers = [
+        ServerProcess(
+            *("--port", str(free_port()), "--metrics-port", str(free_port())),
+            *("--redis-url", topology.url, "--data", tmp_path_data, "--bot-workers", "1"),
+            *("--connections-per-address", "500", "--guests-per-address", "500"),
+            *extra,
+        )
+        for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await server.start()
+        yield servers
+        for server in servers:  # none restarted, none died
+            assert server.process is not None and server.process.returncode is None
+    except BaseException:
+        for n, server in enumerate(servers, 1):
+            print(f"server {n}'s log:", "".join(server.log[-60:]), sep="\n")
+        raise
+    finally:
+        for server in servers:
+            if server.process is not None:
+                await server.stop()
+
+
+async def metric(server: ServerProcess, name: str) -> float:
+    """The sum of a counter's samples on the server's /metrics (0: none yet)."""
+    port = next(
+        arg
+        for prev, arg in zip(server.args, server.args[1:], strict=False)
+        if prev == "--metrics-port"
+    )
+    status, _, body = await http_get(f"http://127.0.0.1:{port}/metrics")
+    assert status == 200
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in body.decode().splitlines()
+        if line.startswith(name) and not line.startswith("#")
+    )
+
+
+async def until_metric(server: ServerProcess, name: str, least: float, timeout: float = 30) -> None:
+    async with asyncio.timeout(timeout):
+        while await metric(server, name) < least:
+            await asyncio.sleep(0.1)  # polling another process's figures
+
+
+async def until_moves(games: Games, count: int, timeout: float = 60) -> None:
+    """Wait until ``count`` moves have been acknowledged."""
+    async with asyncio.timeout(timeout):
+        while len(games.played.acknowledged) < count:
+            await asyncio.sleep(0.02)  # the players run on this loop
+
+
+async def test_the_primary_killed_while_50_games_are_played_loses_no_acknowledged_move(
+    sentinel_topology: Topology,
+) -> None:
+    """With one replica, the new primary has none: the games go on with their changes
+    acknowledged on it alone (``--on-no-replica acknowledge``; ``refuse`` would refuse them
+    until a replica is back); before the kill every change waited for the replica."""
+    topology = sentinel_topology
+    data = str(topology.primary.folder.parent / "data")
+    async with (
+        two_servers(topology, data, "--on-no-replica", "acknowledge") as servers,
+        Games([s.ws_url for s in servers], GAMES, seed=40) as games,
+    ):
+        playing = asyncio.create_task(games.play())
+        await until_moves(games, 300)
+        killed_at = time.monotonic()
+        topology.primary.kill()
+        new = await asyncio.to_thread(topology.promoted)
+        async with asyncio.timeout(120):
+            played = await playing
+        for server in servers:
+            assert await metric(server, "hive_redis_primary_changes_total") == 1
+    assert len(played.ended) == GAMES  # every game went on to its end
+    assert all(update.state.status == "over" for update in played.ended.values())
+    assert played.acknowledged_after(killed_at) is not None
+    stored = await stored_games(new.address, list(played.seen))
+    assert lost(played, stored) == []
+    for game_id in list(played.seen)[:5]:  # once each: one event a version
+        versions = await event_versions(new.address, game_id)
+        assert versions == list(range(1, stored[game_id].version + 1))
+
+
+async def test_with_the_replica_stopped_moves_are_refused_then_played_once(
+    sentinel_topology: Topology,
+) -> None:
+    """The replica stopped (SIGSTOP): each change waits ``--redis-wait`` for it, and is
+    refused ``unavailable`` (``refuse``, the default), counted; no other client hears of it.
+    The clients send their moves again; once the replica is back each is played, once."""
+    topology = sentinel_topology
+    data = str(topology.primary.folder.parent / "data")
+    async with (
+        two_servers(topology, data, "--redis-wait", "0.3") as servers,
+        Games([s.ws_url for s in servers], 10, seed=41, max_plies=30) as games,
+    ):
+        playing = asyncio.create_task(games.play())
+        await until_moves(games, 40)
+        topology.replica.signal(signal.SIGSTOP)
+        try:
+            await until_metric(servers[0], "hive_redis_wait_timeouts_total", 3)
+            await until_metric(servers[1], "hive_redis_wait_timeouts_total", 3)
+            during = len(games.played.acknowledged)
+            await asyncio.sleep(1.0)  # moves keep being sent (and refused) meanwhile
+            assert len(games.played.acknowledged) == during  # nothing acknowledged
+        finally:
+            topology.replica.signal(signal.SIGCONT)
+        async with asyncio.timeout(120):
+            played = await playing
+        refused = [
+            await metric(s, 'hive_redis_wait_timeouts_total{outcome="refused"}') for s in servers
+        ]
+    assert sum(refused) >= 6 and played.unavailable >= 2 and played.refused_then_played >= 2
+    assert len(played.ended) == 10
+    stored = await stored_games(topology.primary.address, list(played.seen))
+    assert lost(played, stored) == []
+    for game_id in played.seen:  # played once: one event a version, each move once
+        versions = await event_versions(topology.primary.address, game_id)
+        assert versions == list(range(1, stored[game_id].version + 1))
+
+
+async def test_with_the_replica_stopped_acknowledge_plays_on_the_primary_alone(
+    sentinel_topology: Topology,
+) -> None:
+    """``--on-no-replica acknowledge``: with the replica stopped the games go on, each change
+    acknowledged on the primary alone after its wait, and counted."""
+    topology = sentinel_topology
+    data = str(topology.primary.folder.parent / "data")
+    async with (
+        two_servers(
+            topology, data, "--redis-wait", "0.2", "--on-no-replica", "acknowledge"
+        ) as servers,
+        Games([s.ws_url for s in servers], 4, seed=42, max_plies=16) as games,
+    ):
+        playing = asyncio.create_task(games.play())
+        await until_moves(games, 8)
+        topology.replica.signal(signal.SIGSTOP)
+        try:
+            before = len(games.played.acknowledged)
+            await until_moves(games, before + 6)  # acknowledged all the same
+        finally:
+            topology.replica.signal(signal.SIGCONT)
+        async with asyncio.timeout(120):
+            played = await playing
+        acknowledged = [
+            await metric(s, 'hive_redis_wait_timeouts_total{outcome="acknowledged"}')
+            for s in servers
+        ]
+    assert sum(acknowledged) >= 6 and played.unavailable == 0
+    stored = await stored_games(topology.primary.address, list(played.seen))
+    assert lost(played, stored) == []
+
+
+async def test_a_primary_paused_past_down_after_comes_back_a_replica_and_nothing_it_wrote_counts(
+    sentinel_topology: Topology,
+) -> None:
+    """The primary paused (SIGSTOP) longer than the sentinels' down-after: they promote the
+    replica, both processes follow it, and the old primary, let go on, runs what was waiting
+    for it (commits the processes gave up on) until the sentinels make it a replica of the new
+    one, which drops it all. No client saw any of it; the games go on to their end."""
+    topology = sentinel_topology
+    data = str(topology.primary.folder.parent / "data")
+    old = topology.primary
+    async with (
+        two_servers(topology, data) as servers,
+        Games([s.ws_url for s in servers], 20, seed=43, max_plies=40) as games,
+    ):
+        playing = asyncio.create_task(games.play())
+        await until_moves(games, 60)
+        old.signal(signal.SIGSTOP)
+        try:
+            new = await asyncio.to_thread(topology.promoted)
+        finally:
+            old.signal(signal.SIGCONT)
+
+        def demoted() -> bool:
+            with old.client() as client:
+                info = client.info("replication")
+            return bool(
+                info.get("role") == "slave"
+                and info.get("master_port") == new.port
+                and info.get("master_link_status") == "up"
+            )
+
+        await asyncio.to_thread(poll, demoted, "the old primary never became a replica")
+        async with asyncio.timeout(120):
+            played = await playing
+        for server in servers:
+            assert await metric(server, "hive_redis_primary_changes_total") == 1
+    assert len(played.ended) == 20
+    stored = await stored_games(new.address, list(played.seen))
+    assert lost(played, stored) == []
+    with_old = await stored_games(old.address, list(played.seen))  # a replica now: the same
+    assert {g: r.version for g, r in with_old.items()} == {g: r.version for g, r in stored.items()}
