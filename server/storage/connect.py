@@ -124,6 +124,8 @@ class RedisClients:
     listener: aioredis.Redis
     sentinel: Sentinel | None = None
     service: str = ""
+    seen: str | None = None
+    """Where ``primary`` last found the primary."""
 
     async def primary(self) -> str | None:
         """The primary's address as ``HOST:PORT``, asked of the sentinels (and the command
@@ -142,7 +144,14 @@ class RedisClients:
             host, port = await pool.get_master_address()  # type: ignore[no-untyped-call]
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
             return None
-        return f"{host}:{port}"
+        found = f"{host}:{port}"
+        if self.seen is not None and found != self.seen:
+            # Every connection to the former primary goes, those in use too (their commands
+            # fail, and are sent again on the new one): a primary that was cut off and came
+            # back would take writes that the new one never sees.
+            await pool.disconnect(inuse_connections=True)
+        self.seen = found
+        return found
 
     async def aclose(self) -> None:
         await self.client.aclose()

@@ -320,6 +320,10 @@ class Store(Players, Liveness):
                         raise
                     await self.redis.script_load(script.script)  # a new primary's first
                     continue
+                except redis.exceptions.ResponseError as error:
+                    if "replica" in str(error):  # a primary demoted (a failover): not ours
+                        raise redis.exceptions.ConnectionError(str(error)) from error
+                    raise
                 self.short_of_replicas = int(acked) < self.replicas
                 return answer, int(acked)
         raise AssertionError("unreachable")
