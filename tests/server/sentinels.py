@@ -115,7 +115,7 @@ class Node:
 class Topology:
     """A primary, a replica and three sentinels (``start``, ``stop``)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, down_after_ms: int = DOWN_AFTER_MS) -> None:
         self.primary = Node(folder / "primary", ['save ""', "appendonly no"])
         self.replica = Node(
             folder / "replica",
@@ -126,7 +126,7 @@ class Topology:
                 folder / f"sentinel{n}",
                 [
                     f"sentinel monitor {SERVICE} 127.0.0.1 {self.primary.port} 2",
-                    f"sentinel down-after-milliseconds {SERVICE} {DOWN_AFTER_MS}",
+                    f"sentinel down-after-milliseconds {SERVICE} {down_after_ms}",
                     f"sentinel failover-timeout {SERVICE} {FAILOVER_TIMEOUT_MS}",
                 ],
                 sentinel=True,
@@ -201,13 +201,20 @@ class Played:
 
     seen: dict[str, list[tuple[int, tuple[str, ...]]]] = field(default_factory=dict)
     acknowledged: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    """Seconds from each move sent (the first time) to its update."""
     unavailable: int = 0
     refused_then_played: int = 0
     ended: dict[str, Update] = field(default_factory=dict)
 
     def acknowledged_after(self, moment: float) -> float | None:
-        """Seconds from ``moment`` to the first move acknowledged after it (None: none)."""
-        later = [at for at in self.acknowledged if at > moment]
+        """Seconds from ``moment`` to the first acknowledgement of a move sent after it (the
+        first time; None: none)."""
+        later = [
+            acked
+            for acked, took in zip(self.acknowledged, self.latencies, strict=True)
+            if acked - took > moment
+        ]
         return min(later) - moment if later else None
 
 
@@ -261,6 +268,7 @@ class Games:
         seen = played.seen.setdefault(game_id, [])
         seen.append((update.version, tuple(update.state.moves)))
         sent: Message | None = None  # the move waiting for its update
+        sent_at = 0.0
         refused = False  # it was refused "unavailable" once at least
         while update.state.status != "over":
             state = update.state
@@ -271,6 +279,7 @@ class Games:
                     move = rng.choice([m.move for m in state.legal] or ["pass"])
                     sent = Play(game_id, update.version, move)
                 refused = False
+                sent_at = time.monotonic()
                 await client.send(sent)
             message = await client.recv(timeout=90)
             if isinstance(message, Update) and message.game == game_id:
@@ -279,6 +288,7 @@ class Games:
                     update = message
                     if sent is not None:
                         played.acknowledged.append(time.monotonic())
+                        played.latencies.append(played.acknowledged[-1] - sent_at)
                         played.refused_then_played += refused
                         sent = None
             elif isinstance(message, Error) and message.game == game_id:
