@@ -387,7 +387,7 @@ def test_debians_redis_runs_the_ha_profiles_configuration(tmp_path: Path) -> Non
         asking = redis.Redis(port=sentinel, socket_timeout=2, decode_responses=True)
 
         def state() -> dict[str, Any]:
-            found: dict[str, Any] = asking.sentinel_master("hive")
+            found: dict[str, Any] = asking.sentinel_master("hive")  # type: ignore[assignment]
             return found
 
         give_up = time.monotonic() + 30
