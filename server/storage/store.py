@@ -287,16 +287,21 @@ class Store(Players, Liveness):
             raise
         if not done:
             return False
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if self.replicas and published:
-                pipe.publish(game_channel, message)
-                if events_channel:
-                    pipe.publish(events_channel, message)
-            if indexed is None or indexed[0] != record.status:
-                self._index(pipe, record, deadline)
-            elif indexed[1] != deadline:
-                _set_deadline(pipe, record.id, deadline)
-            if len(pipe):
+        reindex = indexed is None or indexed[0] != record.status
+        redeadline = not reindex and indexed is not None and indexed[1] != deadline
+        publish = bool(self.replicas and published)
+        if publish and not (reindex or redeadline or events_channel):
+            await self.redis.publish(game_channel, message)  # (a move: one command, no pipeline)
+        elif publish or reindex or redeadline:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if publish:
+                    pipe.publish(game_channel, message)
+                    if events_channel:
+                        pipe.publish(events_channel, message)
+                if reindex:
+                    self._index(pipe, record, deadline)
+                elif redeadline:
+                    _set_deadline(pipe, record.id, deadline)
                 await pipe.execute()
         if not published:
             raise UnreplicatedError(
