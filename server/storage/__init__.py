@@ -1,4 +1,5 @@
-"""Storage: Redis. The store (``store``: games, the commit, with ``players`` and
+"""Storage: Redis. How a process reaches it, one Redis or a primary through Sentinel
+(``connect``), the store (``store``: games, the commit, with ``players`` and
 ``liveness``), the pub/sub channels (``channels``), how a record is packed for Redis
 (``codec``), and the limits counted there across processes (``limits``).
 

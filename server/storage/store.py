@@ -58,7 +58,10 @@ the channel ``hive:events:game:ID``; and on ``hive:events`` when its place in th
 changes; in a database N other than 0, ``hive:events:N:game:ID`` and ``hive:events:N``: see
 ``server.storage.channels``), all at once, so a change is applied exactly once however many requests
 race, is acknowledged only once Redis holds it, and is heard by every process that follows
-the game even when the one that made it dies or loses its reply. The indexes (``hive:open``,
+the game even when the one that made it dies or loses its reply. With replicas to wait for
+(``Store.replicas``: through Sentinel), ``WAIT`` follows the script and the store publishes
+the change once they hold it (``Store.commit``), so that no process passes on a change a
+failover could take back. The indexes (``hive:open``,
 the others) are updated right after; ``Store.repair`` rebuilds
 them from the games on start.
 """

@@ -4,7 +4,8 @@
 (SIGKILL), the replica is stopped (SIGSTOP: the waits for it time out), or the primary is
 paused past the sentinels' down-after (it comes back as a replica). Every update any client
 saw is how its game went in the end, on the primary then named; every game goes on to its
-end; no server process restarted."""
+end; no server process restarted. And a game a failover took back a version (one Redis, the
+game set back by hand) is sent to its watchers as a snapshot of the earlier version."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ import signal
 import time
 from collections.abc import AsyncIterator
 
-from tests.server.conftest import free_port
+import redis.asyncio as aioredis
+
+from server.storage.codec import pack
+from server.storage.store import game_key
+from tests.server.conftest import StartServer, free_port
 from tests.server.sentinels import (
     Games,
     Topology,
@@ -23,7 +28,7 @@ from tests.server.sentinels import (
     poll,
     stored_games,
 )
-from tests.server.support import ServerProcess, http_get
+from tests.server.support import ServerProcess, http_get, play, start_game, updated, watch
 
 GAMES = 50
 
@@ -233,3 +238,34 @@ async def test_a_primary_paused_past_down_after_comes_back_a_replica_and_nothing
     assert lost(played, stored) == []
     with_old = await stored_games(old.address, list(played.seen))  # a replica now: the same
     assert {g: r.version for g, r in with_old.items()} == {g: r.version for g, r in stored.items()}
+
+
+async def test_a_change_a_failover_took_back_is_taken_back_with_a_snapshot(
+    start_server: StartServer,
+) -> None:
+    """The game as a new primary may hold it, a version behind what a process passed on (a
+    primary lost between its reply and its replica's copy): the listener's resubscription
+    reads every followed game again, and the watchers get the game as Redis holds it, a
+    snapshot, at the earlier version."""
+    async with (
+        start_server() as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+        srv.connect("cy") as fan,
+    ):
+        game_id, w, _ = await start_game(white, black)
+        await watch(fan, game_id)
+        store = srv.hub.store
+        before = await store.get(game_id)
+        assert before is not None
+        await play(white, w, "wS1")
+        assert (await updated(fan, game_id)).state.moves == ["wS1"]
+        client = aioredis.Redis.from_url(srv.redis_url)
+        try:  # the move lost with its primary
+            await client.hset(game_key(game_id), mapping={"v": before.version, "r": pack(before)})
+        finally:
+            await client.aclose()
+        await srv.hub.listener.resync()
+        back = await updated(fan, game_id)
+        assert (back.version, back.snapshot, back.state.moves) == (before.version, True, [])
+        assert srv.hub.cache.games[game_id].record == before
