@@ -19,8 +19,9 @@ is connected, here and elsewhere), ``lobby``, ``botturns`` (the server's bots' t
 ``social`` (chat, mutes) and ``rematches``, and ``view`` (a record to the wire
 ``GameState``). Storage, in Redis (reached by ``storage.connect``: one Redis, or the primary
 Sentinel names, which the listener follows through a failover): ``storage.store`` (games,
-the commit, waiting for replicas when told to) with ``players`` and ``liveness``; the archive, in SQL: ``archive.games`` (finished games, written once to the
-database of ``archive.db``, and read back from it). The wire is a package of its own,
+the commit, waiting for replicas when told to) with ``players`` and ``liveness``; the
+archive, in SQL: ``archive.games`` (finished games, written once to the database of
+``archive.db``, and read back from it). The wire is a package of its own,
 ``protocol`` (with its client in Python, ``protocol.client``).
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
