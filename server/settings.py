@@ -214,6 +214,7 @@ class Settings:
         "and not passed on; it may stay on the primary, and the client's resend is played at "
         "most once) or 'acknowledge'd on the primary alone; counted either way in "
         "hive_redis_wait_timeouts_total",
+        env="HIVE_ON_NO_REPLICA",
     )
     sweep_interval: float = _setting(0.1, "how often deadlines (flags, aborts, expiries) are met")
 

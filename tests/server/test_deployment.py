@@ -343,6 +343,7 @@ def test_the_ha_profile_runs_a_primary_a_replica_and_three_sentinels_the_servers
         assert "redis-server /data/sentinel.conf --sentinel" in " ".join(services[name]["command"])
     for name in ("server1", "server2"):
         assert f"--redis-url {HA_URL} " in services[name]["command"]
+        assert services[name]["environment"] == {"HIVE_ON_NO_REPLICA": "refuse"}
     without = compose_config()["services"]
     assert "--redis-url redis://redis:6379/0 " in without["server1"]["command"]
     assert Settings(redis_url=HA_URL).replicas == 1

@@ -15,6 +15,7 @@ def test_every_setting_is_a_flag_with_the_fields_default(monkeypatch: pytest.Mon
     monkeypatch.delenv("HIVE_REDIS_URL", raising=False)
     monkeypatch.delenv("HIVE_DATABASE_URL", raising=False)
     monkeypatch.delenv("HIVE_TRUSTED_PROXIES", raising=False)
+    monkeypatch.delenv("HIVE_ON_NO_REPLICA", raising=False)
     assert from_args([]) == Settings()
     text = parser().format_help()
     for field in dataclasses.fields(Settings):
