@@ -134,10 +134,10 @@ async def test_with_the_replica_stopped_moves_are_refused_then_played_once(
     data = str(topology.primary.folder.parent / "data")
     async with (
         two_servers(topology, data, "--redis-wait", "0.3") as servers,
-        Games([s.ws_url for s in servers], 10, seed=41, max_plies=30) as games,
+        Games([s.ws_url for s in servers], GAMES, seed=41, max_plies=30) as games,
     ):
         playing = asyncio.create_task(games.play())
-        await until_moves(games, 40)
+        await until_moves(games, 150)
         topology.replica.signal(signal.SIGSTOP)
         try:
             await until_metric(servers[0], "hive_redis_wait_timeouts_total", 3)
@@ -153,7 +153,7 @@ async def test_with_the_replica_stopped_moves_are_refused_then_played_once(
             await metric(s, 'hive_redis_wait_timeouts_total{outcome="refused"}') for s in servers
         ]
     assert sum(refused) >= 6 and played.unavailable >= 2 and played.refused_then_played >= 2
-    assert len(played.ended) == 10
+    assert len(played.ended) == GAMES
     stored = await stored_games(topology.primary.address, list(played.seen))
     assert lost(played, stored) == []
     for game_id in played.seen:  # played once: one event a version, each move once
@@ -209,10 +209,10 @@ async def test_a_primary_paused_past_down_after_comes_back_a_replica_and_nothing
     old = topology.primary
     async with (
         two_servers(topology, data) as servers,
-        Games([s.ws_url for s in servers], 20, seed=43, max_plies=40) as games,
+        Games([s.ws_url for s in servers], GAMES, seed=43, max_plies=40) as games,
     ):
         playing = asyncio.create_task(games.play())
-        await until_moves(games, 60)
+        await until_moves(games, 200)
         old.signal(signal.SIGSTOP)
         try:
             new = await asyncio.to_thread(topology.promoted)
@@ -233,7 +233,7 @@ async def test_a_primary_paused_past_down_after_comes_back_a_replica_and_nothing
             played = await playing
         for server in servers:
             assert await metric(server, "hive_redis_primary_changes_total") == 1
-    assert len(played.ended) == 20
+    assert len(played.ended) == GAMES
     stored = await stored_games(new.address, list(played.seen))
     assert lost(played, stored) == []
     with_old = await stored_games(old.address, list(played.seen))  # a replica now: the same
