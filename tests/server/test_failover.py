@@ -52,8 +52,9 @@ async def two_servers(
         for server in servers:
             await server.start()
         yield servers
-        for server in servers:  # none restarted, none died
+        for server in servers:  # none restarted, none died, no traceback
             assert server.process is not None and server.process.returncode is None
+            assert not any("Traceback" in line for line in server.log), "".join(server.log)
     except BaseException:
         for n, server in enumerate(servers, 1):
             print(f"server {n}'s log:", "".join(server.log[-60:]), sep="\n")
