@@ -226,7 +226,7 @@ class Settings:
         if self.on_no_replica not in ON_NO_REPLICA:
             raise ValueError(f"on_no_replica is one of {', '.join(ON_NO_REPLICA)}")
         if self.replicas and self.redis_wait >= self.redis_timeout:
-            raise ValueError("redis_wait must be less than redis_timeout")
+            raise ValueError("--redis-wait must be less than --redis-timeout")
 
     @property
     def replicas(self) -> int:
@@ -381,5 +381,9 @@ def add_database_arguments(p: argparse.ArgumentParser, *, data: bool = True) -> 
 
 
 def from_args(argv: Sequence[str] | None = None) -> Settings:
-    args = parser().parse_args(argv)
-    return Settings(**{name: getattr(args, name) for name in _FIELDS})
+    p = parser()
+    args = p.parse_args(argv)
+    try:
+        return Settings(**{name: getattr(args, name) for name in _FIELDS})
+    except ValueError as error:  # settings that do not go together
+        p.error(str(error))

@@ -110,7 +110,9 @@ def test_the_replicas_waited_for_and_what_a_change_none_held_gets() -> None:
     assert (settings.replicas, settings.on_no_replica) == (0, "acknowledge")
     with pytest.raises(SystemExit):
         from_args(["--on-no-replica", "maybe"])
-    with pytest.raises(ValueError, match="redis_wait"):
+    with pytest.raises(ValueError, match="--redis-wait must be less than --redis-timeout"):
         Settings(redis_replicas=1, redis_wait=3.0, redis_timeout=3.0)
+    with pytest.raises(SystemExit):
+        from_args(["--redis-replicas", "1", "--redis-wait", "5"])
     assert shown("redis+sentinel://:s3cret@s1:26379/hive") == "redis+sentinel://:***@s1:26379/hive"
     assert shown("redis://ada:s3cret@r:6379/0") == "redis://ada:***@r:6379/0"
