@@ -78,7 +78,7 @@ from bench.loadgen import (
 from hive import Game
 from server.embedded import RedisProcess, die_with_parent
 from server.storage.codec import unpack
-from server.storage.store import game_key
+from server.storage.keys import game_key
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 P99_TARGET: Final = 0.100

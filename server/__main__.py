@@ -20,7 +20,6 @@ import sys
 from collections.abc import Sequence
 
 import redis
-import redis.asyncio as aioredis
 import uvloop
 
 from ai.bots import LEVELS
@@ -39,6 +38,8 @@ from server.settings import (
     add_storage_arguments,
     from_args,
 )
+from server.storage.connect import connect
+from server.storage.connect import shown as shown_redis
 from server.storage.store import Store
 
 log = logging.getLogger("server")
@@ -142,7 +143,8 @@ def create_bot(argv: Sequence[str]) -> int:
     database = Database(args.database_url or default_url(args.data))
 
     async def create() -> tuple[str, str]:
-        client = aioredis.Redis.from_url(url)
+        connections = connect(url, timeout=3.0)
+        client = connections.client
         try:
             await database.migrate()
             book = AccountBook(database)
@@ -155,7 +157,7 @@ def create_bot(argv: Sequence[str]) -> int:
             await book.add_bot(player, args.name, now_ms())
             return player, token
         finally:
-            await client.aclose()
+            await connections.aclose()
             await database.close()
 
     try:
@@ -164,7 +166,10 @@ def create_bot(argv: Sequence[str]) -> int:
         print(f"hive-server create-bot: {error}", file=sys.stderr)
         return 1
     except redis.exceptions.ConnectionError as error:
-        print(f"hive-server create-bot: cannot reach Redis at {url}: {error}", file=sys.stderr)
+        print(
+            f"hive-server create-bot: cannot reach Redis at {shown_redis(url)}: {error}",
+            file=sys.stderr,
+        )
         return 2
     except DATABASE_ERRORS as error:
         print(f"hive-server create-bot: {shown(database.url)}: {error}", file=sys.stderr)

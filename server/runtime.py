@@ -21,9 +21,11 @@ files; ``addresses``, who asks from where; ``answers``, the headers of every ans
 ``hive-bot`` is a program of its own (the package ``hivebot``). The game itself, pure, in
 ``game``: ``record`` (as stored; ``storage.codec`` packs it), its rules in ``match``,
 ``social`` (chat, mutes) and ``rematches``, and ``view`` (a record to the wire
-``GameState``). Storage, in Redis: ``storage.store`` (games, the commit) with ``players`` and
-``liveness``; the archive, in SQL: ``archive.games`` (finished games, written once to the
-database of ``archive.db``, and read back from it). The wire is a package of its own,
+``GameState``). Storage, in Redis (reached by ``storage.connect``: one Redis, or the primary
+Sentinel names, which the listener follows through a failover): ``storage.store`` (games,
+the commit, waiting for replicas when told to) with ``players`` and ``liveness``; the
+archive, in SQL: ``archive.games`` (finished games, written once to the database of
+``archive.db``, and read back from it). The wire is a package of its own,
 ``protocol`` (with its client in Python, ``protocol.client``).
 
 Nothing a client sends, or fails to read, grows the process without bound: what waits to be
@@ -41,10 +43,6 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Final
 
-import redis.asyncio as aioredis
-import redis.exceptions
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff, NoBackoff
 from websockets.asyncio.server import Server, serve
 
 from ai.pool import BotPool
@@ -77,6 +75,7 @@ from server.requests.profiles import Profiles
 from server.requests.seating import Seating
 from server.requests.signin import SignIn
 from server.settings import Settings
+from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -95,7 +94,7 @@ class Parts:
         settings: Settings,
         store: Store,
         pool: BotPool,
-        listener: aioredis.Redis,
+        redis: RedisClients,
         database: Database,
     ) -> None:
         self.settings = settings
@@ -104,6 +103,10 @@ class Parts:
         self.pool = pool
         self.first_move_ms = first_move_ms = int(settings.first_move_timeout * 1000)
         self.metrics = metrics = Metrics()  # first: the parts count in it from their start
+        # The store counts the waits for replicas that timed out: its counter is given now.
+        store.wait_timed_out = lambda refused: metrics.wait_timeouts.labels(
+            "refused" if refused else "acknowledged"
+        ).inc()
         self.positions = Positions()
         self.lobby = board = LobbyBoard()
         # /healthz says how many connections are open, and the connections tell the health
@@ -245,7 +248,7 @@ class Parts:
             settings.proxies,
         )
         self.listener = Listener(
-            listener,
+            redis.listener,
             store,
             cache,
             self.following,
@@ -255,6 +258,8 @@ class Parts:
             on_signed_out=signin.signed_out,
             changes_heard=metrics.changes_heard,
             change_delay=metrics.change_delay,
+            primary=redis.primary,
+            primary_changes=metrics.primary_changes,
         )
         metrics.read(
             Figures(
@@ -274,6 +279,7 @@ class Parts:
         sessions = self.connections.sessions
         return [
             asyncio.create_task(self.listener.listen()),
+            asyncio.create_task(self.listener.follow_primary()),
             asyncio.create_task(self.timers.sweep()),
             asyncio.create_task(self.heartbeat.beat()),
             asyncio.create_task(self.lobby_feed.broadcast(sessions)),
@@ -321,39 +327,17 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
         embedded = RedisProcess(settings.data / "redis")
         embedded.start()  # in this thread: the child's parent-death signal follows the thread
         url = embedded.url
-    # A blocking pool: under a burst a command waits for a free connection, where the default
-    # pool would refuse the 101st at once (and the request would be answered "unavailable").
-    # A command that gets no answer within redis_timeout fails (a frozen Redis): it is not
-    # retried, as a retry would wait as long again; a broken connection is retried at once.
-    connections = aioredis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=50,
-        timeout=settings.redis_timeout,
-        health_check_interval=5,
-        socket_connect_timeout=min(1.0, settings.redis_timeout),
-        socket_timeout=settings.redis_timeout,
-        # (A Retry retries on timeouts too unless told its errors: then a frozen Redis held a
-        # request for four timeouts.)
-        retry=Retry(
-            ExponentialBackoff(cap=0.2, base=0.02),
-            3,
-            supported_errors=(redis.exceptions.ConnectionError,),
-        ),
-        retry_on_timeout=False,
-    )
-    client = aioredis.Redis(connection_pool=connections)
-    # The listener's own connection, never retried behind its back: a reconnect it did not see
-    # would lose what was published meanwhile, where a lost connection makes it resubscribe
-    # and bring every watched game up to date.
-    listener = aioredis.Redis.from_url(
-        url,
-        health_check_interval=5,
-        socket_connect_timeout=min(1.0, settings.redis_timeout),
-        retry=Retry(NoBackoff(), 0),
-    )
+    connections = connect(url, timeout=settings.redis_timeout)
     database = Database(settings.database_url or default_url(settings.data))
     pool = BotPool(settings.bot_workers, trace_bytes=settings.trace_bytes)
-    hub = Parts(settings, Store(client, event_log=settings.event_log), pool, listener, database)
+    store = Store(
+        connections.client,
+        event_log=settings.event_log,
+        replicas=settings.replicas,
+        wait_ms=int(settings.redis_wait * 1000),
+        refuse_unreplicated=settings.on_no_replica == "refuse",
+    )
+    hub = Parts(settings, store, pool, connections, database)
     tasks: list[asyncio.Task[None]] = []
     try:
         try:
@@ -397,8 +381,6 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
         pool.close()
         hub.hashing.close()
         hub.positions.close()
-        await client.aclose()
-        await listener.aclose()
         await connections.aclose()
         try:
             async with asyncio.timeout(SHUTDOWN_SECONDS):

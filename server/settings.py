@@ -18,6 +18,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from server.archive.db.database import checked_url
+from server.storage.connect import check_url, is_sentinel
+
+ON_NO_REPLICA: Final = ("refuse", "acknowledge")
+"""What a change no replica held in time gets (``Settings.on_no_replica``)."""
 
 DAY: Final = 86_400.0
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
@@ -58,7 +62,9 @@ class Settings:
     )
     redis_url: str | None = _setting(
         None,
-        "a Redis 6.2+ such as redis://localhost:6379/0 (default: an embedded Redis under --data)",
+        "a Redis 6.2+ such as redis://[:PASSWORD@]localhost:6379/0, or its primary through "
+        "Redis Sentinel: redis+sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE[/DB] "
+        "(the password is the primary's; default: an embedded Redis under --data)",
         env="HIVE_REDIS_URL",
     )
     data: Path = _setting(
@@ -191,11 +197,43 @@ class Settings:
     redis_timeout: float = _setting(
         3.0, "seconds a Redis command may take before the request is answered 'unavailable'"
     )
+    redis_replicas: int | None = _setting(
+        None,
+        "replicas that must hold a change of a game before it is acknowledged (Redis WAIT "
+        "after the commit); 0: the primary's answer is enough (default: 1 with a "
+        "redis+sentinel:// URL, else 0)",
+    )
+    redis_wait: float = _setting(
+        1.0,
+        "seconds a change waits for --redis-replicas replicas to hold it (less than "
+        "--redis-timeout)",
+    )
+    on_no_replica: str = _setting(
+        "refuse",
+        "a change no replica held within --redis-wait is: 'refuse'd (answered 'unavailable' "
+        "and not passed on; it may stay on the primary, and the client's resend is played at "
+        "most once) or 'acknowledge'd on the primary alone; counted either way in "
+        "hive_redis_wait_timeouts_total",
+        env="HIVE_ON_NO_REPLICA",
+    )
     sweep_interval: float = _setting(0.1, "how often deadlines (flags, aborts, expiries) are met")
 
     def __post_init__(self) -> None:
         _networks(self.trusted_proxies)  # refuse a bad one now, not at the first connection
         _origins(self.origins)
+        if self.redis_url is not None:
+            check_url(self.redis_url)
+        if self.on_no_replica not in ON_NO_REPLICA:
+            raise ValueError(f"on_no_replica is one of {', '.join(ON_NO_REPLICA)}")
+        if self.replicas and self.redis_wait >= self.redis_timeout:
+            raise ValueError("--redis-wait must be less than --redis-timeout")
+
+    @property
+    def replicas(self) -> int:
+        """The replicas a change waits for (``redis_replicas``, or its default)."""
+        if self.redis_replicas is not None:
+            return self.redis_replicas
+        return 1 if self.redis_url is not None and is_sentinel(self.redis_url) else 0
 
     @property
     def url(self) -> str:
@@ -282,14 +320,21 @@ def _checked(kind: type, name: str) -> Any:
 
     def convert(text: str) -> Any:
         value = kind(text)
-        ports = ("port", "metrics_port")
-        if kind in (int, float) and (value < 0 or (value == 0 and name not in ports)):
+        zero_allowed = ("port", "metrics_port", "redis_replicas")
+        if kind in (int, float) and (value < 0 or (value == 0 and name not in zero_allowed)):
             raise argparse.ArgumentTypeError(f"must be positive, not {text}")
         if name == "database_url":
             try:
                 checked_url(value)
             except ValueError as error:
                 raise argparse.ArgumentTypeError(str(error)) from None
+        if name == "redis_url":
+            try:
+                check_url(value)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
+        if name == "on_no_replica" and value not in ON_NO_REPLICA:
+            raise argparse.ArgumentTypeError(f"one of {', '.join(ON_NO_REPLICA)}, not {value!r}")
         if name == "trusted_proxies":
             try:
                 _networks(value)
@@ -336,5 +381,9 @@ def add_database_arguments(p: argparse.ArgumentParser, *, data: bool = True) -> 
 
 
 def from_args(argv: Sequence[str] | None = None) -> Settings:
-    args = parser().parse_args(argv)
-    return Settings(**{name: getattr(args, name) for name in _FIELDS})
+    p = parser()
+    args = p.parse_args(argv)
+    try:
+        return Settings(**{name: getattr(args, name) for name in _FIELDS})
+    except ValueError as error:  # settings that do not go together
+        p.error(str(error))

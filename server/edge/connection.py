@@ -66,6 +66,7 @@ from server.edge.addresses import address_block, client_address, is_allowed_orig
 from server.edge.answers import text
 from server.live.session import Session
 from server.requests.passwords import GoneError
+from server.storage.replicas import UnreplicatedError
 from server.storage.store import STORAGE_ERRORS
 
 if TYPE_CHECKING:
@@ -272,7 +273,8 @@ class Connections:
         except GoneError:
             pass  # the connection went away while its password waited: nothing to answer
         except STORAGE_ERRORS as error:
-            self.health.storage(False, error)
+            if not isinstance(error, UnreplicatedError):  # (Redis answers: no replica did)
+                self.health.storage(False, error)
             await session.send(
                 Error(
                     ErrorCode.UNAVAILABLE,

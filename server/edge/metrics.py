@@ -104,6 +104,20 @@ class Metrics:
             ["error"],
             registry=r,
         )
+        self.primary_changes = Counter(
+            "hive_redis_primary_changes",
+            "Times this process saw the Redis primary's address change (a Sentinel failover): "
+            "it subscribed again on the new primary and read its games again from it",
+            registry=r,
+        )
+        self.wait_timeouts = Counter(
+            "hive_redis_wait_timeouts",
+            "Changes committed on the Redis primary that no replica held within --redis-wait, "
+            "by what became of them (refused: answered 'unavailable'; acknowledged: on the "
+            "primary alone)",
+            ["outcome"],
+            registry=r,
+        )
         self.loop_lag = Histogram(
             "hive_event_loop_lag_seconds",
             "How late the event loop ran a timer (measured twice a second): time every "

@@ -135,6 +135,19 @@ class GameCache:
             return True
         return cached.apply(record, event)
 
+    def take_back(self, record: Record) -> bool:
+        """Bring a cached game back to ``record``, an earlier version than the cache's (a
+        change heard here was lost with a Redis primary: a failover took it back), its
+        watchers owed a snapshot; whether it was so (False: not cached, or not earlier)."""
+        cached = self.games.get(record.id)
+        if cached is None or record.version >= cached.record.version:
+            return False
+        self.games[record.id] = CachedGame.of(record, self.keep)
+        for session in self.watchers.get(record.id, {}):
+            if record.id in session.watching:
+                session.watching[record.id] = None  # sent a snapshot next
+        return True
+
     def _add(self, record: Record, event: Event | None = None) -> CachedGame:
         self.follow(record.id)
         cached = self.games[record.id] = CachedGame.of(record, self.keep, event)

@@ -95,13 +95,16 @@ class Changes:
     async def _commit(self, record: Record, event: Event, **indexes: Any) -> bool:
         """``Store.commit`` under a new change id. When its connection broke, its answer may
         be lost with a change Redis committed and published: the game is read again from Redis
-        (not after a timeout: a frozen Redis would hold the read as long again; the listener
-        hears of the change when Redis answers)."""
+        (settled: with replicas, once they hold it, and published then) and passed on (not
+        after a timeout: a frozen Redis would hold the read as long again; the listener hears
+        of the change when Redis answers)."""
         try:
             return await self.store.commit(record, event, change=self._next_id(), **indexes)
         except redis.exceptions.ConnectionError:
             with contextlib.suppress(*STORAGE_ERRORS):
-                await self.fanout.reload(record.id)
+                stored = await self.store.settle(record.id)
+                if stored is not None:
+                    await self.fanout.pass_on(stored)
             raise
 
     async def change(self, game_id: str, decide: Decide) -> Record | None:
@@ -163,7 +166,9 @@ class Changes:
                     self.wake_archive()  # rated now, not at the sweep's next round
                 await self.committed(record, event)
                 return record, value
-            stored = await self.store.get(game_id)
+            # (Settled: a change refused for want of a replica is published once one holds
+            # it, the client's resend of it being what finds it here.)
+            stored = await self.store.settle(game_id)
             if stored is None:
                 raise unknown(game_id)
             # (Not cached: the listener brings the change here, and passes it on.)

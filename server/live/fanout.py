@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Collection
 from typing import Final
 
@@ -29,6 +30,8 @@ from server.live.lobby import LobbyFeed
 from server.live.presence import Presence
 from server.live.session import Session
 from server.storage.store import STORAGE_ERRORS, Store
+
+log = logging.getLogger(__name__)
 
 FAR_BEHIND: Final = 50
 """A watcher more events behind than this gets a snapshot, not the events it missed."""
@@ -128,13 +131,22 @@ class Fanout:
 
     async def reload(self, game_id: str) -> bool:
         """Read the game again from Redis (a change of it may have gone unheard here) and pass
-        on what the cache here did not have (``pass_on``); whether there was any.
+        on what the cache here did not have (``pass_on``); whether there was any. A game Redis
+        holds at an earlier version than the cache (a failover lost a change heard here) is
+        taken back to it, and its watchers sent a snapshot.
 
         Raises:
             STORAGE_ERRORS: Redis did not answer.
         """
         record = await self.store.get(game_id)
-        return record is not None and await self.pass_on(record)
+        if record is None:
+            return False
+        if self.cache.take_back(record):  # an earlier version: a failover lost the later ones
+            log.warning("game %s: back to version %d (a Redis failover)", game_id, record.version)
+            self.lobby_feed.update(record)
+            await self.deliver(game_id)
+            return True
+        return await self.pass_on(record)
 
     def follow_rematch(self, old: Record, new_id: str) -> None:
         """The players' connections here that follow the old game follow its rematch (the game

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import prometheus_client
 import redis.asyncio as aioredis
@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 RESUBSCRIBE_SECONDS = 0.5
 """Wait before subscribing again while Redis is away."""
+PRIMARY_SECONDS = 0.5
+"""How often the sentinels are asked where the primary is."""
 
 
 class Following:
@@ -91,6 +93,9 @@ class Listener:
             session ended anywhere (``SignIn.signed_out`` closes its connections here).
         changes_heard: Counts the changes heard, by where they were made.
         change_delay: Observes how long each change took to be heard, by where it was made.
+        primary: Where the Redis primary is now, as ``HOST:PORT`` (None: not known now):
+            ``RedisClients.primary``.
+        primary_changes: Counts the times the primary moved (failovers seen).
     """
 
     def __init__(
@@ -106,6 +111,8 @@ class Listener:
         on_signed_out: Callable[[str, str | None], None],
         changes_heard: prometheus_client.Counter,
         change_delay: prometheus_client.Histogram,
+        primary: Callable[[], Awaitable[str | None]],
+        primary_changes: prometheus_client.Counter,
     ) -> None:
         self.redis = redis_client
         self.store = store
@@ -118,6 +125,10 @@ class Listener:
         # each label's series looked up once (the lookup cost more than the count)
         self._heard = functools.cache(changes_heard.labels)
         self._delay = functools.cache(change_delay.labels)
+        self.primary = primary
+        self.primary_changes = primary_changes
+        self.primary_address: str | None = None  # where the primary was last seen
+        self.moved = asyncio.Event()  # the primary moved: subscribe again
         self.resyncs = 0  # times every followed game was brought up to date from Redis
         self._confirming: set[str] = set()  # subscribed to alone, read again once confirmed
 
@@ -135,26 +146,57 @@ class Listener:
                     await pubsub.subscribe(channels.events, channels.control, channels.lobby)
                     for start in range(0, len(followed), 1000):
                         await pubsub.subscribe(*followed[start : start + 1000])
+                    self.moved.clear()
                     await self.resync()
                     keeper = asyncio.create_task(self._keep(pubsub))
+                    reading = asyncio.create_task(self._read(pubsub, control, lobby, games))
+                    moved = asyncio.create_task(self.moved.wait())
                     try:
-                        async for message in pubsub.listen():
-                            kind, channel = message["type"], message["channel"]
-                            if kind == "subscribe" and channel.startswith(games):
-                                await self._confirmed(channel[len(games) :].decode())
-                            if kind != "message":
-                                continue
-                            if channel == control:
-                                self.on_signed_out(*unpack_signed_out(message["data"]))
-                            elif channel == lobby:
-                                self.lobby_feed.heard(unpack_moves(message["data"]))
-                            else:
-                                await self.published(message["data"])
+                        await asyncio.wait([reading, moved], return_when=asyncio.FIRST_COMPLETED)
+                        if reading.done():
+                            reading.result()  # (it ends only by raising)
                     finally:
-                        keeper.cancel()
+                        for task in (keeper, reading, moved):
+                            task.cancel()
+                        await asyncio.gather(keeper, reading, moved, return_exceptions=True)
             except STORAGE_ERRORS as error:
                 log.warning("event listener lost Redis (%s); resubscribing", error)
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away
+
+    async def _read(self, pubsub: PubSub, control: bytes, lobby: bytes, games: bytes) -> None:
+        """Pass each message heard on."""
+        async for message in pubsub.listen():
+            kind, channel = message["type"], message["channel"]
+            if kind == "subscribe" and channel.startswith(games):
+                await self._confirmed(channel[len(games) :].decode())
+            if kind != "message":
+                continue
+            if channel == control:
+                self.on_signed_out(*unpack_signed_out(message["data"]))
+            elif channel == lobby:
+                self.lobby_feed.heard(unpack_moves(message["data"]))
+            else:
+                await self.published(message["data"])
+
+    async def follow_primary(self) -> None:
+        """Forever, every ``PRIMARY_SECONDS``: ask where the Redis primary is (the sentinels,
+        through ``primary``); when it moved (a failover), count it and subscribe again on the
+        new one, bringing every game followed here up to date from it. (A listener whose
+        primary died notices by itself; one on a primary that was cut off, then came back,
+        would go on hearing it.)"""
+        while True:
+            found = await self.primary()
+            if found is not None:
+                if self.primary_address is not None and found != self.primary_address:
+                    log.warning(
+                        "the Redis primary moved from %s to %s: subscribing there",
+                        self.primary_address,
+                        found,
+                    )
+                    self.primary_changes.inc()
+                    self.moved.set()
+                self.primary_address = found
+            await asyncio.sleep(PRIMARY_SECONDS)
 
     async def _keep(self, pubsub: PubSub) -> None:
         """Bring the subscriptions in line with the games cached as they change (a command

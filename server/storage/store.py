@@ -58,14 +58,17 @@ the channel ``hive:events:game:ID``; and on ``hive:events`` when its place in th
 changes; in a database N other than 0, ``hive:events:N:game:ID`` and ``hive:events:N``: see
 ``server.storage.channels``), all at once, so a change is applied exactly once however many requests
 race, is acknowledged only once Redis holds it, and is heard by every process that follows
-the game even when the one that made it dies or loses its reply. The indexes (``hive:open``,
+the game even when the one that made it dies or loses its reply. With replicas to wait for
+(``Store.replicas``: through Sentinel), ``WAIT`` follows the script and the store publishes
+the change once they hold it (``Store.commit``), so that no process passes on a change a
+failover could take back. The indexes (``hive:open``,
 the others) are updated right after; ``Store.repair`` rebuilds
 them from the games on start.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import redis.exceptions
@@ -75,10 +78,13 @@ from protocol import Event
 from server.game import match
 from server.game.clock import now_ms
 from server.game.record import Record
+from server.storage.archiving import PUT_TRACE, Archiving
 from server.storage.channels import Published, channels
 from server.storage.codec import pack, pack_event, unpack, unpack_event
+from server.storage.keys import game_key, log_key
 from server.storage.liveness import COUNT, Liveness
 from server.storage.players import Players, games_key
+from server.storage.replicas import Replicas, UnreplicatedError
 
 STORAGE_ERRORS: Final = (
     redis.exceptions.ConnectionError,
@@ -86,7 +92,9 @@ STORAGE_ERRORS: Final = (
     redis.exceptions.OutOfMemoryError,
 )
 """What a command raises when Redis does not answer, or refuses to write at its ``maxmemory``
-(the caller answers ``unavailable``)."""
+(the caller answers ``unavailable``); a change no replica held in time, refused
+(``UnreplicatedError``), is a ``TimeoutError``."""
+
 
 ONLINE_KEY: Final = "hive:online"
 BOTS_KEY: Final = "hive:bots"
@@ -110,13 +118,25 @@ elseif v ~= ARGV[1] then
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[5], ARGV[2] .. '-1', 'e', ARGV[4])
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
 if ARGV[8] ~= '' then redis.call('PUBLISH', ARGV[8], ARGV[7]) end
 return 1
 """
 """KEYS: game hash, game log. ARGV: expected version ('0': the game must not exist), new
-version, record, event, log length, the game's channel, message, the events channel (or '':
-not published there)."""
+version, record, event, log length, the game's channel (or '': not published: the store
+publishes it once replicas hold it), message, the events channel (or '': not published
+there)."""
+
+_TOUCH: Final = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return false end
+redis.call('HSET', KEYS[1], 'v', v)
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local e = last[1] and last[1][2][2] or ''
+return {v, redis.call('HGET', KEYS[1], 'r'), e}
+"""
+"""KEYS: game hash, game log. The game as stored (version, record, its last event): with a
+write that changes nothing, so that a ``WAIT`` after it covers the game as read."""
 
 _REWRITE: Final = """
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
@@ -126,49 +146,46 @@ return 1
 """KEYS: game hash. ARGV: expected version, record. A change that makes no event (clocks
 shifted after an outage)."""
 
-_PUT_TRACE: Final = """
-if redis.call('HEXISTS', KEYS[1], 'a') == 1 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
-return 1
-"""
-"""KEYS: game hash, trace. ARGV: trace, seconds to keep it. Nothing once the game is
-archived."""
 
-
-def game_key(game_id: str) -> str:
-    return f"hive:g:{{{game_id}}}"
-
-
-def _log_key(game_id: str) -> str:
-    return f"hive:g:{{{game_id}}}:log"
-
-
-def _trace_key(game_id: str, ply: int) -> str:
-    return f"hive:g:{{{game_id}}}:trace:{ply}"
-
-
-def _claim_key(game_id: str) -> str:
-    """A process archiving the game holds it (``Store.claim_archive``)."""
-    return f"hive:g:{{{game_id}}}:archiving"
-
-
-class Store(Players, Liveness):
+class Store(Players, Liveness, Archiving, Replicas):
     """The server's storage. Every method is one or a few Redis round trips.
 
     Args:
         redis: A client (``decode_responses`` off).
         event_log: Events kept per game (older ones are trimmed from its stream).
+        replicas: Replicas that must hold a change before ``commit`` returns (``WAIT``
+            after the commit's script, on its connection); 0: the primary's answer is enough.
+        wait_ms: How long a change waits for them.
+        refuse_unreplicated: A change they did not all hold in time is refused
+            (``UnreplicatedError``; else it is acknowledged on the primary alone).
+        wait_timed_out: Called with ``refuse_unreplicated`` at each wait that timed out.
     """
 
-    def __init__(self, redis: Redis, *, event_log: int = 500) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        event_log: int = 500,
+        replicas: int = 0,
+        wait_ms: int = 1000,
+        refuse_unreplicated: bool = True,
+        wait_timed_out: Callable[[bool], None] = lambda refused: None,
+    ) -> None:
         self.redis: Any = redis  # its replies are bytes (decode_responses off)
         self.event_log = event_log
+        self.replicas = replicas
+        self.wait_ms = wait_ms
+        self.refuse_unreplicated = refuse_unreplicated
+        self.wait_timed_out = wait_timed_out
+        self.short_of_replicas = False
+        """The last wait timed out (with ``acknowledge``, the next wait ``SHORT_WAIT_MS``)."""
         self.channels = channels(database(redis))
         """Where this store publishes, and its servers listen."""
         self.control_channel = self.channels.control
         self._commit = redis.register_script(_COMMIT)
+        self._touch = redis.register_script(_TOUCH)
         self._rewrite = redis.register_script(_REWRITE)
-        self._put_trace = redis.register_script(_PUT_TRACE)
+        self._put_trace = redis.register_script(PUT_TRACE)
         self._count = redis.register_script(COUNT)
         self.committing: dict[str, tuple[Record, Event]] = {}
         """The changes being committed through this store (from the script's call to the
@@ -211,7 +228,17 @@ class Store(Players, Liveness):
 
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
-        progress touches no other index)."""
+        progress touches no other index).
+
+        With ``replicas``, the script does not publish: ``WAIT`` follows it on its connection,
+        and the change is published (with the indexes' update, in one round trip) once the
+        replicas hold it, so that no process passes on a change a failover could take back.
+        When they do not in time: a change refused is indexed but not published, and
+        ``UnreplicatedError`` raised (it may stay on the primary: ``settle`` publishes it when
+        the game is next found changed); one acknowledged anyway is published.
+
+        Raises:
+            UnreplicatedError: No replica held the change in time, and it is refused."""
         if change:
             self.committing[change] = (record, event)
         try:
@@ -235,54 +262,83 @@ class Store(Players, Liveness):
         body = pack(record)
         event_body = pack_event(event)
         message = Published(record.id, record.version, body, event_body, change, now_ms()).pack()
+        game_channel = self.channels.game(record.id)
+        events_channel = self.channels.events if lobby else ""
+        keys = [game_key(record.id), log_key(record.id)]
+        args: list[Any] = [expected, record.version, body, event_body, self.event_log]
+        published = True
         try:
-            done = await self._commit(
-                keys=[game_key(record.id), _log_key(record.id)],
-                args=[
-                    expected,
-                    record.version,
-                    body,
-                    event_body,
-                    self.event_log,
-                    self.channels.game(record.id),
-                    message,
-                    self.channels.events if lobby else "",
-                ],
-            )
+            if not self.replicas:  # published by the script itself, at once
+                done = await self._commit(
+                    keys=keys, args=[*args, game_channel, message, events_channel]
+                )
+            else:  # published once replicas hold it
+                done, acked = await self._and_wait(self._commit, keys, [*args, "", message, ""])
+                if done and acked < self.replicas:
+                    self.wait_timed_out(self.refuse_unreplicated)
+                    published = not self.refuse_unreplicated
         except redis.exceptions.ResponseError as error:
             if "OOM" in str(error):  # Redis at its maxmemory, as a script sees it: nothing written
                 raise redis.exceptions.OutOfMemoryError(str(error)) from error
             raise
         if not done:
             return False
-        if indexed is None or indexed[0] != record.status:
-            await self.index(record, deadline)
-        elif indexed[1] != deadline:
-            await self.index_deadline(record.id, deadline)
+        reindex = indexed is None or indexed[0] != record.status
+        redeadline = not reindex and indexed is not None and indexed[1] != deadline
+        publish = bool(self.replicas and published)
+        if publish and not (reindex or redeadline or events_channel):
+            await self.redis.publish(game_channel, message)  # (a move: one command, no pipeline)
+        elif publish or reindex or redeadline:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if publish:
+                    pipe.publish(game_channel, message)
+                    if events_channel:
+                        pipe.publish(events_channel, message)
+                if reindex:
+                    self._index(pipe, record, deadline)
+                elif redeadline:
+                    _set_deadline(pipe, record.id, deadline)
+                await pipe.execute()
+        if not published:
+            raise UnreplicatedError(
+                f"game {record.id} version {record.version}: no replica held it within "
+                f"{self.wait_ms} ms"
+            )
         return True
 
+    async def settle(self, game_id: str) -> Record | None:
+        """The game as the primary holds it (None: no such game), once replicas hold it too
+        (``Replicas._settle``); without replicas, the game as stored (``get``).
+
+        Raises:
+            UnreplicatedError: Replicas did not hold it in time (and such changes are refused).
+        """
+        return await (self._settle(game_id) if self.replicas else self.get(game_id))
+
     async def index(self, record: Record, deadline: int | None) -> None:
-        game_id = record.id
         async with self.redis.pipeline(transaction=False) as pipe:
-            if record.status == "open":
-                pipe.zadd("hive:open", {game_id: record.expires or 0})
-            else:
-                pipe.zrem("hive:open", game_id)
-            if record.status == "live":
-                pipe.zadd("hive:live", {game_id: record.created}, nx=True)
-                for player in record.players():
-                    pipe.sadd(games_key(player), game_id)
-            else:
-                pipe.zrem("hive:live", game_id)
-                for player in record.players():
-                    pipe.srem(games_key(player), game_id)
-            if record.status == "over":
-                pipe.zadd("hive:over", {game_id: record.ended or 0})
-            _set_deadline(pipe, game_id, deadline)
+            self._index(pipe, record, deadline)
             await pipe.execute()
 
-    async def index_deadline(self, game_id: str, deadline: int | None) -> None:
-        await _set_deadline(self.redis, game_id, deadline)
+    @staticmethod
+    def _index(pipe: Any, record: Record, deadline: int | None) -> None:
+        """Queue on ``pipe`` the commands that index the game as ``record`` has it."""
+        game_id = record.id
+        if record.status == "open":
+            pipe.zadd("hive:open", {game_id: record.expires or 0})
+        else:
+            pipe.zrem("hive:open", game_id)
+        if record.status == "live":
+            pipe.zadd("hive:live", {game_id: record.created}, nx=True)
+            for player in record.players():
+                pipe.sadd(games_key(player), game_id)
+        else:
+            pipe.zrem("hive:live", game_id)
+            for player in record.players():
+                pipe.srem(games_key(player), game_id)
+        if record.status == "over":
+            pipe.zadd("hive:over", {game_id: record.ended or 0})
+        _set_deadline(pipe, game_id, deadline)
 
     async def rewrite(self, record: Record) -> bool:
         """Replace the stored record without an event (same version), if still current."""
@@ -292,7 +348,7 @@ class Store(Players, Liveness):
     async def events_after(self, game_id: str, version: int) -> list[Event] | None:
         """The events after ``version``, in order; None when the log no longer reaches back
         that far (a snapshot is needed)."""
-        entries = await self.redis.xrange(_log_key(game_id), min=f"{version + 1}-1")
+        entries = await self.redis.xrange(log_key(game_id), min=f"{version + 1}-1")
         events = [unpack_event(fields[b"e"]) for _, fields in entries]
         if events and events[0].version != version + 1:
             return None
@@ -328,79 +384,6 @@ class Store(Players, Liveness):
             if record.status != "over":
                 active.append(record)
         return active
-
-    # -- the archive ---------------------------------------------------------------------------
-
-    async def finished(self, limit: int = 100) -> list[str]:
-        """Finished games not yet archived, the longest finished first."""
-        found = await self.redis.zrange("hive:over", 0, limit - 1)
-        return [m.decode() for m in found]
-
-    async def finished_count(self) -> int:
-        """How many finished games are not yet archived."""
-        count: int = await self.redis.zcard("hive:over")
-        return count
-
-    async def claim_archive(self, game_id: str, seconds: int) -> bool:
-        """Claim the archiving of a finished game for ``seconds``: False while another
-        process holds the claim. The claim spares the work twice, nothing more: the archive's
-        write is right however many processes make it."""
-        claimed = await self.redis.set(_claim_key(game_id), 1, nx=True, ex=seconds)
-        return bool(claimed)
-
-    async def release_archive(self, game_id: str) -> None:
-        """Let go of a claim that did not archive its game (the next sweep may try again)."""
-        await self.redis.delete(_claim_key(game_id))
-
-    async def drop_finished(self, game_id: str) -> None:
-        """Take a game that is gone out of ``hive:over``."""
-        await self.redis.zrem("hive:over", game_id)
-
-    async def traces(self, game_id: str, plies: int) -> dict[int, tuple[bytes, int]]:
-        """The search traces still kept of a game of ``plies`` moves: ply -> (trace,
-        milliseconds it has left)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for ply in range(1, plies + 2):  # the last: a move the game's end overtook
-                pipe.get(_trace_key(game_id, ply))
-                pipe.pttl(_trace_key(game_id, ply))
-            found = await pipe.execute()
-        return {
-            ply: (body, left)
-            for ply, body, left in zip(range(1, plies + 2), found[::2], found[1::2], strict=True)
-            if body is not None and left > 0
-        }
-
-    async def archived(self, game_id: str, plies: int, grace: int) -> None:
-        """The game is in the archive: mark it, let its keys expire in ``grace`` seconds
-        (its traces sooner if they were to), and take it out of ``hive:over``."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(game_key(game_id), "a", 1)
-            pipe.expire(game_key(game_id), grace)
-            pipe.expire(_log_key(game_id), grace)
-            await pipe.execute()
-        keys = [_trace_key(game_id, ply) for ply in range(1, plies + 2)]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.pttl(key)
-            lefts = await pipe.execute()
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key, left in zip(keys, lefts, strict=True):
-                if left > grace * 1000:
-                    pipe.pexpire(key, grace * 1000)
-            pipe.zrem("hive:over", game_id)
-            pipe.delete(_claim_key(game_id))
-            await pipe.execute()
-
-    # -- traces and liveness -------------------------------------------------------------------
-
-    async def put_trace(self, game_id: str, ply: int, trace: bytes, ttl: int) -> None:
-        """Keep a bot move's trace ``ttl`` seconds, unless its game is archived already (a
-        move its game's end overtook: its key would outlive the game's)."""
-        await self._put_trace(keys=[game_key(game_id), _trace_key(game_id, ply)], args=[trace, ttl])
-
-    async def get_trace(self, game_id: str, ply: int) -> bytes | None:
-        data: bytes | None = await self.redis.get(_trace_key(game_id, ply))
-        return data
 
 
 def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:

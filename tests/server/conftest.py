@@ -16,6 +16,7 @@ from server.embedded import RedisProcess
 from server.runtime import Parts, running
 from server.settings import Settings
 from tests.server.postgres import PostgresProcess
+from tests.server.sentinels import Topology
 
 
 def free_port() -> int:
@@ -119,3 +120,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite+aiosqlite:///{tmp_path / 'archive.sqlite3'}"
     server: PostgresProcess = request.getfixturevalue("postgres_server")
     return server.create()
+
+
+@pytest.fixture
+def sentinel_topology(tmp_path: Path) -> Iterator[Topology]:
+    """A primary, a replica and three sentinels of this test's own (Debian's ``redis-server``
+    on free ports; ``tests.server.sentinels``), ready to fail over."""
+    topology = Topology(tmp_path / "ha")
+    try:
+        topology.start()
+        yield topology
+    finally:
+        topology.stop()

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from protocol import CreateGame, Seat, TimeControl, Update
 from server.game import match
 from server.storage.codec import pack, unpack
-from server.storage.store import game_key
+from server.storage.keys import game_key
 from tests.server.conftest import Running, StartServer
 from tests.server.support import play, published, start_game, updated, watch
 

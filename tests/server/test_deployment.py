@@ -24,6 +24,7 @@ from protocol import CreateGame, Update
 from protocol.client import Client
 from server.embedded import RedisProcess, redis_server_binary
 from server.settings import Settings, available_cores
+from server.storage.connect import parse_sentinel_url
 from tests.server.conftest import free_port
 from tests.server.deployment import ROOT, compose_text, system_tool
 from tests.server.support import http_get, updated
@@ -314,3 +315,95 @@ async def test_ctrl_c_stops_the_server_and_its_workers_quietly(
     text = b"".join(log).decode(errors="replace")
     assert status == 0, text
     assert "Traceback" not in text and "leaked" not in text, text
+
+
+HA_URL = "redis+sentinel://sentinel1:26379,sentinel2:26379,sentinel3:26379/hive"
+
+
+def test_the_ha_profile_runs_a_primary_a_replica_and_three_sentinels_the_servers_ask() -> None:
+    """The profile "ha": the replica copies "redis", the sentinels watch it as the service
+    "hive" (deploy/sentinel.conf, mounted in each), and the servers, given HIVE_REDIS_URL,
+    ask those sentinels for that service (and wait for the replica, by default)."""
+    services = compose_config("ha", env={"HIVE_REDIS_URL": HA_URL})["services"]
+    assert services["redis-replica"]["profiles"] == ["ha"]
+    command = services["redis-replica"]["command"]
+    assert command[command.index("--replicaof") + 1 :][:2] == ["redis", "6379"]
+    conf = (ROOT / "deploy" / "sentinel.conf").read_text()
+    monitor = re.search(r"^sentinel monitor (\S+) (\S+) (\d+) (\d+)$", conf, re.MULTILINE)
+    assert monitor is not None and monitor.groups() == ("hive", "redis", "6379", "2")
+    assert "sentinel down-after-milliseconds hive 2000" in conf
+    url = parse_sentinel_url(HA_URL)
+    sentinels = sorted(name for name in services if name.startswith("sentinel"))
+    assert [f"{host}:{port}" for host, port in url.sentinels] == [f"{n}:26379" for n in sentinels]
+    assert url.service == "hive"
+    for name in sentinels:
+        assert services[name]["profiles"] == ["ha"]
+        mounted = " ".join(str(v) for v in services[name]["volumes"])
+        assert "deploy/sentinel.conf" in mounted and "/etc/hive/sentinel.conf" in mounted
+        assert "redis-server /data/sentinel.conf --sentinel" in " ".join(services[name]["command"])
+    for name in ("server1", "server2"):
+        assert f"--redis-url {HA_URL} " in services[name]["command"]
+        assert services[name]["environment"] == {"HIVE_ON_NO_REPLICA": "refuse"}
+    without = compose_config()["services"]
+    assert "--redis-url redis://redis:6379/0 " in without["server1"]["command"]
+    assert Settings(redis_url=HA_URL).replicas == 1
+
+
+def test_debians_redis_runs_the_ha_profiles_configuration(tmp_path: Path) -> None:
+    """Debian's redis-server takes the compose file's arguments for the primary and the
+    replica, and deploy/sentinel.conf as a sentinel (its addresses made this machine's): the
+    sentinel finds the primary, its replica, and calls the primary down once it is gone."""
+    services = compose_config("ha", env={"HIVE_REDIS_URL": HA_URL})["services"]
+    primary, replica, sentinel = free_port(), free_port(), free_port()
+    started = []
+
+    def start(args: list[str], folder: Path) -> redis.Redis:
+        folder.mkdir()
+        started.append(
+            subprocess.Popen(
+                [system_tool("redis-server"), *args, "--dir", str(folder)],
+                stdout=subprocess.DEVNULL,
+            )
+        )
+        return redis.Redis(port=int(args[args.index("--port") + 1]), socket_timeout=2)
+
+    def local(command: list[str], port: int) -> list[str]:
+        swapped = ["127.0.0.1" if arg in ("redis", "redis-replica") else arg for arg in command]
+        swapped = [str(primary) if arg == "6379" else arg for arg in swapped]
+        return [*swapped[1:], "--port", str(port), "--bind", "127.0.0.1"]
+
+    conf = (ROOT / "deploy" / "sentinel.conf").read_text()
+    conf = conf.replace("port 26379", f"port {sentinel}\nbind 127.0.0.1")
+    conf = conf.replace("monitor hive redis 6379", f"monitor hive 127.0.0.1 {primary}")
+    (tmp_path / "sentinel.conf").write_text(conf)
+    try:
+        first = start(local(services["redis"]["command"], primary), tmp_path / "primary")
+        start(local(services["redis-replica"]["command"], replica), tmp_path / "replica")
+        started.append(
+            subprocess.Popen(
+                [system_tool("redis-server"), str(tmp_path / "sentinel.conf"), "--sentinel"],
+                stdout=subprocess.DEVNULL,
+            )
+        )
+        asking = redis.Redis(port=sentinel, socket_timeout=2, decode_responses=True)
+
+        def state() -> dict[str, Any]:
+            found: dict[str, Any] = asking.sentinel_master("hive")  # type: ignore[assignment]
+            return found
+
+        def replica_found() -> bool:
+            assert all(p.poll() is None for p in started), "a redis-server refused its arguments"
+            try:
+                return bool(state()["num-slaves"] == 1)
+            except (redis.exceptions.ConnectionError, redis.exceptions.ResponseError):
+                return False
+
+        until_blocking(replica_found, "the sentinel finds the replica")
+        assert first.info("replication")["connected_slaves"] == 1
+        started[0].kill()
+        # down after 2 s without an answer
+        until_blocking(lambda: state()["is_sdown"], "the sentinel calls the primary down")
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()

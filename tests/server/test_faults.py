@@ -27,7 +27,7 @@ from protocol import (
 from protocol.client import ServerError
 from server.embedded import RedisProcess
 from server.runtime import running
-from server.storage.store import game_key
+from server.storage.keys import game_key
 from tests.server.conftest import BASE_SETTINGS, Running, StartServer
 from tests.server.support import (
     ListenerCut,

@@ -31,6 +31,8 @@ ALERTS = {
     "HiveMoveLatencyHigh",
     "HiveEventLoopLag",
     "HiveOpenFilesNearLimit",
+    "HiveRedisFailover",
+    "HiveRedisReplicaWaitsTimingOut",
 }
 
 

@@ -18,9 +18,11 @@ from server.game.record import Record
 from server.live.locks import Locks
 from server.storage.channels import CONTROL_CHANNEL
 from server.storage.codec import pack_event, unpack_event
+from server.storage.keys import game_key
 from server.storage.liveness import WINDOW_PARTS, rate_key, window_part
 from server.storage.players import token_hash
-from server.storage.store import Store, game_key
+from server.storage.replicas import UnreplicatedError
+from server.storage.store import Store
 from tests.support import until
 
 
@@ -317,3 +319,44 @@ async def test_locks_by_key_serve_in_order_and_exist_only_while_used() -> None:
         async with locks.hold("g"):
             raise ValueError("in the block")
     assert not locks.busy("g")
+
+
+async def test_a_change_no_replica_held_is_refused_unpublished_or_acknowledged(
+    redis_server: RedisProcess,
+) -> None:
+    """A Redis with no replica: each wait times out. Refused, the change is on the primary
+    (indexed) but not published, and ``UnreplicatedError`` raised; ``settle`` finds it and
+    refuses it again (no replica yet). Acknowledged, it is published; the next wait is short."""
+    client = aioredis.Redis.from_url(redis_server.url)
+    timed_out: list[bool] = []
+    refusing = Store(client, replicas=1, wait_ms=100, wait_timed_out=timed_out.append)
+    accepting = Store(
+        client, replicas=1, wait_ms=100, refuse_unreplicated=False, wait_timed_out=timed_out.append
+    )
+    pubsub = client.pubsub()
+    try:
+        await pubsub.subscribe(
+            refusing.channels.game("abcd1234"), refusing.channels.game("efgh5678")
+        )
+        for _ in range(2):
+            assert (await pubsub.get_message(timeout=1))["type"] == "subscribe"
+        record = new_record()
+        with pytest.raises(UnreplicatedError):
+            await refusing.commit(record, Event(1, "created", 1000), expected=0, deadline=None)
+        assert await refusing.get(record.id) == record  # on the primary,
+        assert await client.zscore("hive:open", record.id) is not None  # indexed,
+        assert await pubsub.get_message(timeout=0.3) is None  # not published
+        with pytest.raises(UnreplicatedError):
+            await refusing.settle(record.id)
+        assert not await refusing.commit(  # sent again: the game exists
+            record, Event(1, "created", 1000), expected=0, deadline=None
+        )
+        other = new_record("efgh5678")
+        assert await accepting.commit(other, Event(1, "created", 1000), expected=0, deadline=None)
+        heard = await pubsub.get_message(timeout=1)
+        assert heard is not None and heard["channel"] == accepting.channels.game(other.id).encode()
+        assert accepting.short_of_replicas and timed_out == [True, True, False]
+        assert await accepting.settle(other.id) == other  # published again: a no-op for a listener
+    finally:
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await client.aclose()

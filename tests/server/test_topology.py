@@ -561,7 +561,7 @@ async def test_the_deployed_topology_behind_haproxy(
 
 def test_the_compose_file_is_valid() -> None:
     env = {**os.environ, "HIVE_BOT_TOKEN": "a-token"}
-    for extra in ([], ["--profile", "bot"], ["--profile", "monitoring"]):
+    for extra in ([], ["--profile", "bot"], ["--profile", "monitoring"], ["--profile", "ha"]):
         done = subprocess.run(
             [system_tool("docker-compose"), "-f", str(COMPOSE_FILE), *extra, "config", "-q"],
             env=env,
@@ -585,6 +585,10 @@ def test_the_compose_file_is_valid() -> None:
         "postgres",
         "prometheus",
         "redis",
+        "redis-replica",
+        "sentinel1",
+        "sentinel2",
+        "sentinel3",
         "server1",
         "server2",
     ]
