@@ -168,7 +168,9 @@ export const noticed = (state, text, kind = "info") => ({ ...state, notice: text
 export function updateReceived(state, update, now) {
   const view = state.game;
   if (!view || view.id !== update.game) return state;
-  if (view.state && update.state.version < view.state.version) return state;
+  // an older version is one already seen, unless the server sends it as a snapshot: its state
+  // stands alone (after a Redis failover took a change back, it is the game as it now is)
+  if (view.state && update.state.version < view.state.version && !update.snapshot) return state;
   const old = view.state;
   const next = update.state;
   const moved = !old || next.moves.length !== old.moves.length;

@@ -156,6 +156,14 @@ describe("updateReceived", () => {
     assert.equal(S.updateReceived(state, update(gameState({ version: 3 })), 2000), state);
   });
 
+  test("a snapshot of an older version stands: the server took a change back", () => {
+    const state = adaWatching();
+    const back = { ...update(gameState({ version: 3, moves: ["wS1"] })), snapshot: true };
+    const next = S.updateReceived(state, back, 2000);
+    assert.equal(next.game.state.version, 3);
+    assert.deepEqual(next.game.state.moves, ["wS1"]);
+  });
+
   test("the last move is known with where it came from only when the position before was seen", () => {
     const first = adaWatching();
     assert.deepEqual(first.game.lastMove, { piece: "bS1", from: undefined, to: { q: 1, r: 0 } });
