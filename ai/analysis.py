@@ -31,9 +31,11 @@ from ai.search import TranspositionTable, search
 from ai.table import EXACT, from_table, position_key
 from hive import Game, GameState, Move
 
-WIN_CHANCE_SLOPE: Final = 0.0055
-"""The logistic's slope per score point (provisional: a guess from the scores' scale, until
-``python -m bench.calibrate`` fits it)."""
+WIN_CHANCE_SLOPE: Final = 0.00547
+"""The logistic's slope per score point, fitted by maximum likelihood by
+``python -m bench.calibrate --games 200 --seed 0`` (800 positions of ``medium`` self-play
+games scored by the review's search; docs/analysis.md gives its Brier score and reliability
+table)."""
 
 LINES_BRANCHING: Final = 20
 """K of the lines' search: the ``expert`` level's."""
