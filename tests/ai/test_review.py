@@ -132,3 +132,17 @@ def test_an_illegal_move_is_refused_before_any_search() -> None:
         review(GAME_TYPE, [*MOVES[:3], "wQ wS1-"], depth=DEPTH)
     with pytest.raises(ValueError, match="ply 3 is not a move"):
         review_position(GAME_TYPE, MOVES[:3], 3, depth=DEPTH)
+
+
+def test_a_move_other_than_the_best_is_scored_at_the_best_ones_horizon() -> None:
+    game = Game(GAME_TYPE)
+    for text in MOVES[:9]:
+        game.play(text)
+    best = position_search(game, depth=DEPTH)[0][0]
+    other = next(m for m in game.legal_moves() if m != best)
+    found = review_position(GAME_TYPE, [*MOVES[:9], game.move_string(other)], 9, depth=DEPTH)
+    game.push(other)
+    reply = position_search(game, depth=DEPTH - 1)[0][1]
+    assert found.played_score == min(-reply, found.best_score)
+    assert found.played_chance == win_chance(found.played_score)
+    assert found.mark == mark(found.chance - found.played_chance)
