@@ -31,11 +31,11 @@ from ai.search import TranspositionTable, search
 from ai.table import EXACT, from_table, position_key
 from hive import Game, GameState, Move
 
-WIN_CHANCE_SLOPE: Final = 0.00547
+WIN_CHANCE_SLOPE: Final = 0.00445
 """The logistic's slope per score point, fitted by maximum likelihood by
-``python -m bench.calibrate --games 200 --seed 0`` (800 positions of ``medium`` self-play
-games scored by the review's search; docs/analysis.md gives its Brier score and reliability
-table)."""
+``python -m bench.calibrate --games 400 --seed 1`` (1600 positions of 400 ``medium`` self-play
+games, scored by the review's search; docs/analysis.md gives its Brier scores and reliability
+tables)."""
 
 LINES_BRANCHING: Final = 20
 """K of the lines' search: the ``expert`` level's."""
