@@ -2,23 +2,33 @@
 
     hive-ai bestmove "<GameString>" [--level L] [--seed S] [--trace FILE] [--trace-depth N]
     hive-ai arena A [B] --games N [--parallel P] [--uhp "CMD"] [--save FILE] ...
+    hive-ai review "<GameString>" [--depth D] [--workers N] [--quiet]
+    hive-ai lines "<GameString>" [--seconds S] [--count N] [--depth D]
     hive-ai levels
 
 ``bestmove`` prints one MoveString; ``arena`` plays games between two levels (or a level and an
-external UHP engine) with a progress bar and prints the result table.
+external UHP engine) with a progress bar and prints the result table; ``review`` prints each
+move's evaluation and mark, and each player's accuracy (``ai.review``); ``lines`` prints the
+best moves and their variations as each depth completes (``ai.analysis``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from tqdm import tqdm
 
+from ai.analysis import DepthLines, generate_lines
 from ai.arena import DEFAULT_MAX_PLIES, GameRecord, Player, run_arena
 from ai.bots import BASELINES, LEVELS, Bot
+from ai.evaluation import MATE_BOUND, WIN
+from ai.review import REVIEW_DEPTH, Mapper, PlyReview, Review, review
 from ai.stats import VARIETY_PLY, Summary, summarize
 from ai.trace import TraceRecorder
 from ai.uhpclient import EngineStartError, UhpClient
@@ -120,6 +130,104 @@ def format_summary(a: str, b: str, s: Summary) -> str:
     )
 
 
+def _review(args: argparse.Namespace) -> int:
+    try:
+        game = Game.from_game_string(args.game_string)
+    except HiveError as error:
+        return _fail(str(error))
+    if args.depth < 2 or args.workers < 1:
+        return _fail("--depth must be at least 2 and --workers at least 1")
+    fields = args.game_string.split(";")
+    moves = fields[3:] if game.moves else []
+    with (
+        _mapper(args.workers) as mapper,
+        tqdm(total=len(moves), unit="ply", file=sys.stderr, disable=args.quiet) as bar,
+    ):
+
+        def progress(_: PlyReview) -> None:
+            bar.update()
+
+        done = review(game.game_type, moves, depth=args.depth, mapper=mapper, on_ply=progress)
+    print(format_review(done))
+    return 0
+
+
+@contextmanager
+def _mapper(workers: int) -> Iterator[Mapper]:
+    """``map`` over ``workers`` processes (here, for one)."""
+    if workers == 1:
+        yield map
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield pool.map
+
+
+def format_review(done: Review) -> str:
+    """A review as a table: one row per move, then each player's marks and accuracy."""
+    rows = [
+        f"{'ply':>4} {'move':<12} {'white':>7} {'chance':>6}  {'best':<12} {'best':>7} "
+        f"{'played':>7}  mark"
+    ]
+    for p in done.plies:
+        rows.append(
+            f"{p.ply + 1:>4} {p.move:<12} {_score(p.white_score, p.ply):>7} {p.chance:>6.0%}  "
+            f"{'=' if p.best == p.move else p.best:<12} {_score(p.best_score, p.ply):>7} "
+            f"{_score(p.played_score, p.ply):>7}  {_mark(p)}"
+        )
+    for name, player in (("White", done.white), ("Black", done.black)):
+        accuracy = "-" if player.accuracy is None else f"{player.accuracy:.1f}"
+        rows.append(
+            f"{name}: accuracy {accuracy}; {player.inaccuracies} inaccuracies, "
+            f"{player.mistakes} mistakes, {player.blunders} blunders"
+        )
+    return "\n".join(rows)
+
+
+def _mark(p: PlyReview) -> str:
+    return "" if p.mark is None else f"{p.mark} (-{p.drop:.0%})"
+
+
+def _score(value: int, ply: int) -> str:
+    """A score at ``ply`` for people: signed, ``win/N`` or ``loss/N`` for a result proved
+    ``N`` plies ahead."""
+    if abs(value) >= MATE_BOUND:
+        return f"{'win' if value > 0 else 'loss'}/{WIN - abs(value) - ply}"
+    return f"{value:+d}"
+
+
+def _lines(args: argparse.Namespace) -> int:
+    try:
+        game = Game.from_game_string(args.game_string)
+    except HiveError as error:
+        return _fail(str(error))
+    if game.is_over():
+        return _fail(f"the game is over ({game.state}): there are no lines")
+    if args.seconds <= 0 or args.count < 1 or (args.depth is not None and args.depth < 1):
+        return _fail("--seconds must be positive, --count and --depth at least 1")
+    deadline = time.monotonic() + args.seconds
+    for found in generate_lines(
+        game, count=args.count, max_depth=args.depth, deadline=deadline, clock=time.monotonic
+    ):
+        print(format_lines(game, found), flush=True)
+    return 0
+
+
+def format_lines(game: Game, found: DepthLines) -> str:
+    """One depth's lines: a header, then each move's score (``win/N``: a win proved ``N``
+    plies ahead), chance and variation (MoveStrings separated by ``;``, as in a GameString)."""
+    rows = [f"depth {found.depth}: {found.nodes:,} nodes, {found.seconds:.2f} s"]
+    for number, line in enumerate(found.lines, 1):
+        pv = []
+        for move in line.pv:
+            pv.append(game.move_string(move))
+            game.push(move)
+        for _ in line.pv:
+            game.pop()
+        score = _score(line.score, game.ply)
+        rows.append(f"  {number}. {score:>9} {line.chance:>4.0%}  {'; '.join(pv)}")
+    return "\n".join(rows)
+
+
 def _levels(args: argparse.Namespace) -> int:
     for level in LEVELS.values():
         print(level)
@@ -167,6 +275,20 @@ def parser() -> argparse.ArgumentParser:
     arena.add_argument("--save", metavar="FILE", help="write every game's GameString")
     arena.add_argument("--quiet", action="store_true", help="no progress bar")
     arena.set_defaults(run=_arena)
+
+    analyse = commands.add_parser("review", help="review a game: each move's mark, accuracies")
+    analyse.add_argument("game_string", help="a UHP GameString of the game to review")
+    analyse.add_argument("--depth", type=int, default=REVIEW_DEPTH, help="plies per position")
+    analyse.add_argument("--workers", type=int, default=2, help="worker processes")
+    analyse.add_argument("--quiet", action="store_true", help="no progress bar")
+    analyse.set_defaults(run=_review)
+
+    lines = commands.add_parser("lines", help="the best moves and their variations, by depth")
+    lines.add_argument("game_string", help="a UHP GameString of the position")
+    lines.add_argument("--seconds", type=float, default=5.0, help="time to search")
+    lines.add_argument("--count", type=int, default=3, help="how many of the best moves")
+    lines.add_argument("--depth", type=int, default=None, help="the deepest search")
+    lines.set_defaults(run=_lines)
 
     levels = commands.add_parser("levels", help="list the bot levels")
     levels.set_defaults(run=_levels)
