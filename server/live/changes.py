@@ -99,7 +99,9 @@ class Changes:
         after a timeout: a frozen Redis would hold the read as long again; the listener hears
         of the change when Redis answers)."""
         try:
-            return await self.store.commit(record, event, change=self._next_id(), **indexes)
+            return await self.store.commit(
+                record, event, change=self._next_id(), deadline_of=self.deadline, **indexes
+            )
         except redis.exceptions.ConnectionError:
             with contextlib.suppress(*STORAGE_ERRORS):
                 stored = await self.store.settle(record.id)

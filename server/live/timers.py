@@ -90,9 +90,11 @@ class Timers:
         if done is not None:
             log.info("game %s: %s", game_id, done.reason)
             return
-        cached = self.cache.get(game_id)  # not due after all: a move moved the deadline
-        if cached is not None:
-            await self.store.index(cached.record, self.changes.deadline(cached.record))
+        # Not due after all: a move moved the deadline, or the game here is behind Redis's
+        # (another process's change not heard yet): indexed as Redis holds it, not as here,
+        # which would put back the deadline that change replaced (or take an ended game out
+        # of ``hive:over``).
+        await self.store.index_current(game_id, self.changes.deadline)
 
     async def end_abandoned(self) -> None:
         """End the games against the server's bots whose person has been gone past

@@ -62,7 +62,8 @@ the game even when the one that made it dies or loses its reply. With replicas t
 (``Store.replicas``: through Sentinel), ``WAIT`` follows the script and the store publishes
 the change once they hold it (``Store.commit``), so that no process passes on a change a
 failover could take back. The indexes (``hive:open``,
-the others) are updated right after; ``Store.repair`` rebuilds
+the others) are updated right after, and again from the game as stored when another change
+came in between (``Store.index_current``); ``Store.repair`` rebuilds
 them from the games on start.
 """
 
@@ -219,6 +220,7 @@ class Store(Players, Liveness, Archiving, Replicas):
         indexed: tuple[str, int | None] | None = None,
         change: str = "",
         lobby: bool = True,
+        deadline_of: Callable[[Record], int | None] | None = None,
     ) -> bool:
         """Store ``record`` and its ``event`` if the stored game is still at version ``expected``
         (0: the game must be new), publish them with ``change`` (the committing process's id
@@ -229,6 +231,13 @@ class Store(Players, Liveness, Archiving, Replicas):
         ``indexed``: the status and the deadline the game was indexed with at ``expected``.
         While the status stays, only a changed deadline is written (a move of a game in
         progress touches no other index).
+
+        ``deadline_of``: a game's deadline (``match.deadline``). The indexes are written after
+        the script, so another process's next change of the game may be committed and
+        indexed first; this update, landing after it, would put back what that one replaced
+        (an older deadline: a flag that falls a minute late). When the game has moved on by
+        the time the indexes are written, it is indexed again as stored
+        (``index_current``), with ``deadline_of``.
 
         With ``replicas``, the script does not publish: ``WAIT`` follows it on its connection,
         and the change is published (with the indexes' update, in one round trip) once the
@@ -243,7 +252,7 @@ class Store(Players, Liveness, Archiving, Replicas):
             self.committing[change] = (record, event)
         try:
             return await self._commit_indexed(
-                record, event, expected, deadline, indexed, change, lobby
+                record, event, expected, deadline, indexed, change, lobby, deadline_of
             )
         finally:
             self.committing.pop(change, None)
@@ -257,6 +266,7 @@ class Store(Players, Liveness, Archiving, Replicas):
         indexed: tuple[str, int | None] | None,
         change: str,
         lobby: bool,
+        deadline_of: Callable[[Record], int | None] | None,
     ) -> bool:
         """``commit``'s script, then its index update."""
         body = pack(record)
@@ -295,10 +305,15 @@ class Store(Players, Liveness, Archiving, Replicas):
                     if events_channel:
                         pipe.publish(events_channel, message)
                 if reindex:
-                    self._index(pipe, record, deadline)
+                    _index(pipe, record, deadline)
                 elif redeadline:
                     _set_deadline(pipe, record.id, deadline)
-                await pipe.execute()
+                if reindex or redeadline:
+                    pipe.hget(keys[0], "v")  # the version indexed over, if it moved on
+                answers = await pipe.execute()
+            moved_on = (reindex or redeadline) and int(answers[-1] or 0) != record.version
+            if moved_on and deadline_of is not None:
+                await self.index_current(record.id, deadline_of)
         if not published:
             raise UnreplicatedError(
                 f"game {record.id} version {record.version}: no replica held it within "
@@ -315,30 +330,29 @@ class Store(Players, Liveness, Archiving, Replicas):
         """
         return await (self._settle(game_id) if self.replicas else self.get(game_id))
 
+    async def index_current(
+        self, game_id: str, deadline_of: Callable[[Record], int | None]
+    ) -> None:
+        """Index the game as stored (its deadline: ``deadline_of``), read again until no
+        change came between the read and the write (a change that came after is indexed
+        after it, by its own process). An archived game, or one gone, is left out."""
+        key = game_key(game_id)
+        while True:
+            raw, archived = await self.redis.hmget(key, ["r", "a"])
+            if raw is None or archived is not None:
+                return
+            record = unpack(raw)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                _index(pipe, record, deadline_of(record))
+                pipe.hget(key, "v")
+                *_, version = await pipe.execute()
+            if version is None or int(version) == record.version:
+                return
+
     async def index(self, record: Record, deadline: int | None) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:
-            self._index(pipe, record, deadline)
+            _index(pipe, record, deadline)
             await pipe.execute()
-
-    @staticmethod
-    def _index(pipe: Any, record: Record, deadline: int | None) -> None:
-        """Queue on ``pipe`` the commands that index the game as ``record`` has it."""
-        game_id = record.id
-        if record.status == "open":
-            pipe.zadd("hive:open", {game_id: record.expires or 0})
-        else:
-            pipe.zrem("hive:open", game_id)
-        if record.status == "live":
-            pipe.zadd("hive:live", {game_id: record.created}, nx=True)
-            for player in record.players():
-                pipe.sadd(games_key(player), game_id)
-        else:
-            pipe.zrem("hive:live", game_id)
-            for player in record.players():
-                pipe.srem(games_key(player), game_id)
-        if record.status == "over":
-            pipe.zadd("hive:over", {game_id: record.ended or 0})
-        _set_deadline(pipe, game_id, deadline)
 
     async def rewrite(self, record: Record) -> bool:
         """Replace the stored record without an event (same version), if still current."""
@@ -384,6 +398,26 @@ class Store(Players, Liveness, Archiving, Replicas):
             if record.status != "over":
                 active.append(record)
         return active
+
+
+def _index(pipe: Any, record: Record, deadline: int | None) -> None:
+    """Queue on ``pipe`` the commands that index the game as ``record`` has it."""
+    game_id = record.id
+    if record.status == "open":
+        pipe.zadd("hive:open", {game_id: record.expires or 0})
+    else:
+        pipe.zrem("hive:open", game_id)
+    if record.status == "live":
+        pipe.zadd("hive:live", {game_id: record.created}, nx=True)
+        for player in record.players():
+            pipe.sadd(games_key(player), game_id)
+    else:
+        pipe.zrem("hive:live", game_id)
+        for player in record.players():
+            pipe.srem(games_key(player), game_id)
+    if record.status == "over":
+        pipe.zadd("hive:over", {game_id: record.ended or 0})
+    _set_deadline(pipe, game_id, deadline)
 
 
 def _set_deadline(redis: Any, game_id: str, deadline: int | None) -> Any:

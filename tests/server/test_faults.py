@@ -162,6 +162,10 @@ async def test_a_frozen_redis_is_answered_unavailable_in_seconds_and_healthz_say
         game_id, w, b = await start_game(white, black)
         await play(white, w, "wS1")
         w, b = await updated(white, game_id), await updated(black, game_id)
+        # The update comes from the listener, which may hear the move before its request's
+        # index update returns: Redis frozen then, that update times out and White is told
+        # ``unavailable`` about a move played. Frozen once the server is done with it.
+        await until(lambda: not srv.hub.store.committing, "the server is done with wS1")
         redis_server.process.send_signal(signal.SIGSTOP)
         try:
             # 2 s to answer (one command, not retried), with room for a loaded machine; a

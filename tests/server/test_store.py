@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 
 import msgpack
 import pytest
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 
 from protocol import Event, Seat, TimeControl
 from server.embedded import RedisProcess
@@ -101,6 +103,72 @@ async def test_indexes_follow_the_game_and_repair_rebuilds_them(store: Store) ->
     assert [r.id for r in active] == [record.id]
     assert await store.live_ids() == [record.id]
     assert await store.due(2000 + 60_000) == [record.id]  # the first-move deadline
+
+
+async def test_a_late_index_update_leaves_the_deadline_of_the_next_change(
+    redis_server: RedisProcess, store: Store
+) -> None:
+    """Two processes: White's first move (one) is committed and heard, Black's answer (two)
+    is committed and indexed (White's flag falls in a second), and only then does one's
+    index update land: the deadline stays Black's move's, not White's first-move minute."""
+    record = new_record(time=TimeControl("clock", 1, 0))
+    await store.commit(record, Event(1, "created", 0), expected=0, deadline=record.expires)
+    live, event = match.join(record, Seat("p2", "bob"), 2000)
+    await store.commit(live, event, expected=1, deadline=62_000, indexed=("open", record.expires))
+    client = aioredis.Redis.from_url(redis_server.url)
+    one = Store(client)
+    held = asyncio.Event()
+    pipeline = client.pipeline
+
+    def held_pipeline(transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
+        pipe = pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        async def late(raise_on_error: bool = True) -> list[Any]:  # once held is set
+            await held.wait()
+            return await execute(raise_on_error)
+
+        pipe.execute = late  # type: ignore[method-assign]
+        return pipe
+
+    client.pipeline = held_pipeline  # type: ignore[method-assign]
+
+    def deadline_of(game: Record) -> int | None:
+        return match.deadline(game, 60_000)
+
+    try:
+        first = replace(live, version=3, moves=["wS1"], turn_started=3000)
+        committing = asyncio.create_task(
+            one.commit(
+                first,
+                Event(3, "move", 3000, by="white", text="wS1"),
+                expected=2,
+                deadline=deadline_of(first),
+                indexed=("live", 62_000),
+                deadline_of=deadline_of,
+            )
+        )
+        await until(lambda: _version_is(store, record.id, 3), "one's script committed wS1")
+        answer = replace(first, version=4, moves=["wS1", "bS1 wS1-"], turn_started=4000)
+        assert deadline_of(answer) == 5000  # White's clock: a second
+        assert await store.commit(
+            answer,
+            Event(4, "move", 4000, by="black", text="bS1 wS1-"),
+            expected=3,
+            deadline=5000,
+            indexed=("live", deadline_of(first)),
+            deadline_of=deadline_of,
+        )
+        held.set()
+        assert await committing
+    finally:
+        await client.aclose()
+    assert await store.due(5000) == [record.id]
+
+
+async def _version_is(store: Store, game_id: str, version: int) -> bool:
+    stored = await store.get(game_id)
+    return stored is not None and stored.version == version
 
 
 async def test_a_move_writes_only_the_deadline_of_a_game_in_progress(store: Store) -> None:
