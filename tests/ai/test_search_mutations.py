@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ai.evaluation import MATE_BOUND, WIN
 from ai.search import SearchResult, TranspositionTable, iterative_search, search
+from ai.table import LOWER, UPPER, position_key, to_table
 from hive import Game, GameState, Move
 from hive.notation import destination
 from tests.ai.support import fake_clock, mid_games
@@ -168,3 +169,32 @@ def test_a_side_that_must_fill_its_own_queens_last_gap_loses_by_its_own_move() -
     game.pop()  # Black to move, before the move that allowed it
     result = search(game, depth=4, branching=8)
     assert scores(result)[key(last)] == -(WIN - (game.ply + 3))
+
+
+def test_a_table_entry_answers_only_when_its_bound_settles_the_window() -> None:
+    """Before the search, the table holds for each root move's position a bound one point
+    loose on its score there (true, but not the score), each kind in turn. With one exact
+    move, the others are searched with null windows below the best so far: an upper bound
+    answers when it is at or below the window, a lower bound when it is at or above it, and
+    otherwise the position is searched. Either way the best move's score stays exact and the
+    others' stay upper bounds on theirs. Catches: lower and upper bounds swapped when an
+    entry is read (a loose upper bound then answers as if the score were above the window:
+    a move fails low with a bound below its score)."""
+    depth = 3
+    for game in mid_games(3):
+        truth = scores(search(game, depth=depth))
+        for bound, loose in ((UPPER, 1), (LOWER, -1)):
+            table = TranspositionTable()
+            for move in game.legal_moves():
+                game.push(move)
+                own = to_table(-truth[key(move)] + loose, game.ply)  # the position's side's
+                table.entries[position_key(game)] = (depth - 1, own, bound, None)
+                game.pop()
+            result = search(game, depth=depth, exact_top=1, table=table)
+            if bound == LOWER:  # the moves that fail low have theirs read
+                assert result.table_hits > 0
+            for i, (move, score) in enumerate(result.ranked):
+                if i < result.exact:
+                    assert score == truth[key(move)], (bound, move, game.game_string())
+                else:
+                    assert score >= truth[key(move)], (bound, move, game.game_string())
