@@ -34,8 +34,8 @@ def test_a_table_changes_no_four_ply_score_where_positions_recur_at_one_ply_only
     """Four plies deep, positions recur within one search (the same moves in another order),
     reached with other windows, so the table answers from bounds. In these Base positions no
     position recurs at another ply (that takes a pass here; checked when this was written),
-    so the table cannot know more than the search and must change no score. Catches: lower
-    and upper bounds swapped when an entry is read."""
+    so the table cannot know more than the search and must change no score. Catches: a node
+    that failed low stored as exact; no re-search after a null window fails high."""
     for text, _, _ in (PUZZLES[3], PUZZLES[11]):
         game = Game.from_game_string(text)
         plain = scores(search(game, depth=4, branching=3))
