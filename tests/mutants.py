@@ -259,7 +259,8 @@ MUTANTS = [
     ),
     Mutant(
         "server/live/changes.py",
-        "                if stored is not None:\n                    await self.fanout.pass_on(stored)",
+        "                if stored is not None:\n"
+        "                    await self.fanout.pass_on(stored)",
         "                if stored is not None:\n                    pass",
         "no read from Redis after a commit's lost answer: the change waits for the listener",
         PROCESSES,
