@@ -282,6 +282,19 @@ class ServerProcess(ChildProcess):
         return self.url.replace("http://", "ws://") + "/ws"
 
 
+@contextlib.asynccontextmanager
+async def running_all(servers: list[ServerProcess]) -> AsyncIterator[list[ServerProcess]]:
+    """Start ``servers`` in turn; each one started is stopped on exit."""
+    try:
+        for server in servers:
+            await server.start()
+        yield servers
+    finally:
+        for server in servers:
+            if server.process is not None:
+                await server.stop()
+
+
 async def closed_with(client: object) -> int | None:
     """The close code of a connection the server closes (reading until it does)."""
     ws = client.ws  # type: ignore[attr-defined]

@@ -28,7 +28,15 @@ from tests.server.sentinels import (
     poll,
     stored_games,
 )
-from tests.server.support import ServerProcess, http_get, play, start_game, updated, watch
+from tests.server.support import (
+    ServerProcess,
+    http_get,
+    play,
+    running_all,
+    start_game,
+    updated,
+    watch,
+)
 from tests.support import until
 
 GAMES = 50
@@ -50,20 +58,15 @@ async def two_servers(
         for _ in range(2)
     ]
     try:
-        for server in servers:
-            await server.start()
-        yield servers
-        for server in servers:  # none restarted, none died, no traceback
-            assert server.process is not None and server.process.returncode is None
-            assert not any("Traceback" in line for line in server.log), "".join(server.log)
+        async with running_all(servers):
+            yield servers
+            for server in servers:  # none restarted, none died, no traceback
+                assert server.process is not None and server.process.returncode is None
+                assert not any("Traceback" in line for line in server.log), "".join(server.log)
     except BaseException:
         for n, server in enumerate(servers, 1):
             print(f"server {n}'s log:", "".join(server.log[-60:]), sep="\n")
         raise
-    finally:
-        for server in servers:
-            if server.process is not None:
-                await server.stop()
 
 
 async def metric(server: ServerProcess, name: str) -> float:

@@ -48,6 +48,7 @@ from tests.server.support import (
     play,
     published,
     refused,
+    running_all,
     scrape,
     start_game,
     updated,
@@ -68,14 +69,8 @@ async def two_servers(redis: RedisProcess, *extra: str) -> AsyncIterator[tuple[s
         )
         for _ in range(2)
     ]
-    try:
-        for server in servers:
-            await server.start()
+    async with running_all(servers):
         yield servers[0].ws_url, servers[1].ws_url
-    finally:
-        for server in servers:
-            if server.process is not None:
-                await server.stop()
 
 
 async def lobby_with(client: Client, game_id: str, where: str) -> Lobby:
