@@ -174,13 +174,20 @@ def format_review(done: Review) -> str:
             f"{'=' if p.best == p.move else p.best:<12} {_score(p.best_score, p.ply):>7} "
             f"{_score(p.played_score, p.ply):>7}  {_mark(p)}"
         )
+    rows.extend(format_players(done))
+    return "\n".join(rows)
+
+
+def format_players(done: Review) -> list[str]:
+    """Each player's line of a review: their accuracy and their marks."""
+    rows = []
     for name, player in (("White", done.white), ("Black", done.black)):
         accuracy = "-" if player.accuracy is None else f"{player.accuracy:.1f}"
         rows.append(
             f"{name}: accuracy {accuracy}; {player.inaccuracies} inaccuracies, "
             f"{player.mistakes} mistakes, {player.blunders} blunders"
         )
-    return "\n".join(rows)
+    return rows
 
 
 def _mark(p: PlyReview) -> str:

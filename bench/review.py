@@ -17,7 +17,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import ai.search
-from ai.review import REVIEW_BRANCHING, REVIEW_DEPTH, Review, review
+from ai.cli import format_players
+from ai.review import REVIEW_BRANCHING, REVIEW_DEPTH, review
 from tests.vectors import tsv_rows
 
 PLIES = 60
@@ -35,17 +36,6 @@ def sixty_plies() -> tuple[str, list[str]]:
 def build() -> str:
     """Which build runs: compiled (mypyc) or the pure Python sources."""
     return "compiled" if not ai.search.__file__.endswith(".py") else "pure Python"
-
-
-def summary(done: Review) -> str:
-    lines = []
-    for name, player in (("White", done.white), ("Black", done.black)):
-        accuracy = "-" if player.accuracy is None else f"{player.accuracy:.1f}"
-        lines.append(
-            f"{name}: accuracy {accuracy}, {player.inaccuracies} inaccuracies, "
-            f"{player.mistakes} mistakes, {player.blunders} blunders"
-        )
-    return "\n".join(lines)
 
 
 def main() -> None:
@@ -69,7 +59,7 @@ def main() -> None:
         print(f"run {run + 1}: {times[-1]:.1f} s")
     print(f"median {statistics.median(times):.1f} s")
     if done is not None:
-        print(summary(done))
+        print("\n".join(format_players(done)))
 
 
 if __name__ == "__main__":
