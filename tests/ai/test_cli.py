@@ -11,20 +11,7 @@ from pathlib import Path
 import pytest
 
 from hive import Game
-from tests.vectors import tsv_rows
-
-HIVE_AI = str(Path(sys.executable).with_name("hive-ai"))
-MIDGAME = list(tsv_rows("mzinga_validmoves_realgames.tsv"))[80][0]
-FINISHED = (
-    "Base;WhiteWins;Black[8];wS1;bS1 wS1-;wQ -wS1;bQ bS1/;wG1 -wQ;bG1 \\bQ;wG1 bQ\\;bG2 bQ/;"
-    "wA1 wQ\\;bA1 bG2/;wA1 bG2\\;bA1 \\bG2;wQ \\wS1;bA1 bG2/;wQ /bG1"
-)
-
-
-def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [HIVE_AI, *args], capture_output=True, text=True, timeout=timeout, check=False
-    )
+from tests.ai.support import FINISHED, HIVE_AI, MIDGAME, run
 
 
 def test_bestmove_prints_one_legal_move() -> None:
