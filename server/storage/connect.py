@@ -146,10 +146,13 @@ class RedisClients:
             return None
         found = f"{host}:{port}"
         if self.seen is not None and found != self.seen:
-            # Every connection to the former primary goes, those in use too (their commands
-            # fail, and are sent again on the new one): a primary that was cut off and came
-            # back would take writes that the new one never sees.
-            await pool.disconnect(inuse_connections=True)
+            # Every connection to the former primary goes: a primary that was cut off and
+            # came back would take writes that the new one never sees. The idle ones at
+            # once; those in use once their command is answered (or fails), as closing
+            # them now would pull the socket from under a connection still connecting
+            # (redis-py then fails with an AttributeError, not a ConnectionError).
+            await pool.update_active_connections_for_reconnect()  # type: ignore[no-untyped-call]
+            await pool.disconnect(inuse_connections=False)
         self.seen = found
         return found
 

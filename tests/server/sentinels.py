@@ -229,6 +229,8 @@ class Games:
         self.rng = random.Random(seed)
         self.max_plies = max_plies
         self.played = Played()
+        self.failure: BaseException | None = None
+        """What ended a player early (a connection closed under it, say), if anything did."""
         self.stack = contextlib.AsyncExitStack()
         self.starts: list[tuple[Client, Client, str, Update, Update]] = []
 
@@ -248,6 +250,13 @@ class Games:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.stack.__aexit__(*exc_info)
 
+    def going(self) -> bool:
+        """True while no player has failed; a player's failure, raised (a wait for moves or
+        figures ends with the cause, not with a timeout)."""
+        if self.failure is not None:
+            raise AssertionError(f"a player failed: {self.failure!r}") from self.failure
+        return True
+
     async def play(self) -> Played:
         """Every game to its end (a task per player)."""
         seeds = [self.rng.random() for _ in range(2 * self.count)]
@@ -261,6 +270,15 @@ class Games:
         return self.played
 
     async def _player(
+        self, client: Client, game_id: str, color: str, update: Update, rng: random.Random
+    ) -> None:
+        try:
+            await self._play(client, game_id, color, update, rng)
+        except BaseException as failure:
+            self.failure = self.failure or failure
+            raise
+
+    async def _play(
         self, client: Client, game_id: str, color: str, update: Update, rng: random.Random
     ) -> None:
         played = self.played

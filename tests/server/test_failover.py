@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 import redis.asyncio as aioredis
 
 from server.storage.codec import pack
+from server.storage.connect import connect
 from server.storage.keys import game_key
 from tests.server.conftest import StartServer, free_port
 from tests.server.sentinels import (
@@ -85,19 +86,20 @@ async def metric(server: ServerProcess, name: str) -> float:
     )
 
 
-async def until_metric(server: ServerProcess, name: str, least: float, timeout: float = 30) -> None:
-    """Wait until another process's figure ``name`` is at least ``least``."""
+async def until_metric(server: ServerProcess, name: str, least: float, games: Games) -> None:
+    """Wait until another process's figure ``name`` is at least ``least``, while ``games``
+    are played (a player that failed ends the wait with its cause)."""
 
     async def reached() -> bool:
-        return await metric(server, name) >= least
+        return games.going() and await metric(server, name) >= least
 
-    await until(reached, f"{name} at {least}", timeout=timeout, every=0.1)
+    await until(reached, f"{name} at {least}", timeout=30, every=0.1)
 
 
 async def until_moves(games: Games, count: int, timeout: float = 60) -> None:
     """Wait until ``count`` moves have been acknowledged (the players run on this loop)."""
     await until(
-        lambda: len(games.played.acknowledged) >= count,
+        lambda: games.going() and len(games.played.acknowledged) >= count,
         f"{count} moves acknowledged",
         timeout=timeout,
     )
@@ -150,12 +152,12 @@ async def test_with_the_replica_stopped_moves_are_refused_then_played_once(
         await until_moves(games, 150)
         topology.replica.signal(signal.SIGSTOP)
         try:
-            await until_metric(servers[0], "hive_redis_wait_timeouts_total", 3)
-            await until_metric(servers[1], "hive_redis_wait_timeouts_total", 3)
+            await until_metric(servers[0], "hive_redis_wait_timeouts_total", 3, games)
+            await until_metric(servers[1], "hive_redis_wait_timeouts_total", 3, games)
             during = len(games.played.acknowledged)
             # moves keep being sent, and refused: none of them is acknowledged meanwhile
-            await until_metric(servers[0], "hive_redis_wait_timeouts_total", 6)
-            await until_metric(servers[1], "hive_redis_wait_timeouts_total", 6)
+            await until_metric(servers[0], "hive_redis_wait_timeouts_total", 6, games)
+            await until_metric(servers[1], "hive_redis_wait_timeouts_total", 6, games)
             assert len(games.played.acknowledged) == during
         finally:
             topology.replica.signal(signal.SIGCONT)
@@ -193,7 +195,7 @@ async def test_with_the_replica_stopped_acknowledge_plays_on_the_primary_alone(
             name = 'hive_redis_wait_timeouts_total{outcome="acknowledged"}'
 
             async def timed_out() -> bool:
-                return sum([await metric(s, name) for s in servers]) >= 6
+                return games.going() and sum([await metric(s, name) for s in servers]) >= 6
 
             await until(timed_out, "6 waits timed out and acknowledged", timeout=60, every=0.1)
             before = len(games.played.acknowledged)
@@ -252,6 +254,32 @@ async def test_a_primary_paused_past_down_after_comes_back_a_replica_and_nothing
     assert lost(played, stored) == []
     with_old = await stored_games(old.address, list(played.seen))  # a replica now: the same
     assert {g: r.version for g, r in with_old.items()} == {g: r.version for g, r in stored.items()}
+
+
+async def test_a_new_primary_closes_idle_connections_at_once_and_busy_ones_when_answered(
+    sentinel_topology: Topology,
+) -> None:
+    """When the sentinels name another primary, the pool's idle connections close at once and
+    one in use (a command on it, or connecting) stays open until it is given back: closed
+    under it, a connection still connecting failed with redis-py's AttributeError, which
+    reached the client as a 1011 close (seen in CI under load)."""
+    clients = connect(sentinel_topology.url, timeout=2)
+    try:
+        assert await clients.primary() == sentinel_topology.primary.address
+        pool = clients.client.connection_pool
+        idle = await pool.get_connection()  # type: ignore[no-untyped-call]
+        busy = await pool.get_connection()  # type: ignore[no-untyped-call]
+        await pool.release(idle)
+        assert idle.is_connected and busy.is_connected
+        clients.seen = "127.0.0.1:1"  # the primary was elsewhere: it has changed since
+        assert await clients.primary() == sentinel_topology.primary.address
+        assert not idle.is_connected
+        assert busy.is_connected  # its command goes on
+        await pool.release(busy)
+        assert not busy.is_connected  # and it goes once given back
+        assert await clients.client.ping()  # on a fresh connection
+    finally:
+        await clients.aclose()
 
 
 async def test_a_change_a_failover_took_back_is_taken_back_with_a_snapshot(
