@@ -4,7 +4,13 @@ both use it.
 
 ``BotPool.move`` sends a position to a worker and awaits its answer. Requests wait in FIFO
 order and at most ``workers`` run at once, each game having at most one request in flight, so
-the pool is shared fairly: a game waits for at most the requests made before its own. The
+the pool is shared fairly: a game waits for at most the requests made before its own.
+
+``BotPool.run`` sends any other work (a function of a worker, such as an analysis of a
+position) at a lower priority: ``BACKGROUND`` work takes a free worker only when no bot move
+waits for one, and at most ``workers - 1`` run at once (one if there is only one worker), so a
+live game's bot waits at most for one piece of background work to end (keep each piece short:
+a position, a depth). The
 expensive levels (searching 4 plies or more: ``hard``, ``expert``) take at most ``workers - 1``
 workers at once (one if there is only one), so the cheap levels' moves, which take
 milliseconds, never wait behind a queue of searches that take seconds. A worker that dies
@@ -24,22 +30,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
+import heapq
+import itertools
 import json
 import logging
 import multiprocessing
 import signal
 import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, ParamSpec, TypeVar
 
 from ai.bots import LEVELS, Bot, Level
 from ai.trace import TraceRecorder
 from hive import Game
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+LIVE: Final = 0
+"""The priority of a bot's move in a game being played."""
+BACKGROUND: Final = 1
+"""The priority of work nobody's clock waits for (``BotPool.run``'s default)."""
 
 TRACE_DEPTH: Final = 2
 """Plies below the root kept in a bot move's trace."""
@@ -142,6 +159,50 @@ def _warm() -> None:
     Bot("beginner")
 
 
+class Slots:
+    """``count`` slots, handed out by priority (the lowest number first), and in the order
+    they were asked for within one priority."""
+
+    def __init__(self, count: int) -> None:
+        self.free = count
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    def waiting(self, priority: int) -> int:
+        """How many wait for a slot at ``priority``."""
+        return sum(1 for p, _, f in self._waiting if p == priority and not f.done())
+
+    @contextlib.asynccontextmanager
+    async def taken(self, priority: int) -> AsyncIterator[None]:
+        """A slot, held for the block."""
+        await self._acquire(priority)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, priority: int) -> None:
+        if self.free and not any(not f.done() for _, _, f in self._waiting):
+            self.free -= 1
+            return
+        future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiting, (priority, next(self._order), future))
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self._release()  # handed a slot just as it was cancelled: pass it on
+            raise
+
+    def _release(self) -> None:
+        while self._waiting:
+            _, _, future = heapq.heappop(self._waiting)
+            if not future.done():  # (a cancelled waiter's future is done)
+                future.set_result(None)
+                return
+        self.free += 1
+
+
 class BotPool:
     """The worker processes and the fair queue in front of them.
 
@@ -154,10 +215,12 @@ class BotPool:
             raise ValueError(f"a bot pool needs at least one worker, not {workers}")
         self.workers = workers
         self.trace_bytes = trace_bytes
-        self._slots = asyncio.Semaphore(workers)
+        self._slots = Slots(workers)
         self._expensive = asyncio.Semaphore(max(1, workers - 1))
+        self._background = asyncio.Semaphore(max(1, workers - 1))
         self._executor = self._new_executor()
         self.queued = 0
+        self.background_queued = 0
         self.replaced = 0
 
     def _new_executor(self) -> ProcessPoolExecutor:
@@ -190,36 +253,58 @@ class BotPool:
         self.queued += 1
         lane = self._expensive if expensive(level) else contextlib.nullcontext()
         try:
-            # FIFO: asyncio.Semaphore wakes waiters in order
-            async with lane, self._slots:
-                for attempt in range(_RETRIES):
-                    executor = self._executor
-                    try:
-                        future = executor.submit(
-                            compute,
-                            game_id,
-                            game_type,
-                            moves,
-                            level,
-                            seed,
-                            self.trace_bytes,
-                            seconds,
-                            asked,
-                        )
-                        return await asyncio.wrap_future(future)
-                    except BrokenProcessPool:
-                        log.warning(
-                            "bot worker died during game %s (attempt %d); replacing the pool",
-                            game_id,
-                            attempt + 1,
-                        )
-                        if self._executor is executor:
-                            self._executor = self._new_executor()
-                            self.replaced += 1
-                            executor.shutdown(wait=False, cancel_futures=True)
-                raise RuntimeError(f"bot workers kept dying on game {game_id}")
+            # FIFO within a lane: asyncio.Semaphore wakes waiters in order
+            async with lane, self._slots.taken(LIVE):
+                return await self._submit(
+                    f"game {game_id}",
+                    compute,
+                    game_id,
+                    game_type,
+                    moves,
+                    level,
+                    seed,
+                    self.trace_bytes,
+                    seconds,
+                    asked,
+                )
         finally:
             self.queued -= 1
+
+    async def run(self, work: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """``work(*args, **kwargs)`` in a worker (a module-level function; its arguments and
+        answer are pickled), at ``BACKGROUND`` priority: after every bot move waiting, and at
+        most ``workers - 1`` at once (see the module's docstring)."""
+        self.background_queued += 1
+        try:
+            async with self._background, self._slots.taken(BACKGROUND):
+                return await self._submit(getattr(work, "__name__", "work"), work, *args, **kwargs)
+        finally:
+            self.background_queued -= 1
+
+    def waiting(self, priority: int = LIVE) -> int:
+        """How many requests at ``priority`` wait for a free worker."""
+        return self._slots.waiting(priority)
+
+    async def _submit(
+        self, what: str, work: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """``work`` in a worker, on a new pool if a worker died (up to ``_RETRIES`` times)."""
+        for attempt in range(_RETRIES):
+            executor = self._executor
+            try:
+                future = executor.submit(work, *args, **kwargs)
+                return await asyncio.wrap_future(future)
+            except BrokenProcessPool:
+                log.warning(
+                    "bot worker died during %s (attempt %d); replacing the pool",
+                    what,
+                    attempt + 1,
+                )
+                if self._executor is executor:
+                    self._executor = self._new_executor()
+                    self.replaced += 1
+                    executor.shutdown(wait=False, cancel_futures=True)
+        raise RuntimeError(f"bot workers kept dying on {what}")
 
     def pids(self) -> list[int]:
         """The worker processes' ids (for tests that kill one)."""
