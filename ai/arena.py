@@ -13,11 +13,11 @@ import shlex
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from ai.book import classify
-from ai.bots import BASELINES, LEVELS, Bot
+from ai.bots import BASELINES, LEVELS, Bot, Level
 from ai.uhpclient import Forfeit, UhpClient
 from hive import Game, GameState, GameType, HiveError, Move
 
@@ -34,19 +34,33 @@ class Player:
         level: A key of ``ai.bots.LEVELS``; None for an external engine.
         uhp: The external engine's command line; None for a bot.
         uhp_search: What follows ``bestmove`` for the external engine (``time 00:00:01``).
+        seconds: A bot's time budget per move instead of its level's (its depth, if any,
+            still the deepest it goes): equal time for both sides of an arena.
     """
 
     name: str
     level: str | None = None
     uhp: str | None = None
     uhp_search: str = "time 00:00:01"
+    seconds: float | None = None
 
     @classmethod
-    def bot(cls, level: str) -> Player:
+    def bot(cls, level: str, seconds: float | None = None) -> Player:
         if level not in LEVELS and level not in BASELINES:
             names = ", ".join([*LEVELS, *BASELINES])
             raise ValueError(f"unknown level {level!r}; levels: {names}")
-        return cls(level, level=level)
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"a time budget must be positive, not {seconds:g} s")
+        return cls(level, level=level, seconds=seconds)
+
+    def level_played(self) -> Level:
+        """The bot's level, with the time budget it plays at."""
+        assert self.level is not None
+        level = LEVELS[self.level] if self.level in LEVELS else BASELINES[self.level]
+        if self.seconds is None:
+            return level
+        min_depth = min(level.min_depth, level.depth or level.min_depth)
+        return replace(level, seconds=self.seconds, min_depth=min_depth)
 
     @classmethod
     def engine(cls, command: str, search: str = "time 00:00:01") -> Player:
@@ -94,7 +108,7 @@ Chooser = Callable[[Game], Move]
 @contextlib.contextmanager
 def _chooser(player: Player, seed: int) -> Iterator[Chooser]:
     if player.level is not None:
-        bot = Bot(player.level, seed=seed)
+        bot = Bot(player.level_played(), seed=seed)
         yield lambda game: bot.choose(game).move
         return
     assert player.uhp is not None
@@ -182,9 +196,14 @@ def run_arena(
     seed: int = 0,
     max_plies: int = DEFAULT_MAX_PLIES,
     on_game: Callable[[GameRecord], None] | None = None,
+    stop: Callable[[list[GameRecord]], bool] | None = None,
 ) -> list[GameRecord]:
     """Play ``games`` games, ``parallel`` at a time in worker processes (in this process when
     ``parallel`` is 1); ``on_game`` is called as each game ends. Returns them by index.
+
+    ``stop``, asked with the games ended so far after each one, ends the arena early when it
+    says so (an SPRT that has decided): no game is begun after it, and the games being played
+    then are finished and returned too.
 
     Ctrl-C (KeyboardInterrupt) stops the arena early: games not yet begun are dropped, and the
     games that finish are returned, fewer than ``games``. A terminal's Ctrl-C reaches the
@@ -197,23 +216,30 @@ def run_arena(
     """
     records: dict[int, GameRecord] = {}
 
-    def keep(record: GameRecord) -> None:
+    def keep(record: GameRecord) -> bool:
+        """Keep a game; whether the arena stops."""
         if record.index not in records:
             records[record.index] = record
             if on_game:
                 on_game(record)
+        return stop is not None and stop(list(records.values()))
 
     options = {"game_type": game_type, "seed": seed, "max_plies": max_plies}
     if parallel <= 1:
         with contextlib.suppress(KeyboardInterrupt):
             for index in range(games):
-                keep(play_game(a, b, index, **options))  # type: ignore[arg-type]
+                if keep(play_game(a, b, index, **options)):  # type: ignore[arg-type]
+                    break
         return [records[i] for i in sorted(records)]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         futures = [pool.submit(play_game, a, b, i, **options) for i in range(games)]  # type: ignore[arg-type]
         try:
             for future in as_completed(futures):
-                keep(future.result())
+                if future.cancelled():
+                    continue
+                if keep(future.result()):
+                    for waiting in futures:
+                        waiting.cancel()  # (those being played go on, and are kept)
         except KeyboardInterrupt:
             pool.shutdown(wait=True, cancel_futures=True)
             for future in futures:

@@ -1,15 +1,17 @@
 """``hive-ai``: the bots on the command line.
 
     hive-ai bestmove "<GameString>" [--level L] [--seed S] [--trace FILE] [--trace-depth N]
-    hive-ai arena A [B] --games N [--parallel P] [--uhp "CMD"] [--save FILE] ...
+    hive-ai arena A [B] --games N [--parallel P] [--uhp "CMD"] [--seconds S]
+                  [--sprt ELO0 ELO1] [--save FILE] ...
     hive-ai review "<GameString>" [--depth D] [--workers N] [--quiet]
     hive-ai lines "<GameString>" [--seconds S] [--count N] [--depth D]
     hive-ai levels
 
 ``bestmove`` prints one MoveString; ``arena`` plays games between two levels (or a level and an
-external UHP engine) with a progress bar and prints the result table; ``review`` prints each
-move's evaluation and mark, and each player's accuracy (``ai.review``); ``lines`` prints the
-best moves and their variations as each depth completes (``ai.analysis``).
+external UHP engine) with a progress bar and prints the result table (with ``--seconds``, both
+sides at that time a move; with ``--sprt``, it stops once the test has decided); ``review``
+prints each move's evaluation and mark, and each player's accuracy (``ai.review``); ``lines``
+prints the best moves and their variations as each depth completes (``ai.analysis``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ai.arena import DEFAULT_MAX_PLIES, GameRecord, Player, run_arena
 from ai.bots import BASELINES, LEVELS, Bot
 from ai.evaluation import MATE_BOUND, WIN
 from ai.review import REVIEW_DEPTH, Mapper, PlyReview, Review, review
-from ai.stats import VARIETY_PLY, Summary, summarize
+from ai.stats import VARIETY_PLY, Sprt, Summary, sprt, summarize
 from ai.trace import TraceRecorder
 from ai.uhpclient import EngineStartError, UhpClient
 from hive import Game, GameType, HiveError
@@ -58,14 +60,15 @@ def _bestmove(args: argparse.Namespace) -> int:
 
 def _arena(args: argparse.Namespace) -> int:
     try:
-        a = Player.bot(args.a)
+        a = Player.bot(args.a, args.seconds)
         if args.uhp is not None:
             if args.b is not None:
                 raise ValueError("name one level and --uhp, or two levels, not both")
-            b = Player.engine(args.uhp, args.uhp_search)
+            b = Player.engine(args.uhp, args.uhp_search or uhp_time(args.seconds or 1))
         else:
-            b = Player.bot(args.b or args.a)
+            b = Player.bot(args.b or args.a, args.seconds)
         game_type = GameType.parse(args.game_type)
+        test = None if args.sprt is None else sprt([], *args.sprt)  # (its bounds checked)
     except (ValueError, HiveError) as error:
         return _fail(str(error))
     if args.games < 1 or args.parallel < 1:
@@ -77,7 +80,9 @@ def _arena(args: argparse.Namespace) -> int:
             return _fail(str(error))
     print(
         f"{a.name} (A) vs {b.name} (B): {args.games} games of {game_type}, "
-        f"{args.parallel} process(es), seed {args.seed}",
+        f"{args.parallel} process(es), seed {args.seed}"
+        + ("" if args.seconds is None else f", {args.seconds:g} s a move")
+        + ("" if test is None else f", SPRT elo0 {test.elo0:+g} elo1 {test.elo1:+g}"),
         file=sys.stderr,
     )
     with tqdm(total=args.games, unit="game", file=sys.stderr, disable=args.quiet) as bar:
@@ -85,6 +90,13 @@ def _arena(args: argparse.Namespace) -> int:
         def progress(record: GameRecord) -> None:
             bar.update()
             bar.set_postfix_str(f"A scored {record.score:g} in game {record.index}")
+
+        def decided(records: list[GameRecord]) -> bool:
+            if test is None:
+                return False
+            now = sprt([r.score for r in records], test.elo0, test.elo1)
+            bar.set_postfix_str(f"LLR {now.llr:.2f} ({now.lower:.2f} .. {now.upper:.2f})")
+            return now.decision is not None
 
         try:
             records = run_arena(
@@ -96,18 +108,50 @@ def _arena(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 max_plies=args.max_plies,
                 on_game=progress,
+                stop=decided,
             )
         except EngineStartError as error:
             bar.close()
             return _fail(str(error))
-    interrupted = len(records) < args.games
+    ended = test is not None and decided(records)
+    interrupted = len(records) < args.games and not ended
     if interrupted:
         print(f"interrupted: {len(records)} of {args.games} games finished", file=sys.stderr)
     if args.save:
         Path(args.save).write_text("".join(r.game_string + "\n" for r in records))
     if records:
         print(format_summary(a.name, b.name, summarize(records)))
+    if records and test is not None:
+        print(format_sprt(sprt([r.score for r in records], test.elo0, test.elo1)))
     return INTERRUPTED if interrupted else 0
+
+
+def uhp_time(seconds: float) -> str:
+    """A UHP engine's ``bestmove`` search of ``seconds`` (``time hh:mm:ss``: whole seconds).
+
+    Raises:
+        ValueError: Not a whole number of seconds.
+    """
+    if seconds != int(seconds) or seconds < 1:
+        raise ValueError(
+            f"a UHP engine's time is whole seconds (hh:mm:ss), not {seconds:g}: "
+            "give --uhp-search for it"
+        )
+    whole = int(seconds)
+    return f"time {whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def format_sprt(test: Sprt) -> str:
+    """The SPRT's line: its hypotheses, its log-likelihood ratio and bounds, its decision."""
+    said = {
+        "H1": f"H1 accepted: A is at least {test.elo1:+g} Elo",
+        "H0": f"H0 accepted: A is at most {test.elo0:+g} Elo",
+        None: "undecided",
+    }[test.decision]
+    return (
+        f"  SPRT elo0 {test.elo0:+g} elo1 {test.elo1:+g} (alpha = beta = 0.05): "
+        f"LLR {test.llr:.2f} ({test.lower:.2f} .. {test.upper:.2f}), {said}"
+    )
 
 
 def format_summary(a: str, b: str, s: Summary) -> str:
@@ -268,8 +312,21 @@ def parser() -> argparse.ArgumentParser:
     arena.add_argument("--uhp", metavar="CMD", help="player B: an external UHP engine command")
     arena.add_argument(
         "--uhp-search",
-        default="time 00:00:01",
-        help="what follows bestmove for the external engine",
+        default=None,
+        help="what follows bestmove for the external engine (default: time --seconds, or 1 s)",
+    )
+    arena.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="each bot's time a move (the levels' own budgets otherwise): equal time",
+    )
+    arena.add_argument(
+        "--sprt",
+        type=float,
+        nargs=2,
+        metavar=("ELO0", "ELO1"),
+        help="stop once a sequential test decides between A +ELO0 and +ELO1 Elo",
     )
     arena.add_argument("--game-type", default="Base+MLP")
     arena.add_argument("--seed", type=int, default=0)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ai.arena import GameRecord, Player, play_game, run_arena
-from ai.stats import elo_difference, summarize
+from ai.cli import uhp_time
+from ai.stats import elo_difference, expected_score, sprt, summarize
 from ai.symmetry import position_at
 from ai.uhpclient import EngineStartError, UhpClient
 from hive import Game, GameState, GameType
@@ -278,3 +279,62 @@ def test_greedy_baseline_plays_without_randomness() -> None:
 
     assert len(games("greedy")) == 1  # whatever the seed
     assert len(games("beginner")) > 1  # while a level with a quotient varies with it
+
+
+def test_the_sprt_keeps_its_known_value_near_its_hypotheses() -> None:
+    """30 wins, 40 draws, 30 losses for H0 0 against H1 10 Elo: the normal approximation,
+    by hand, n (s1 - s0) (2m - s0 - s1) / 2v = 100 * 0.014391 * -0.014391 / 0.3 = -0.06904
+    (m 0.5, v 0.15); the exact GSPRT agrees near its hypotheses."""
+    test = sprt([1.0] * 30 + [0.5] * 40 + [0.0] * 30, 0, 10)
+    assert test.llr == pytest.approx(-0.06904, abs=2e-4)
+    assert (test.lower, test.upper) == pytest.approx((math.log(0.05 / 0.95), math.log(0.95 / 0.05)))
+    assert test.decision is None
+    assert expected_score(10) == pytest.approx(0.514388, abs=1e-6)
+
+
+def test_the_sprt_decides_for_a_clear_winner_and_for_an_even_match() -> None:
+    assert sprt([], 0, 10).llr == 0.0
+    assert sprt([1.0] * 11, 0, 100).decision is None  # one game's ratio is bounded
+    assert sprt([1.0] * 12, 0, 100).decision == "H1"
+    assert sprt([1.0, 0.0] * 1000, 0, 20).decision == "H0"
+    assert sprt([1.0, 0.0] * 1000, -20, 0).decision == "H1"  # at least -20: so it is
+    assert sprt([0.0] * 12, -100, 0).decision == "H0"
+    more = sprt([1.0] * 150 + [0.0] * 50, 0, 10).llr
+    assert 0 < sprt([1.0] * 75 + [0.0] * 25, 0, 10).llr < more  # more games, more sure
+
+
+def test_the_sprt_refuses_hypotheses_out_of_order_and_bad_error_rates() -> None:
+    with pytest.raises(ValueError, match="must be below"):
+        sprt([1.0], 10, 10)
+    with pytest.raises(ValueError, match="error rates"):
+        sprt([1.0], 0, 10, alpha=0.5)
+
+
+def test_an_arena_stops_when_told_and_keeps_the_games_being_played() -> None:
+    def after_three(records: list[GameRecord]) -> bool:
+        return len(records) >= 3
+
+    beginner = Player.bot("beginner")
+    alone = run_arena(beginner, beginner, 50, game_type=BASE, max_plies=20, stop=after_three)
+    assert [r.index for r in alone] == [0, 1, 2]
+    both = run_arena(
+        beginner, beginner, 50, parallel=2, game_type=BASE, max_plies=20, stop=after_three
+    )
+    assert 3 <= len(both) < 10
+
+
+def test_a_time_budget_replaces_the_level_s_and_keeps_its_deepest() -> None:
+    hard = Player.bot("hard", 0.5).level_played()
+    assert (hard.seconds, hard.depth, hard.min_depth) == (0.5, 4, 1)
+    expert = Player.bot("expert", 1.0).level_played()
+    assert (expert.seconds, expert.depth, expert.min_depth) == (1.0, None, 4)
+    assert Player.bot("expert").level_played().seconds == 2.0  # its own
+    with pytest.raises(ValueError, match="must be positive"):
+        Player.bot("hard", -1)
+
+
+def test_a_uhp_engine_is_given_whole_seconds() -> None:
+    assert uhp_time(1) == "time 00:00:01"
+    assert uhp_time(3725) == "time 01:02:05"
+    with pytest.raises(ValueError, match="whole seconds"):
+        uhp_time(1.5)

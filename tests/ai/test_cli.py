@@ -50,6 +50,12 @@ def test_bestmove_writes_a_trace(tmp_path: Path) -> None:
         (["arena", "grandmaster"], "unknown level 'grandmaster'"),
         (["arena", "beginner", "--games", "0"], "--games and --parallel must be at least 1"),
         (["arena", "beginner", "--game-type", "Base+Q"], "invalid GameTypeString 'Base+Q'"),
+        (["arena", "beginner", "--sprt", "10", "0"], "elo0 (10) must be below its elo1 (0)"),
+        (["arena", "beginner", "--seconds", "0"], "a time budget must be positive, not 0 s"),
+        (
+            ["arena", "beginner", "--uhp", "x", "--seconds", "0.5"],
+            "a UHP engine's time is whole seconds (hh:mm:ss), not 0.5",
+        ),
     ],
 )
 def test_bad_input_is_a_clear_error(args: list[str], message: str) -> None:
@@ -134,3 +140,19 @@ def test_ctrl_c_stops_an_arena_and_reports_the_finished_games(tmp_path: Path) ->
     assert 1 <= finished < 10000
     assert f"beginner vs beginner: {finished} games".encode() in out
     assert len(saved.read_text().splitlines()) == finished
+
+
+def test_an_arena_with_an_sprt_stops_once_it_has_decided() -> None:
+    """easy is hundreds of Elo above beginner: the test accepts "beginner is at most +0"
+    long before 400 games, and says so."""
+    done = run(
+        "arena", "beginner", "easy", "--games", "400", "--sprt", "0", "50", "--parallel", "2",
+        "--game-type", "Base", "--max-plies", "60", "--quiet",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    played = int(re.search(r"beginner vs easy: (\d+) games", done.stdout)[1])  # type: ignore[index]
+    assert played < 60
+    line = done.stdout.splitlines()[-1]
+    assert line.startswith("  SPRT elo0 +0 elo1 +50 (alpha = beta = 0.05): LLR -")
+    assert line.endswith("H0 accepted: A is at most +0 Elo"), line
+    assert "SPRT elo0 +0 elo1 +50" in done.stderr  # the banner
