@@ -7,6 +7,10 @@ far apart the two stand), made one integer per pair whose sums keep that order: 
 of least total cost then has the fewest repeats it can, then among those the fewest colour
 faults, and so on. ``server.game.swiss`` and ``server.game.arena`` say what each place of the
 tuple counts.
+
+The blossom algorithm is cubic in the players, in pure Python: a Swiss round of 50 players
+takes about 0.13 s here, of 200 about 2 s, and an arena's 200 players waiting at once 0.24 s.
+The server pairs off its event loop.
 """
 
 from __future__ import annotations
