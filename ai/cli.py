@@ -5,6 +5,7 @@
                   [--sprt ELO0 ELO1] [--save FILE] ...
     hive-ai review "<GameString>" [--depth D] [--workers N] [--quiet]
     hive-ai lines "<GameString>" [--seconds S] [--count N] [--depth D]
+    hive-ai puzzles [--games N] [--game-types T,T] [--parallel P] [--out FILE]
     hive-ai levels
 
 ``bestmove`` prints one MoveString; ``arena`` plays games between two levels (or a level and an
@@ -17,11 +18,14 @@ prints the best moves and their variations as each depth completes (``ai.analysi
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 
 from tqdm import tqdm
@@ -30,6 +34,7 @@ from ai.analysis import DepthLines, generate_lines
 from ai.arena import DEFAULT_MAX_PLIES, GameRecord, Player, run_arena
 from ai.bots import BASELINES, LEVELS, Bot
 from ai.evaluation import MATE_BOUND, WIN
+from ai.puzzles import mine
 from ai.review import REVIEW_DEPTH, Mapper, PlyReview, Review, review
 from ai.stats import VARIETY_PLY, Sprt, Summary, sprt, summarize
 from ai.trace import TraceRecorder
@@ -287,6 +292,48 @@ def _levels(args: argparse.Namespace) -> int:
     return 0
 
 
+def _puzzles(args: argparse.Namespace) -> int:
+    try:
+        types = [str(GameType.parse(text)) for text in args.game_types.split(",")]
+    except HiveError as error:
+        return _fail(str(error))
+    if args.games < 1 or args.parallel < 1:
+        return _fail("--games and --parallel must be at least 1")
+    try:
+        out = open(args.out, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError as error:
+        return _fail(f"cannot write the puzzles: {error}")
+    found: Counter[str] = Counter()
+    done = 0
+    started = time.monotonic()
+    jobs = [(n, types[n % len(types)], args.seed) for n in range(args.games)]
+    with (
+        out,
+        ProcessPoolExecutor(args.parallel) as pool,
+        tqdm(total=args.games, unit="game", file=sys.stderr, disable=args.quiet) as bar,
+    ):
+        futures = [pool.submit(mine, *job) for job in jobs]
+        try:
+            for future in as_completed(futures):
+                for puzzle in future.result():
+                    out.write(json.dumps(asdict(puzzle)) + "\n")
+                    found[f"{puzzle.theme} {puzzle.game_type}"] += 1
+                out.flush()
+                done += 1
+                bar.update()
+                bar.set_postfix_str(f"{sum(found.values())} puzzles")
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+    minutes = (time.monotonic() - started) / 60
+    total = sum(found.values())
+    print(
+        f"{total} puzzles from {done} games in {minutes:.1f} min ({total / minutes:.1f} a minute)"
+    )
+    for kind, count in sorted(found.items()):
+        print(f"  {kind}: {count}")
+    return 0 if done == args.games else INTERRUPTED
+
+
 def _fail(message: str) -> int:
     print(f"hive-ai: error: {message}", file=sys.stderr)
     return 2
@@ -353,6 +400,19 @@ def parser() -> argparse.ArgumentParser:
     lines.add_argument("--count", type=int, default=3, help="how many of the best moves")
     lines.add_argument("--depth", type=int, default=None, help="the deepest search")
     lines.set_defaults(run=_lines)
+
+    puzzles = commands.add_parser(
+        "puzzles", help="find puzzles in games the bots play (JSON lines, one a puzzle)"
+    )
+    puzzles.add_argument("--games", type=int, default=100, help="games to play and read")
+    puzzles.add_argument(
+        "--game-types", default="Base,Base+M,Base+L,Base+P,Base+MLP", help="played in turn"
+    )
+    puzzles.add_argument("--parallel", type=int, default=2, help="worker processes")
+    puzzles.add_argument("--seed", type=int, default=0)
+    puzzles.add_argument("--out", default="puzzles.jsonl", help="where the puzzles go")
+    puzzles.add_argument("--quiet", action="store_true", help="no progress bar")
+    puzzles.set_defaults(run=_puzzles)
 
     levels = commands.add_parser("levels", help="list the bot levels")
     levels.set_defaults(run=_levels)

@@ -51,6 +51,8 @@ def test_bestmove_writes_a_trace(tmp_path: Path) -> None:
         (["arena", "beginner", "--games", "0"], "--games and --parallel must be at least 1"),
         (["arena", "beginner", "--game-type", "Base+Q"], "invalid GameTypeString 'Base+Q'"),
         (["arena", "beginner", "--sprt", "10", "0"], "elo0 (10) must be below its elo1 (0)"),
+        (["puzzles", "--game-types", "Base,Base+Q"], "invalid GameTypeString 'Base+Q'"),
+        (["puzzles", "--games", "0"], "--games and --parallel must be at least 1"),
         (["arena", "beginner", "--seconds", "0"], "a time budget must be positive, not 0 s"),
         (
             ["arena", "beginner", "--uhp", "x", "--seconds", "0.5"],
@@ -156,3 +158,21 @@ def test_an_arena_with_an_sprt_stops_once_it_has_decided() -> None:
     assert line.startswith("  SPRT elo0 +0 elo1 +50 (alpha = beta = 0.05): LLR -")
     assert line.endswith("H0 accepted: A is at most +0 Elo"), line
     assert "SPRT elo0 +0 elo1 +50" in done.stderr  # the banner
+
+
+def test_puzzles_are_found_in_the_bots_games_and_written_as_json_lines(tmp_path: Path) -> None:
+    out = tmp_path / "puzzles.jsonl"
+    done = run(
+        "puzzles", "--games", "2", "--game-types", "Base", "--out", str(out), "--quiet",
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    puzzles = [json.loads(line) for line in out.read_text().splitlines()]
+    assert puzzles and re.match(rf"{len(puzzles)} puzzles from 2 games in ", done.stdout)
+    for puzzle in puzzles:
+        assert puzzle["theme"] in {"win1", "win2", "win3", "defend"}
+        assert puzzle["source"].startswith("Base#0.")
+        game = Game.from_game_string(puzzle["game_string"])
+        for text in puzzle["solution"]:
+            game.play(text)  # legal, every one
+        assert game.is_over() == (puzzle["theme"] != "defend")
