@@ -69,6 +69,7 @@ from server.live.presence import Presence
 from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
+from server.requests.analysis import Analysis
 from server.requests.commands import Commands
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
@@ -227,9 +228,19 @@ class Parts:
             moves=metrics.moves,
             move_seconds=metrics.move_seconds,
         )
+        # The analysis board's positions are checked in the positions' worker, its engine
+        # lines searched in the bot pool, below live bot moves.
+        self.analysis = analysis = Analysis(
+            self.positions.call,
+            pool,
+            seconds=settings.engine_seconds,
+            depth=settings.engine_depth,
+            runs=settings.engine_runs,
+            per_address=settings.engine_runs_per_address,
+        )
         self.connections = Connections(
             settings,
-            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles),
+            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles, analysis),
             metrics=metrics,
             health=self.health,
             store=store,
@@ -237,6 +248,7 @@ class Parts:
             fanout=fanout,
             presence=presence,
             lobby=board,
+            on_closed=analysis.forget,
         )
         self.routes = Routes(
             self.connections,
