@@ -28,7 +28,7 @@ from hive import Game, GameState, HiveError
 TABLES_KEPT: Final = 8
 """Positions whose transposition table a worker keeps."""
 
-_tables: OrderedDict[tuple[str, tuple[str, ...]], TranspositionTable] = OrderedDict()
+_tables: OrderedDict[tuple[str, str, tuple[str, ...]], TranspositionTable] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,12 @@ class Ended:
 
 
 def lines_at_depth(
-    game_type: str, moves: list[str], depth: int, count: int, deadline: float
+    game_type: str, moves: list[str], depth: int, count: int, deadline: float, tag: str = ""
 ) -> Found | Ended:
     """The best ``count`` lines of the position after ``moves`` at ``depth`` plies (runs in a
-    worker), searched before ``deadline`` (a ``time.monotonic()`` reading), or why none."""
+    worker), searched before ``deadline`` (a ``time.monotonic()`` reading), or why none.
+    ``tag``: part of the key of the table kept (searches of another tag never share it:
+    ``bench.lines`` times each run afresh)."""
     spelled_moves: list[str] = []
     try:
         game = Game(game_type, repetition_draw=True)
@@ -82,7 +84,7 @@ def lines_at_depth(
         return Ended("illegal", str(error))
     if game.state not in (GameState.NOT_STARTED, GameState.IN_PROGRESS):
         return Ended("over")
-    key = (str(game.game_type), tuple(spelled_moves))
+    key = (tag, str(game.game_type), tuple(spelled_moves))
     table = _tables.pop(key, None)
     if table is None:
         table = TranspositionTable()

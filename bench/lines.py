@@ -1,22 +1,81 @@
 """How soon the engine lines reach each depth on typical mid-game positions.
 
-    python -m bench.lines [--positions N] [--depth D] [--count N]
+    python -m bench.lines [--positions N] [--depth D] [--count N] [--pool WORKERS] [--repeat R]
 
 Each position (``bench.ai.positions``: mid-game Base+MLP positions of real games, both
 Queens down) is analysed by ``ai.analysis.generate_lines`` (the best ``--count`` moves, K =
 ``LINES_BRANCHING``, a fresh table) up to ``--depth``; the wall-clock seconds from the start
 until each depth completes are printed per position, then their medians and largest.
+
+With ``--pool WORKERS`` the lines are searched as the analysis board's engine runs search
+them (``server.requests.analysis``): one job a depth, ``ai.lines.lines_at_depth`` through
+``ai.pool.BotPool.run`` (background priority) on a pool of that many worker processes, each
+job replaying the position and searching with the table its worker kept; the seconds count
+from the run's start, each job's wait and transfer included. ``--repeat R`` analyses each
+position R times (each time a new position key for the workers' tables, so none is reused)
+and takes the median per position and depth.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import time
 
 from ai.analysis import LINES_BRANCHING, generate_lines
+from ai.lines import Found, lines_at_depth
+from ai.pool import BotPool
 from bench.ai import positions
 from bench.review import build
+from hive import Game
+
+
+def in_process(game: Game, count: int, depth: int) -> list[float]:
+    """Seconds from the start until each depth completes, searched here."""
+    start = time.perf_counter()
+    return [time.perf_counter() - start for _ in generate_lines(game, count=count, max_depth=depth)]
+
+
+async def through_pool(pool: BotPool, game: Game, count: int, depth: int, tag: str) -> list[float]:
+    """Seconds from the start until each depth completes, a job a depth in the pool (as an
+    engine run of the analysis board)."""
+    head = game.game_string().split(";")
+    moves = [m for m in head[3:] if m]
+    start = time.perf_counter()
+    deadline = time.monotonic() + 60.0
+    reached = []
+    for d in range(1, depth + 1):
+        found = await pool.run(lines_at_depth, head[0], moves, d, count, deadline, tag)
+        if not isinstance(found, Found):
+            break
+        reached.append(time.perf_counter() - start)
+    return reached
+
+
+async def measure(args: argparse.Namespace, games: list[Game]) -> list[list[list[float]]]:
+    """Per position, per repetition, the seconds until each depth."""
+    pool = BotPool(args.pool) if args.pool else None
+    try:
+        if pool is not None:  # the workers started (and warm) before the clock runs
+            warm = time.monotonic() + 10
+            await asyncio.gather(
+                *(pool.run(lines_at_depth, "Base", [], 1, 1, warm) for _ in range(args.pool))
+            )
+        results = []
+        for game in games:
+            runs = []
+            for repeat in range(args.repeat):
+                if pool is None:
+                    runs.append(in_process(game, args.count, args.depth))
+                else:  # each run a table of its own (another tag), as a new position's
+                    tag = f"bench {repeat}"
+                    runs.append(await through_pool(pool, game, args.count, args.depth, tag))
+            results.append(runs)
+        return results
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 def main() -> None:
@@ -24,21 +83,26 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=10, help="how many positions")
     parser.add_argument("--depth", type=int, default=4, help="the deepest search")
     parser.add_argument("--count", type=int, default=3, help="lines shown")
+    parser.add_argument("--pool", type=int, default=0, help="search in a pool of N workers")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per position (median)")
     args = parser.parse_args()
     games = positions(args.positions)
+    where = f"through a pool of {args.pool} worker(s), a job a depth" if args.pool else "here"
     print(
         f"{len(games)} mid-game Base+MLP positions, {args.count} lines, K={LINES_BRANCHING}, "
-        f"{build()} build; seconds until each depth completes"
+        f"{build()} build, searched {where}; seconds until each depth completes"
+        f"{f' (median of {args.repeat})' if args.repeat > 1 else ''}"
     )
     print("position " + " ".join(f"{d:>7}" for d in range(1, args.depth + 1)))
     reached: dict[int, list[float]] = {d: [] for d in range(1, args.depth + 1)}
-    for number, game in enumerate(games):
-        start = time.perf_counter()
+    for number, runs in enumerate(asyncio.run(measure(args, games))):
         row = []
-        for found in generate_lines(game, count=args.count, max_depth=args.depth):
-            seconds = time.perf_counter() - start
-            reached[found.depth].append(seconds)
-            row.append(f"{seconds:7.3f}")
+        for depth in range(1, args.depth + 1):
+            times = [run[depth - 1] for run in runs if len(run) >= depth]
+            if len(times) == len(runs):
+                seconds = statistics.median(times)
+                reached[depth].append(seconds)
+                row.append(f"{seconds:7.3f}")
         print(f"{number:8} " + " ".join(row))
     for depth, values in reached.items():
         if values:

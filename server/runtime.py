@@ -309,8 +309,12 @@ class Parts:
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
-        """The short-lived tasks running: bot turns and closing connections."""
-        return [*self.bot_turns.tasks.values(), *self.connections.closing]
+        """The short-lived tasks running: bot turns, engine runs and closing connections."""
+        return [
+            *self.bot_turns.tasks.values(),
+            *(run.task for run in self.analysis.runs.values()),
+            *self.connections.closing,
+        ]
 
 
 async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
