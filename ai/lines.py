@@ -10,13 +10,17 @@ scores, only slower).
 
 The answer is plain values (MoveStrings, numbers), so that it pickles across processes.
 Pure but for the clock a deadline is read with (``time.monotonic``: one clock for every
-process of the machine).
+process of the machine) and the stop file it may be given (a job cannot be interrupted in its
+worker otherwise: ``BotPool.run`` cancelled frees its slot, not its worker).
 """
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -64,12 +68,19 @@ class Ended:
 
 
 def lines_at_depth(
-    game_type: str, moves: list[str], depth: int, count: int, deadline: float, tag: str = ""
+    game_type: str,
+    moves: list[str],
+    depth: int,
+    count: int,
+    deadline: float,
+    tag: str = "",
+    stop: str | None = None,
 ) -> Found | Ended:
     """The best ``count`` lines of the position after ``moves`` at ``depth`` plies (runs in a
     worker), searched before ``deadline`` (a ``time.monotonic()`` reading), or why none.
-    ``tag``: part of the key of the table kept (searches of another tag never share it:
-    ``bench.lines`` times each run afresh)."""
+    ``tag``: part of the key of the table kept (searches of another tag never share it).
+    ``stop``: a file whose existence stops the search (as the deadline does, within a few
+    thousand nodes): the server's run, cancelled, frees its worker at once."""
     spelled_moves: list[str] = []
     try:
         game = Game(game_type, repetition_draw=True)
@@ -92,12 +103,13 @@ def lines_at_depth(
     while len(_tables) > TABLES_KEPT:
         _tables.popitem(last=False)
     last: DepthLines | None = None
+    clock = _clock(stop)
     for found in generate_lines(
-        game, count=count, max_depth=depth, deadline=deadline, clock=time.monotonic, table=table
+        game, count=count, max_depth=depth, deadline=deadline, clock=clock, table=table
     ):
         last = found
     if last is None or (last.depth < depth and not _proved(last)):
-        return Ended("time" if time.monotonic() >= deadline else "over")
+        return Ended("time" if clock() >= deadline else "over")
     spelled = []
     for line in last.lines:
         pv: list[str] = []
@@ -108,6 +120,18 @@ def lines_at_depth(
             game.pop()
         spelled.append(FoundLine(pv[0], line.score, line.chance, tuple(pv)))
     return Found(last.depth, tuple(spelled), last.nodes, last.seconds, _proved(last))
+
+
+def _clock(stop: str | None) -> Callable[[], float]:
+    """``time.monotonic``, or with ``stop`` a clock that reads infinity once that file exists:
+    the search reads it every few thousand nodes, and stops past its deadline."""
+    if stop is None:
+        return time.monotonic
+
+    def clock() -> float:
+        return math.inf if os.path.exists(stop) else time.monotonic()
+
+    return clock
 
 
 def _proved(found: DepthLines) -> bool:

@@ -14,6 +14,11 @@ job replaying the position and searching with the table its worker kept; the sec
 from the run's start, each job's wait and transfer included. ``--repeat R`` analyses each
 position R times (each time a new position key for the workers' tables, so none is reused)
 and takes the median per position and depth.
+
+With ``--server ws://HOST:PORT/ws`` the lines come from a running server, as the analysis
+board gets them: one connection sends ``engine`` for each position (after the server's first
+answer, then at most one a second: its limit) and times each ``lines`` from the request;
+each run is stopped once it reached ``--depth``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import asyncio
 import statistics
 import time
+from typing import Any
 
 from ai.analysis import LINES_BRANCHING, generate_lines
 from ai.lines import Found, lines_at_depth
@@ -29,6 +35,8 @@ from ai.pool import BotPool
 from bench.ai import positions
 from bench.review import build
 from hive import Game
+from protocol import EngineDone, Error, GetPosition, Lines, Position, StartEngine, StopEngine
+from protocol.client import Client
 
 
 def in_process(game: Game, count: int, depth: int) -> list[float]:
@@ -53,8 +61,40 @@ async def through_pool(pool: BotPool, game: Game, count: int, depth: int, tag: s
     return reached
 
 
+async def through_server(url: str, games: list[Game], args: argparse.Namespace) -> list[Any]:
+    """Per position, per repetition, the seconds until each depth, from a running server."""
+    results = []
+    async with Client.connect(url, nickname="bench-lines") as client:
+        await client.send(GetPosition("Base"))  # its positions' worker started
+        await client.expect(Position, timeout=60)
+        asked = 0
+        for game in games:
+            runs = []
+            for _ in range(args.repeat):
+                asked += 1
+                began = time.perf_counter()
+                await client.send(StartEngine(game_string=game.game_string(), id=asked))
+                reached: list[float] = []
+                while len(reached) < args.depth:
+                    message = await client.recv(timeout=120)
+                    if isinstance(message, Lines) and message.id == asked:
+                        reached.append(time.perf_counter() - began)
+                    elif isinstance(message, EngineDone) and message.id == asked:
+                        break
+                    elif isinstance(message, Error):
+                        raise SystemExit(f"the server refused: {message.message}")
+                await client.send(StopEngine(asked))
+                await client.expect(EngineDone)
+                runs.append(reached)
+                await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - began)))  # its limit
+            results.append(runs)
+    return results
+
+
 async def measure(args: argparse.Namespace, games: list[Game]) -> list[list[list[float]]]:
     """Per position, per repetition, the seconds until each depth."""
+    if args.server:
+        return await through_server(args.server, games, args)
     pool = BotPool(args.pool) if args.pool else None
     try:
         if pool is not None:  # the workers started (and warm) before the clock runs
@@ -85,9 +125,11 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=3, help="lines shown")
     parser.add_argument("--pool", type=int, default=0, help="search in a pool of N workers")
     parser.add_argument("--repeat", type=int, default=1, help="runs per position (median)")
+    parser.add_argument("--server", help="ask a running server's engine (its /ws URL)")
     args = parser.parse_args()
     games = positions(args.positions)
     where = f"through a pool of {args.pool} worker(s), a job a depth" if args.pool else "here"
+    where = f"by the server at {args.server}" if args.server else where
     print(
         f"{len(games)} mid-game Base+MLP positions, {args.count} lines, K={LINES_BRANCHING}, "
         f"{build()} build, searched {where}; seconds until each depth completes"

@@ -397,6 +397,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
         pool.close()
         hub.hashing.close()
         hub.positions.close()
+        hub.analysis.close()
         await connections.aclose()
         try:
             async with asyncio.timeout(SHUTDOWN_SECONDS):

@@ -19,17 +19,23 @@ completes, and ends with ``engine_done`` at ``Settings.engine_depth`` plies, aft
 - an address has at most ``Settings.engine_runs_per_address`` runs at once over its
   connections (``rate_limited``), and the process ``Settings.engine_runs`` (``unavailable``);
 - a run has at most one job in the pool at a time, so the pool's background queue holds at
-  most ``engine_runs`` of them.
+  most ``engine_runs`` of them; a run cancelled makes its stop file, and its job running in a
+  worker stops within a few thousand nodes (a job cannot be interrupted otherwise).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
+import shutil
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar
 
 from ai.lines import Ended, Found, lines_at_depth
@@ -57,6 +63,8 @@ T = TypeVar("T")
 ENGINE_RATE: Final = 1.0
 ENGINE_BURST: Final = 10
 """A connection's ``engine`` requests: this many at once, then ``ENGINE_RATE`` a second."""
+STOP_KEPT: Final = 60.0
+"""Seconds a stop file stays after a run's longest time (its last job has read it)."""
 
 
 class Compute(Protocol):
@@ -74,10 +82,12 @@ class Pool(Protocol):
 
 @dataclass
 class Run:
-    """A connection's engine run: its request's ``id``, the task, the deepest depth sent."""
+    """A connection's engine run: its request's ``id``, the task, its stop file (its jobs
+    stop searching once it exists), the deepest depth sent."""
 
     id: int
     task: asyncio.Task[None]
+    stop: Path
     depth: int = 0
 
 
@@ -116,6 +126,9 @@ class Analysis:
         self.cancelled = 0
         """Runs ended before their end (stopped, replaced, their connection closed)."""
         self._starts: dict[Session, Bucket] = {}
+        self.stops = Path(tempfile.mkdtemp(prefix="hive-engine-stops-"))
+        """Where a run's stop file is made when it is cancelled: a job of it running in a
+        worker stops within a few thousand nodes (``ai.lines``), not at its deadline."""
 
     # -- the handlers --------------------------------------------------------------------------
 
@@ -153,6 +166,10 @@ class Analysis:
         if run is not None:
             await session.send(EngineDone(run.id, "stopped", run.depth))
 
+    def close(self) -> None:
+        """Remove the stop files (the server stops)."""
+        shutil.rmtree(self.stops, ignore_errors=True)
+
     def forget(self, session: Session) -> None:
         """A connection closed: its run ends."""
         self._stop(session)
@@ -163,8 +180,9 @@ class Analysis:
     def _start(self, session: Session, asked: int, checked: Checked) -> None:
         self.started += 1
         self.by_address[session.address] += 1
-        coroutine = self._search(session, asked, checked)
-        run = Run(asked, asyncio.create_task(coroutine))
+        stop = self.stops / f"run-{self.started}"
+        coroutine = self._search(session, asked, checked, stop)
+        run = Run(asked, asyncio.create_task(coroutine), stop)
         self.runs[session] = run
         run.task.add_done_callback(lambda _: self._ended(session, run))
 
@@ -175,6 +193,11 @@ class Analysis:
         if not run.task.done():
             self.cancelled += 1
             run.task.cancel()
+            with contextlib.suppress(OSError):  # its job in a worker stops too
+                run.stop.touch()
+                asyncio.get_running_loop().call_later(
+                    self.seconds + STOP_KEPT, functools.partial(run.stop.unlink, missing_ok=True)
+                )
         self._ended(session, run)
         return run
 
@@ -186,8 +209,10 @@ class Analysis:
             if self.by_address[session.address] <= 0:
                 del self.by_address[session.address]
 
-    async def _search(self, session: Session, asked: int, checked: Checked) -> None:
-        """Search depth after depth, each answer sent as it comes, then say why it ended."""
+    async def _search(self, session: Session, asked: int, checked: Checked, stop: Path) -> None:
+        """Search depth after depth, each answer sent as it comes, then say why it ended.
+        The workers keep a table for the run's position (keyed by its stop file's name): its
+        depths share it (when a worker searched the one before), another run starts afresh."""
         deadline = time.monotonic() + self.seconds
         reason: EngineEnd = "depth"
         run = self.runs.get(session)
@@ -195,7 +220,14 @@ class Analysis:
         try:
             for depth in range(1, self.depth + 1):
                 found = await self.pool.run(
-                    lines_at_depth, checked.game_type, checked.moves, depth, ENGINE_LINES, deadline
+                    lines_at_depth,
+                    checked.game_type,
+                    checked.moves,
+                    depth,
+                    ENGINE_LINES,
+                    deadline,
+                    stop.name,
+                    str(stop),
                 )
                 if isinstance(found, Ended):
                     reason = "time" if found.reason == "time" else "over"
