@@ -17,6 +17,15 @@ import { scoreText } from "./tree.js";
 import { legalByPiece } from "./views.js";
 
 const key = (gameType, moves) => `${gameType}|${moves.join(";")}`;
+/** The server's limit on a connection's engine runs (server/requests/analysis.py's
+ * ENGINE_BURST at once, then ENGINE_RATE a second): a run waits for its turn here rather than
+ * be refused (ten refusals in a row close the connection). */
+const ENGINE_BURST = 10;
+const ENGINE_RATE = 1;
+/** Milliseconds a position stays on show before the engine is asked about it. */
+const ENGINE_SETTLE = 250;
+/** Least milliseconds between two position requests (an arrow key held repeats fast). */
+const POSITION_GAP = 100;
 const percent = (chance) => `${Math.round(chance * 100)}%`;
 
 export class AnalysisScreen {
@@ -31,6 +40,10 @@ export class AnalysisScreen {
     this.serial = 0;
     this.selected = null; // {piece, from}
     this.engine = { on: false, id: 0, lines: null, done: null };
+    this.engineTokens = { tokens: ENGINE_BURST, at: performance.now() };
+    this.engineTimer = null;
+    this.askTimer = null;
+    this.lastAsk = -Infinity;
     this.error = null;
     render(root, html`
       <div class="review game analysis" data-testid="analysis">
@@ -147,10 +160,10 @@ export class AnalysisScreen {
         this.show();
       }
     } else if (message.type === P.ServerType.LINES) {
-      if (message.id === this.engine.id && this.engine.on) this.engine = { ...this.engine, lines: message };
+      if (message.id === this.engine.id && this.engine.on && !this.engine.stopped) this.engine = { ...this.engine, lines: message };
       this.showEngine();
     } else if (message.type === P.ServerType.ENGINE_DONE) {
-      if (message.id === this.engine.id) this.engine = { ...this.engine, done: message };
+      if (message.id === this.engine.id && !this.engine.stopped) this.engine = { ...this.engine, done: message, stopped: true };
       this.showEngine();
     } else if (message.type === P.ServerType.ERROR) {
       if (message.request === P.ClientType.POSITION) {
@@ -162,14 +175,16 @@ export class AnalysisScreen {
         this.error = `${imported ? "Cannot import" : "Cannot show that position"}: ${message.message}`;
         this.show();
       } else {
-        this.engine = { ...this.engine, done: { reason: message.message } };
+        this.engine = { ...this.engine, done: { reason: message.message }, stopped: true };
         this.showEngine();
       }
     }
   }
 
   destroy() {
-    if (this.engine.on) this.send(P.StopEngine(this.engine.id));
+    clearTimeout(this.engineTimer);
+    clearTimeout(this.askTimer);
+    if (this.engine.on && !this.engine.stopped) this.send(P.StopEngine(this.engine.id));
     removeEventListener("keydown", this.keys);
     this.board.destroy();
   }
@@ -188,7 +203,7 @@ export class AnalysisScreen {
   show() {
     const moves = T.movesTo(this.tree);
     const position = this.position();
-    if (!position && !this.asked) this.ask(moves);
+    if (!position && !this.asked) this.askSoon();
     const hash = routeHash({ page: "analysis", gameType: this.gameType, moves: T.lineThrough(this.tree).map((n) => n.move), ply: moves.length });
     if (location.hash !== hash) history.replaceState(null, "", hash);
     const ply = moves.length;
@@ -226,7 +241,18 @@ export class AnalysisScreen {
     this.showEngine();
   }
 
+  /** Ask for the node on show, once POSITION_GAP has passed since the last request. */
+  askSoon() {
+    if (this.askTimer !== null) return;
+    const wait = Math.max(0, this.lastAsk + POSITION_GAP - performance.now());
+    this.askTimer = setTimeout(() => {
+      this.askTimer = null;
+      if (!this.asked && !this.position()) this.ask(T.movesTo(this.tree));
+    }, wait);
+  }
+
   ask(moves, gameString = null) {
+    this.lastAsk = performance.now();
     this.serial += 1;
     this.asked = { id: this.serial, imported: gameString !== null };
     if (!this.send(P.GetPosition(this.gameType, moves, this.serial, gameString))) this.asked = null;
@@ -277,7 +303,7 @@ export class AnalysisScreen {
   }
 
   key(event) {
-    if (event.target.closest?.("input, textarea, select")) return;
+    if (event.target.closest?.("input:not([type=checkbox]), textarea, select")) return;
     const step = { ArrowLeft: "back", ArrowRight: "forward", Home: "first", End: "end" }[event.key];
     if (step) {
       event.preventDefault();
@@ -314,17 +340,36 @@ export class AnalysisScreen {
     this.slots.engine.checked = on;
     if (on) this.startEngine();
     else {
-      if (this.engine.on) this.send(P.StopEngine(this.engine.id));
+      clearTimeout(this.engineTimer);
+      if (this.engine.on && !this.engine.stopped) this.send(P.StopEngine(this.engine.id));
       this.engine = { on: false, id: this.engine.id, lines: null, done: null };
       this.showEngine();
     }
   }
 
+  /** The engine on the node on show: the run before stopped at once (once), the new one
+   * started once the position has stayed ENGINE_SETTLE ms and the server's limit allows. */
   startEngine() {
-    this.serial += 1;
-    this.engine = { on: true, id: this.serial, lines: null, done: null };
-    this.send(P.StartEngine(this.gameType, T.movesTo(this.tree), this.serial));
+    if (this.engine.on && !this.engine.stopped) this.send(P.StopEngine(this.engine.id));
+    this.engine = { on: true, id: this.engine.id, lines: null, done: null, stopped: true };
     this.showEngine();
+    clearTimeout(this.engineTimer);
+    const bucket = this.engineTokens;
+    const now = performance.now();
+    bucket.tokens = Math.min(ENGINE_BURST, bucket.tokens + ((now - bucket.at) / 1000) * ENGINE_RATE);
+    bucket.at = now;
+    const wait = Math.max(ENGINE_SETTLE, bucket.tokens >= 1 ? 0 : ((1 - bucket.tokens) / ENGINE_RATE) * 1000);
+    this.engineTimer = setTimeout(() => {
+      this.engineTimer = null;
+      if (!this.engine.on) return;
+      const later = performance.now();
+      bucket.tokens = Math.min(ENGINE_BURST, bucket.tokens + ((later - bucket.at) / 1000) * ENGINE_RATE) - 1;
+      bucket.at = later;
+      this.serial += 1;
+      this.engine = { on: true, id: this.serial, lines: null, done: null, stopped: false };
+      this.send(P.StartEngine(this.gameType, T.movesTo(this.tree), this.serial));
+      this.showEngine();
+    }, wait);
   }
 
   showEngine() {

@@ -149,6 +149,20 @@ async def test_engine_lines_deepen_and_stop_when_the_page_leaves(
         await expect(eve.page.get_by_test_id("engine-depth")).to_contain_text("depth ")
         await expect(eve.page.get_by_test_id("eval-bar")).to_be_visible()
         assert len(analysis.runs) == 1
+
+        # stepping fast through the moves with the engine on: the page asks the engine once
+        # the position settles (it would be refused past the server's limit, and closed)
+        started = analysis.started
+        for key in ["ArrowLeft"] * len(MIDGAME):  # (the engine's checkbox has the focus)
+            await eve.page.keyboard.press(key)
+        await expect(board).to_have_attribute("data-ply", "0")
+        for key in ["ArrowRight"] * len(MIDGAME):
+            await eve.page.keyboard.press(key)
+        await expect(board).to_have_attribute("data-ply", str(len(MIDGAME)))
+        await expect(board).not_to_have_attribute("data-depth", "0", timeout=30_000)
+        assert started < analysis.started <= started + 3
+        assert srv.hub.metrics.refused.labels("rate_limited")._value.get() == 0
+        assert len(analysis.runs) == 1
         cancelled = analysis.cancelled
 
         await eve.page.evaluate("location.hash = '#/'")  # the page leaves the board
