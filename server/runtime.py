@@ -282,6 +282,7 @@ class Parts:
                 pool=pool,
                 health=self.health,
                 archive=archive,
+                analysis=analysis,
             )
         )
 

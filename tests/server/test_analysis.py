@@ -26,7 +26,7 @@ from protocol import (
 from protocol.client import Client
 from server.requests.analysis import ENGINE_BURST, ENGINE_RATE
 from tests.server.conftest import Running, StartServer
-from tests.server.support import decisive_game
+from tests.server.support import decisive_game, scrape
 from tests.support import until
 
 PROXY: Final = {"trusted_proxies": "127.0.0.1"}
@@ -157,6 +157,9 @@ async def test_a_stop_a_new_position_and_a_closed_connection_end_a_run(
         await until(lambda: not analysis.runs, "the closed connection's run is cancelled")
         assert analysis.cancelled == 3
         await until(lambda: srv.hub.pool.background_queued == 0, "no engine work left queued")
+        figures = await scrape(srv)  # what an operator sees
+        assert figures["hive_engine_runs"] == 0 and figures["hive_background_queue"] == 0
+        assert figures["hive_engine_runs_cancelled_total"] == 3
 
 
 async def test_a_flood_from_one_connection_is_refused(start_server: StartServer) -> None:
