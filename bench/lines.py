@@ -18,7 +18,9 @@ and takes the median per position and depth.
 With ``--server ws://HOST:PORT/ws`` the lines come from a running server, as the analysis
 board gets them: one connection sends ``engine`` for each position (after the server's first
 answer, then at most one a second: its limit) and times each ``lines`` from the request;
-each run is stopped once it reached ``--depth``.
+each run is stopped once it reached ``--depth``. ``--cpu`` (searched here only): the
+process's CPU seconds instead of the wall clock's, what a core of its own would take on a
+machine busy with other work.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ from protocol import EngineDone, Error, GetPosition, Lines, Position, StartEngin
 from protocol.client import Client
 
 
-def in_process(game: Game, count: int, depth: int) -> list[float]:
-    """Seconds from the start until each depth completes, searched here."""
-    start = time.perf_counter()
-    return [time.perf_counter() - start for _ in generate_lines(game, count=count, max_depth=depth)]
+def in_process(game: Game, count: int, depth: int, cpu: bool = False) -> list[float]:
+    """Seconds from the start until each depth completes, searched here (with ``cpu``: this
+    process's CPU seconds, what a core of its own would take, whatever else runs)."""
+    clock = time.process_time if cpu else time.perf_counter
+    start = clock()
+    return [clock() - start for _ in generate_lines(game, count=count, max_depth=depth)]
 
 
 async def through_pool(pool: BotPool, game: Game, count: int, depth: int, tag: str) -> list[float]:
@@ -107,7 +111,7 @@ async def measure(args: argparse.Namespace, games: list[Game]) -> list[list[list
             runs = []
             for repeat in range(args.repeat):
                 if pool is None:
-                    runs.append(in_process(game, args.count, args.depth))
+                    runs.append(in_process(game, args.count, args.depth, args.cpu))
                 else:  # each run a table of its own (another tag), as a new position's
                     tag = f"bench {repeat}"
                     runs.append(await through_pool(pool, game, args.count, args.depth, tag))
@@ -126,10 +130,12 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=0, help="search in a pool of N workers")
     parser.add_argument("--repeat", type=int, default=1, help="runs per position (median)")
     parser.add_argument("--server", help="ask a running server's engine (its /ws URL)")
+    parser.add_argument("--cpu", action="store_true", help="CPU seconds, not wall (here only)")
     args = parser.parse_args()
     games = positions(args.positions)
     where = f"through a pool of {args.pool} worker(s), a job a depth" if args.pool else "here"
     where = f"by the server at {args.server}" if args.server else where
+    where += ", CPU seconds" if args.cpu and not (args.pool or args.server) else ""
     print(
         f"{len(games)} mid-game Base+MLP positions, {args.count} lines, K={LINES_BRANCHING}, "
         f"{build()} build, searched {where}; seconds until each depth completes"
