@@ -13,15 +13,18 @@ import pytest
 
 from protocol import (
     MAX_ANALYSIS_MOVES,
+    CreateGame,
     EngineDone,
     Error,
     ErrorCode,
     GetPosition,
     Lines,
     Message,
+    Play,
     Position,
     StartEngine,
     StopEngine,
+    Update,
 )
 from protocol.client import Client
 from server.requests.analysis import ENGINE_BURST, ENGINE_RATE
@@ -226,3 +229,33 @@ async def test_many_guests_find_the_engine_busy_and_queued_work_stays_capped(
                 assert srv.hub.pool.background_queued <= runs
                 await asyncio.sleep(0.05)
         await until(lambda: not srv.hub.analysis.runs, "every run ends with its connection")
+
+
+async def test_live_bot_moves_go_first_while_engines_run(start_server: StartServer) -> None:
+    async with (
+        start_server(bot_workers=2, **LONG_RUN, **PROXY) as srv,
+        srv.connect("ada", address="10.0.2.1") as ada,
+        srv.connect("bob", address="10.0.2.2") as bob,
+        srv.connect("cy", address="10.0.2.3") as cy,
+    ):
+        for client in (ada, bob):  # two long runs, deepening all along
+            await client.send(StartEngine(game_string=MIDGAME))
+            await client.expect(Lines)
+        await until(lambda: srv.hub.analysis.started == 2, "both runs started")
+        # until the runs search depths of seconds, then a game against a bot
+        await until(
+            lambda: all(run.depth >= 4 for run in srv.hub.analysis.runs.values()),
+            "both runs past depth 4",
+        )
+        await cy.send(CreateGame(opponent="bot", level="beginner", color="black"))
+        update = await cy.expect(Update)
+        waits = []
+        for _ in range(4):  # the bot's move, then cy's, four times
+            asked = time.monotonic()
+            while len(update.state.moves) % 2 == 0:  # white (the bot) to move
+                update = await cy.expect(Update)
+            waits.append(time.monotonic() - asked)
+            await cy.send(Play(update.game, update.version, update.state.legal[0].move))
+            update = await cy.expect(Update)
+        assert len(srv.hub.analysis.runs) == 2  # the engines went on meanwhile
+        assert max(waits) < 2.0, waits  # a worker kept free for live moves
