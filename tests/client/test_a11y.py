@@ -1,8 +1,9 @@
 """Accessibility in both themes (issue 22): axe-core (npm, ``client/node_modules/axe-core``,
 a devDependency) run on the lobby, a game, its review, the rules, a profile (issue 20), the
 analysis board, the leaderboard and the visualizer, light and dark, finds no serious or
-critical violation of WCAG 2 A and AA, colour contrast included. The themes follow the system setting (``prefers-color-scheme``, emulated here) until the switch in
-the top bar chooses one, which the browser remembers."""
+critical violation of WCAG 2 A and AA, colour contrast included. The themes follow the
+system setting (``prefers-color-scheme``, emulated here) until the switch in the top bar
+chooses one, which the browser remembers."""
 
 from __future__ import annotations
 
