@@ -9,7 +9,8 @@ each frame to its handler) -> the requests, ``requests.signin`` and ``requests.a
 ``requests.creation``'s limits), ``requests.commands`` (each request to its rule in
 ``game.match``) -> live, ``live.changes`` (decide, commit, apply) -> ``live.fanout`` (pass
 on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
-(and the download of a player's games) from the database alone.
+(and the download of a player's games) from the database alone; ``requests.analysis`` the
+analysis board (positions from the positions' worker, engine lines from the bot pool).
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
