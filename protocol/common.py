@@ -33,6 +33,10 @@ PROFILE_PAGE: Final = 20
 """Archived games in a page of a profile."""
 LEADERBOARD_SHOWN: Final = 100
 """Players listed on a leaderboard."""
+MAX_ANALYSIS_MOVES: Final = 500
+"""Most moves of a position of the analysis board (``position``, ``engine``)."""
+ENGINE_LINES: Final = 3
+"""The best moves an engine run of the analysis board shows at each depth."""
 
 
 class ErrorCode(enum.StrEnum):
@@ -98,6 +102,8 @@ Color = Literal["white", "black"]
 ColorChoice = Literal["white", "black", "random"]
 Opponent = Literal["anyone", "bot", "bots"]
 TimeKind = Literal["none", "clock", "days"]
+EngineEnd = Literal["depth", "time", "over", "proved", "stopped", "failed"]
+"""Why an engine run ended (``EngineDone``)."""
 Speed = Literal["bullet", "blitz", "rapid", "classical", "correspondence"]
 """A rating's pool, from the time control (see ``server.game.rating.speed``)."""
 AccountKind = Literal["guest", "account", "bot"]

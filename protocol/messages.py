@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from protocol.common import (
+    Color,
+    EngineEnd,
     ErrorCode,
     Message,
     Speed,
@@ -15,11 +17,14 @@ from protocol.common import (
 from protocol.values import (
     ArchivedGame,
     BotInfo,
+    EngineLine,
     Event,
     GameState,
     GameSummary,
     LeaderboardEntry,
+    LegalMove,
     LevelRecord,
+    PieceAt,
     RatingPoint,
     SpeedRating,
 )
@@ -200,3 +205,55 @@ class Presence(Message):
     white_gone: int | None = None
     black_gone: int | None = None
     claim_after: int = 0
+
+
+@server("position")
+@dataclass(frozen=True)
+class Position(Message):
+    """A position of the analysis board (the answer to ``position``): its ``game_type``, the
+    ``moves`` from the start as the engine spells them, its ``game_string``, the UHP
+    GameStateString ``state`` (``NotStarted``, ``InProgress``, ``WhiteWins``, ``BlackWins``,
+    ``Draw``), whose ``turn``, the ``pieces`` (as in ``GameState``), the hands, the side to
+    move's ``legal`` moves (``must_pass``: passing is its only one), and the ``last`` move
+    with where it came from and went (None at the start or after a pass). ``id``: the
+    request's."""
+
+    id: int
+    game_type: str
+    moves: list[str]
+    game_string: str
+    state: str
+    turn: Color
+    pieces: list[PieceAt]
+    legal: list[LegalMove]
+    hand_white: list[str]
+    hand_black: list[str]
+    must_pass: bool = False
+    last: LegalMove | None = None
+
+
+@server("lines")
+@dataclass(frozen=True)
+class Lines(Message):
+    """What an engine run found at one more ``depth`` (plies), sent as the depth completes:
+    the best moves, best first (``EngineLine``), the ``nodes`` and ``seconds`` that depth
+    took. ``id``: the ``engine`` request's."""
+
+    id: int
+    depth: int
+    lines: list[EngineLine]
+    nodes: int
+    seconds: float
+
+
+@server("engine_done")
+@dataclass(frozen=True)
+class EngineDone(Message):
+    """An engine run ended: at the server's deepest search (``depth``), at its time limit
+    (``time``), on a finished game (``over``: no lines), once every line was a proved win or
+    loss (``proved``), by ``engine_stop`` (``stopped``), or when its work failed (``failed``).
+    ``depth``: the deepest depth sent. ``id``: the ``engine`` request's."""
+
+    id: int
+    reason: EngineEnd
+    depth: int = 0

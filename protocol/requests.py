@@ -242,3 +242,42 @@ class GetLeaderboard(Message):
     """Ask for the leaderboard of ``speed``: answered with ``leaderboard``."""
 
     speed: Speed
+
+
+@client("position")
+@dataclass(frozen=True)
+class GetPosition(Message):
+    """Ask for a position of the analysis board: the start of ``game_type``, or the UHP
+    ``game_string`` (its game type then counts), followed by ``moves`` (MoveStrings; at
+    most ``MAX_ANALYSIS_MOVES`` in all, else ``too_long``). The server's engine checks
+    every move and answers with ``position`` (the pieces and the legal moves); nothing is
+    stored. ``id``: any number, sent back in the answer."""
+
+    game_type: str = "Base+MLP"
+    game_string: str | None = None
+    moves: list[str] = field(default_factory=list)
+    id: int = 0
+
+
+@client("engine")
+@dataclass(frozen=True)
+class StartEngine(Message):
+    """Turn the engine on for a position (``game_type``, ``game_string`` and ``moves`` as in
+    ``position``): answered with ``lines`` each time a depth completes (the best
+    ``ENGINE_LINES`` moves), then ``engine_done``. A connection has one engine run at a time:
+    a new ``engine`` replaces the one running, and a closed connection ends it. ``id``: any
+    number, sent back in ``lines`` and ``engine_done``."""
+
+    game_type: str = "Base+MLP"
+    game_string: str | None = None
+    moves: list[str] = field(default_factory=list)
+    id: int = 0
+
+
+@client("engine_stop")
+@dataclass(frozen=True)
+class StopEngine(Message):
+    """Turn the engine off: the connection's engine run, if any, ends (``engine_done``,
+    ``stopped``)."""
+
+    id: int = 0

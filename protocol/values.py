@@ -278,3 +278,17 @@ class LeaderboardEntry:
     rd: int
     games: int
     bot: bool = False
+
+
+@dataclass(frozen=True)
+class EngineLine:
+    """One of the best moves an engine run found at a depth: its MoveString, its ``score``
+    (the side to move's view, in the search's units; ``WIN_SCORE - n`` and below: a win
+    proved ``n`` plies ahead, its negative a loss), the side to move's ``chance`` of winning
+    with it (0 to 1), and the principal variation ``pv`` (``move`` first; it may stop short
+    of the depth)."""
+
+    move: str
+    score: int
+    chance: float
+    pv: list[str]

@@ -9,7 +9,8 @@ each frame to its handler) -> the requests, ``requests.signin`` and ``requests.a
 ``requests.creation``'s limits), ``requests.commands`` (each request to its rule in
 ``game.match``) -> live, ``live.changes`` (decide, commit, apply) -> ``live.fanout`` (pass
 on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
-(and the download of a player's games) from the database alone.
+(and the download of a player's games) from the database alone; ``requests.analysis`` the
+analysis board (positions from the positions' worker, engine lines from the bot pool).
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
@@ -69,6 +70,7 @@ from server.live.presence import Presence
 from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
+from server.requests.analysis import Analysis
 from server.requests.commands import Commands
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
@@ -227,9 +229,19 @@ class Parts:
             moves=metrics.moves,
             move_seconds=metrics.move_seconds,
         )
+        # The analysis board's positions are checked in the positions' worker, its engine
+        # lines searched in the bot pool, below live bot moves.
+        self.analysis = analysis = Analysis(
+            self.positions.call,
+            pool,
+            seconds=settings.engine_seconds,
+            depth=settings.engine_depth,
+            runs=settings.engine_runs,
+            per_address=settings.engine_runs_per_address,
+        )
         self.connections = Connections(
             settings,
-            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles),
+            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles, analysis),
             metrics=metrics,
             health=self.health,
             store=store,
@@ -237,6 +249,7 @@ class Parts:
             fanout=fanout,
             presence=presence,
             lobby=board,
+            on_closed=analysis.forget,
         )
         self.routes = Routes(
             self.connections,
@@ -270,6 +283,7 @@ class Parts:
                 pool=pool,
                 health=self.health,
                 archive=archive,
+                analysis=analysis,
             )
         )
 
@@ -297,8 +311,12 @@ class Parts:
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
-        """The short-lived tasks running: bot turns and closing connections."""
-        return [*self.bot_turns.tasks.values(), *self.connections.closing]
+        """The short-lived tasks running: bot turns, engine runs and closing connections."""
+        return [
+            *self.bot_turns.tasks.values(),
+            *(run.task for run in self.analysis.runs.values()),
+            *self.connections.closing,
+        ]
 
 
 async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
@@ -381,6 +399,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
         pool.close()
         hub.hashing.close()
         hub.positions.close()
+        hub.analysis.close()
         await connections.aclose()
         try:
             async with asyncio.timeout(SHUTDOWN_SECONDS):

@@ -157,6 +157,16 @@ class Settings:
         "profiles and leaderboards one address may ask in 10 seconds, over all its "
         "connections (each may ask 10 at once, then 2 a second)",
     )
+    engine_seconds: float = _setting(
+        10.0, "seconds an engine run of the analysis board searches at most (its lines)"
+    )
+    engine_depth: int = _setting(8, "the deepest search (plies) of an engine run")
+    engine_runs: int = _setting(
+        16, "engine runs at once in this process (past it the engine is busy: unavailable)"
+    )
+    engine_runs_per_address: int = _setting(
+        2, "engine runs at once from one address (one a connection)"
+    )
     hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
     hash_workers: int = _setting(
         1,

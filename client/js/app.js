@@ -4,6 +4,7 @@
 // review positions) happen here, in play.js and in actions.js, and nowhere else.
 
 import { actions } from "./actions.js";
+import { AnalysisScreen } from "./analysis.js";
 import { Connection } from "./connection.js";
 import { clear } from "./dom.js";
 import { GameScreen } from "./game.js";
@@ -23,6 +24,9 @@ import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY, recentGames } from "./storage.js";
 import * as Sub from "./subscription.js";
 import { lowTimeTurn } from "./views.js";
+
+/** The analysis board's requests: their refusals are its own to show. */
+const ANALYSIS_REQUESTS = new Set([P.ClientType.POSITION, P.ClientType.ENGINE, P.ClientType.ENGINE_STOP]);
 
 function guestName() {
   return `guest-${Math.floor(1000 + Math.random() * 9000)}`;
@@ -113,6 +117,7 @@ class App {
       else if (route.page === "rules") this.screen = new RulesScreen(host);
       else if (route.page === "profile") this.screen = new ProfileScreen(host);
       else if (route.page === "leaderboard") this.screen = new LeaderboardScreen(host);
+      else if (route.page === "analysis") this.screen = new AnalysisScreen(host, route, { send: (m) => this.conn.send(m) });
       else this.screen = new LobbyScreen(host);
       this.screenKey = key;
     }
@@ -153,6 +158,7 @@ class App {
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
+        this.screen?.connected?.(); // (the analysis board asks again)
         break;
       case P.ServerType.ACCOUNT:
         localStorage.setItem(NICKNAME_KEY, message.name);
@@ -179,7 +185,16 @@ class App {
       case P.ServerType.PRESENCE:
         this.dispatch(S.presenceReceived, message);
         break;
+      case P.ServerType.POSITION:
+      case P.ServerType.LINES:
+      case P.ServerType.ENGINE_DONE:
+        this.screen?.received?.(message); // the analysis board's
+        break;
       case P.ServerType.ERROR:
+        if (ANALYSIS_REQUESTS.has(message.request)) {
+          this.screen?.received?.(message);
+          break;
+        }
         this.dispatch(Sub.refused, message); // a create, join or watch refused
         this.dispatch(S.errorReceived, message);
         break;
@@ -255,6 +270,7 @@ class App {
       return;
     }
     if (event.target.closest?.("input, textarea, select")) return;
+    if (this.state.route.page === "analysis") return; // its screen has its own keys
     if (this.state.route.page === "review" && this.state.review?.doc) {
       const ply = this.state.review.ply;
       const last = this.state.review.doc.frames.length - 1;

@@ -10,6 +10,7 @@ import { pieceIcon, pieceTitle } from "./bugs.js";
 import { moveWords } from "./notation.js";
 import { hasProfile, profileHref, ratingText, seatRating, signed, speedName } from "./players.js";
 import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./views.js";
+import { routeHash } from "./route.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
 
@@ -122,7 +123,8 @@ export class GameScreen {
         <span class="spectators" data-testid="spectators" data-count="${gs.spectators}" title="spectators">${ICONS.eye} ${gs.spectators} watching</span></div>
       <div class="info-row"><span>Game <code>${gs.id}</code></span>
         <span><a href="/games/${gs.id}.txt" target="_blank" data-testid="record-link">record</a>
-        ${gs.status !== "open" && html` · <a href="#/review/${gs.id}" data-testid="review-link">${gs.status === "over" ? "review" : "replay"}</a>`}</span></div>`);
+        ${gs.status !== "open" && html` · <a href="#/review/${gs.id}" data-testid="review-link">${gs.status === "over" ? "review" : "replay"}</a>
+          · <a href="${routeHash({ page: "analysis", gameType: gs.game_type, moves: gs.moves })}" data-testid="analyse-link">analyse</a>`}</span></div>`);
   }
 
   renderBar(el, gs, color, model) {

@@ -64,6 +64,9 @@ export const ClientType = Object.freeze({
   CHANGE_PASSWORD: "change_password",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  POSITION: "position",
+  ENGINE: "engine",
+  ENGINE_STOP: "engine_stop",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -78,6 +81,9 @@ export const ServerType = Object.freeze({
   ACCOUNT: "account",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  POSITION: "position",
+  LINES: "lines",
+  ENGINE_DONE: "engine_done",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -165,6 +171,17 @@ export const ChangePassword = (old, next) => ({ type: ClientType.CHANGE_PASSWORD
 export const GetProfile = (name, page = 0) => ({ type: ClientType.PROFILE, name, page });
 /** GetLeaderboard: the leaderboard of `speed` (one of SPEEDS). */
 export const GetLeaderboard = (speed) => ({ type: ClientType.LEADERBOARD, speed });
+/** GetPosition: the analysis board's position after `moves` from the start of `game_type`
+ * (or after the GameString `game_string`); answered `position`, with its legal moves. */
+export const GetPosition = (game_type, moves, id, game_string = null) => ({ type: ClientType.POSITION, game_type, game_string, moves, id });
+/** StartEngine: the engine's lines on that position (`lines` at each depth, `engine_done`). */
+export const StartEngine = (game_type, moves, id) => ({ type: ClientType.ENGINE, game_type, game_string: null, moves, id });
+/** StopEngine: the engine off. */
+export const StopEngine = (id = 0) => ({ type: ClientType.ENGINE_STOP, id });
+/** The most moves of an analysis board's position (MAX_ANALYSIS_MOVES). */
+export const MAX_ANALYSIS_MOVES = 500;
+/** Game types when no welcome has said them yet (the welcome's `game_types` count). */
+export const GAME_TYPES = Object.freeze(["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]);
 
 // -- encoding -----------------------------------------------------------------------------------
 

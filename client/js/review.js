@@ -6,6 +6,7 @@ import { Board, reserveMarkup } from "./board.js";
 import { ICONS, html, render } from "./dom.js";
 import { moveMarkup, notationSwitch } from "./game.js";
 import { READ_ONLY, bindBoard } from "./input.js";
+import { routeHash } from "./route.js";
 
 export class ReviewScreen {
   constructor(root) {
@@ -86,6 +87,7 @@ export class ReviewScreen {
     if (current) current.scrollIntoView({ block: "nearest" });
     render(this.slots.info, html`<div class="info-row"><span>${doc.game_type}</span>
       <span><a href="/games/${review.id}.txt" target="_blank">record</a> ·
+      <a href="${routeHash({ page: "analysis", gameType: doc.game_type, moves: doc.moves, ply: review.ply })}" data-testid="analyse">analyse</a> ·
       <a href="#/game/${review.id}">game page</a></span></div>
       <p class="muted small">← and → step through the moves; Home and End jump.</p>`);
   }

@@ -1,16 +1,20 @@
 // The pages' addresses: a location hash read as a route, and a route written as a hash. Pure.
 
-import { SPEEDS } from "./protocol.js";
+import { MAX_ANALYSIS_MOVES, SPEEDS } from "./protocol.js";
 
 /** A game's id (8 base-36 characters). */
 export const GAME_ID = /^[0-9a-z]{8}$/;
 
 const ACCOUNT = /^[A-Za-z0-9_-]{2,20}$/;
 
+const GAME_TYPE = /^Base(\+[MLP]{1,3})?$/;
+
 /** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY], #/rules, #/@/NAME (a
- * profile), #/leaderboard[/SPEED]. */
+ * profile), #/leaderboard[/SPEED], #/analysis[/GAMETYPE[/MOVES[/PLY]]] (the analysis board:
+ * MOVES are MoveStrings joined by ";", URI-encoded; PLY the one on show). */
 export function parseRoute(hash) {
-  const [page, id, ply] = hash.replace(/^#\/?/, "").split("/");
+  const [page, id, ply, more] = hash.replace(/^#\/?/, "").split("/");
+  if (page === "analysis") return analysisRoute(id, ply, more);
   if (page === "@") {
     let name = "";
     try {
@@ -29,8 +33,24 @@ export function parseRoute(hash) {
   return { page: "lobby" };
 }
 
+function analysisRoute(type, moves, ply) {
+  let line = [];
+  try {
+    line = decodeURIComponent(moves ?? "").split(";").map((m) => m.trim()).filter(Boolean);
+  } catch (error) {
+    line = [];
+  }
+  const gameType = GAME_TYPE.test(type ?? "") ? type : "Base+MLP";
+  const at = ply !== undefined && /^\d+$/.test(ply) ? Math.min(Number(ply), line.length) : line.length;
+  return { page: "analysis", gameType, moves: line.slice(0, MAX_ANALYSIS_MOVES), ply: Math.min(at, MAX_ANALYSIS_MOVES) };
+}
+
 /** The location hash of `route` (parseRoute's inverse). */
 export function routeHash(route) {
+  if (route.page === "analysis") {
+    const moves = route.moves ?? [];
+    return `#/analysis/${route.gameType ?? "Base+MLP"}/${encodeURIComponent(moves.join(";"))}/${route.ply ?? moves.length}`;
+  }
   if (route.page === "game") return `#/game/${route.id}`;
   if (route.page === "review") return `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}`;
   if (route.page === "rules") return "#/rules";

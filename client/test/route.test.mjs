@@ -18,9 +18,20 @@ describe("routes", () => {
       { page: "rules" },
       { page: "profile", name: "Ada_Lovelace" },
       { page: "leaderboard", speed: "rapid" },
+      { page: "analysis", gameType: "Base+MLP", moves: [], ply: 0 },
+      { page: "analysis", gameType: "Base+M", moves: ["wS1", "bM -wS1", "wQ wS1/"], ply: 2 },
     ];
     for (const route of routes) assert.deepEqual(parseRoute(routeHash(route)), route);
     assert.equal(routeHash({ page: "review", id: "5e11ba55", ply: 0 }), "#/review/5e11ba55/0");
+  });
+
+  test("an analysis board's address keeps its moves whatever they hold", () => {
+    const moves = ["wS1", "bG1 \\wS1", "wQ /wS1", "bQ -bG1"];
+    const route = { page: "analysis", gameType: "Base", moves, ply: 3 };
+    assert.deepEqual(parseRoute(routeHash(route)), route);
+    assert.deepEqual(parseRoute("#/analysis"), { page: "analysis", gameType: "Base+MLP", moves: [], ply: 0 });
+    assert.deepEqual(parseRoute("#/analysis/Nope/wS1/9"), { page: "analysis", gameType: "Base+MLP", moves: ["wS1"], ply: 1 });
+    assert.deepEqual(parseRoute("#/analysis/Base/%E0%A4%A"), { page: "analysis", gameType: "Base", moves: [], ply: 0 });
   });
 
   test("anything else is the lobby, or the blitz leaderboard", () => {

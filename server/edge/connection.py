@@ -43,6 +43,7 @@ from protocol import (
     Error,
     ErrorCode,
     GetLeaderboard,
+    GetPosition,
     GetProfile,
     Hello,
     JoinGame,
@@ -57,6 +58,8 @@ from protocol import (
     Resign,
     SignUp,
     SpectatorChat,
+    StartEngine,
+    StopEngine,
     Unwatch,
     Watch,
     WatchLobby,
@@ -77,6 +80,7 @@ if TYPE_CHECKING:
     from server.live.lobby import LobbyBoard
     from server.live.presence import Presence
     from server.requests.accounts import Accounts
+    from server.requests.analysis import Analysis
     from server.requests.commands import Commands
     from server.requests.profiles import Profiles
     from server.requests.seating import Seating
@@ -95,7 +99,12 @@ Handler = Callable[[Session, Any], Awaitable[None]]
 
 
 def dispatch(
-    signin: SignIn, accounts: Accounts, seating: Seating, commands: Commands, profiles: Profiles
+    signin: SignIn,
+    accounts: Accounts,
+    seating: Seating,
+    commands: Commands,
+    profiles: Profiles,
+    analysis: Analysis,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -122,6 +131,9 @@ def dispatch(
         SpectatorChat: commands.spectator_chat,
         GetProfile: profiles.profile,
         GetLeaderboard: profiles.leaderboard,
+        GetPosition: analysis.position,
+        StartEngine: analysis.engine,
+        StopEngine: analysis.stop,
     }
 
 
@@ -129,8 +141,9 @@ class Connections:
     """The connections of this process: each message to its handler in ``handlers``
     (``dispatch``), counted in ``metrics``; a failure of storage told to ``health``. When a
     connection ends, it stops watching its games (``cache``) and being owed an update
-    (``fanout``), and its player, if it was their last here, goes offline (``presence``,
-    ``store``; a bot account no longer listed in ``lobby``)."""
+    (``fanout``), its engine run ends (``on_closed``), and its player, if it was their last
+    here, goes offline (``presence``, ``store``; a bot account no longer listed in
+    ``lobby``)."""
 
     def __init__(
         self,
@@ -144,8 +157,10 @@ class Connections:
         fanout: Fanout,
         presence: Presence,
         lobby: LobbyBoard,
+        on_closed: Callable[[Session], None] = lambda session: None,
     ) -> None:
         self.settings = settings
+        self.on_closed = on_closed
         self.handlers = handlers
         self.metrics = metrics
         self.health = health
@@ -319,6 +334,7 @@ class Connections:
             del self.by_address[session.address]
         for game_id in list(session.watching):
             self.cache.unwatch(session, game_id)
+        self.on_closed(session)
         player = session.player
         if player is None:
             return

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from server.live.lobby import LobbyBoard
     from server.live.presence import Presence
     from server.live.session import Session
+    from server.requests.analysis import Analysis
 
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 
@@ -230,7 +231,8 @@ async def metrics_endpoint(metrics: Metrics, host: str, port: int | None) -> Asy
 class Figures(Collector):
     """The figures read from the process's parts when scraped: its connections (``sessions``)
     and those owed an update (``lagging``), its games (``lobby``), its players (``presence``),
-    its bot workers (``pool``), whether Redis answers (``health``), and its archive sweep."""
+    its bot workers (``pool``), whether Redis answers (``health``), its archive sweep, and the
+    analysis board's engine runs (``analysis``)."""
 
     def __init__(
         self,
@@ -242,7 +244,9 @@ class Figures(Collector):
         pool: BotPool,
         health: Health,
         archive: Archive,
+        analysis: Analysis | None = None,
     ) -> None:
+        self.analysis = analysis
         self.sessions = sessions
         self.lagging = lagging
         self.lobby = lobby
@@ -262,6 +266,16 @@ class Figures(Collector):
             ),
             ("hive_open_games", "Open games waiting for a player", len(lobby.open)),
             ("hive_bot_queue", "Bot moves waiting for or using a worker", self.pool.queued),
+            (
+                "hive_background_queue",
+                "Background work (engine lines) waiting for or using a bot worker",
+                self.pool.background_queued,
+            ),
+            (
+                "hive_engine_runs",
+                "Engine runs of the analysis board going on here",
+                0 if self.analysis is None else len(self.analysis.runs),
+            ),
             (
                 "hive_lagging",
                 "Connections owed an update they were too slow to take",
@@ -303,6 +317,11 @@ class Figures(Collector):
             "hive_games_archived",
             "Finished games this process wrote to the database",
             value=archive.written,
+        )
+        yield CounterMetricFamily(
+            "hive_engine_runs_cancelled",
+            "Engine runs ended early: stopped, replaced by another, their connection closed",
+            value=0 if self.analysis is None else self.analysis.cancelled,
         )
         yield CounterMetricFamily(
             "hive_bot_workers_replaced",

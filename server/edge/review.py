@@ -27,6 +27,7 @@ null for a placement, both null for a pass). The stored game's document also has
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import multiprocessing
 import urllib.parse
@@ -35,7 +36,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from ai.pool import ignore_interrupts
 from hive import Game, HiveError, Layout, Piece
@@ -51,6 +52,20 @@ POSITION_JOBS: Final = 8
 
 Answer = tuple[HTTPStatus, bytes, str]
 """An HTTP answer: status, body, content type."""
+T = TypeVar("T")
+
+
+class Unanswered(enum.Enum):
+    """Why ``Positions.call`` has no answer."""
+
+    BUSY = "busy"
+    """Too many requests wait or run already."""
+    GONE = "gone"
+    """The worker died."""
+
+
+BUSY: Final = Unanswered.BUSY
+GONE: Final = Unanswered.GONE
 
 
 def frames(
@@ -126,8 +141,21 @@ class Positions:
 
     async def run(self, work: Callable[..., Answer], *args: Any) -> Answer:
         """``work(*args)`` in the worker (started at the first request)."""
-        if self.busy >= self.waiting:
+        answer = await self.call(work, *args)
+        if answer is BUSY:
             return _error(HTTPStatus.SERVICE_UNAVAILABLE, "busy computing positions; try again")
+        if answer is GONE:
+            return _error(HTTPStatus.SERVICE_UNAVAILABLE, "the positions worker died; try again")
+        assert not isinstance(answer, Unanswered)
+        return answer
+
+    async def call(self, work: Callable[..., T], *args: Any) -> T | Unanswered:
+        """``work(*args)`` in the worker (started at the first request), or ``BUSY`` at once
+        when ``waiting`` requests wait or run, or ``GONE`` when the worker died (a new one
+        takes the next request). Also the analysis board's positions
+        (``server.requests.analysis``)."""
+        if self.busy >= self.waiting:
+            return BUSY
         self.busy += 1
         try:
             if self._executor is None:
@@ -144,9 +172,7 @@ class Positions:
                 if self._executor is executor:
                     self._executor = None
                     executor.shutdown(wait=False, cancel_futures=True)
-                return _error(
-                    HTTPStatus.SERVICE_UNAVAILABLE, "the positions worker died; try again"
-                )
+                return GONE
         finally:
             self.busy -= 1
 
@@ -250,4 +276,4 @@ def _error(status: HTTPStatus, message: str) -> Answer:
     return status, json.dumps({"error": message}).encode(), JSON
 
 
-__all__ = ["Positions", "frames", "position_query", "route"]
+__all__ = ["BUSY", "GONE", "Positions", "Unanswered", "frames", "position_query", "route"]

@@ -2,7 +2,8 @@
 (``signin``), accounts (``accounts``, its passwords hashed on the bounded pool of
 ``passwords``), taking a seat or making a game (``seating``, with ``creation``'s limits),
 the commands of a game (``commands``: each to its rule in ``game``), profiles and
-leaderboards (``profiles``, from the archive).
+leaderboards (``profiles``, from the archive), the analysis board's positions and engine lines
+(``analysis``: positions checked in a worker process, lines searched in the bot pool).
 
 May import ``live``, ``storage``, ``archive``, ``game`` and ``server.settings``; the edge
 calls it.

@@ -1,9 +1,9 @@
 """Accessibility in both themes (issue 22): axe-core (npm, ``client/node_modules/axe-core``,
 a devDependency) run on the lobby, a game, its review, the rules, a profile (issue 20), the
-leaderboard and the visualizer, light and
-dark, finds no serious or critical violation of WCAG 2 A and AA, colour contrast included. The
-themes follow the system setting (``prefers-color-scheme``, emulated here) until the switch in
-the top bar chooses one, which the browser remembers."""
+analysis board, the leaderboard and the visualizer, light and dark, finds no serious or
+critical violation of WCAG 2 A and AA, colour contrast included. The themes follow the
+system setting (``prefers-color-scheme``, emulated here) until the switch in the top bar
+chooses one, which the browser remembers."""
 
 from __future__ import annotations
 
@@ -101,6 +101,7 @@ async def test_every_page_passes_axe_in_both_themes(
             ("rules", "/#/rules", "[data-testid=rules]"),
             ("profile", "/#/@/Ann", "[data-testid=rating-chart] canvas"),
             ("leaderboard", "/#/leaderboard/blitz", "[data-testid=leader] >> nth=0"),
+            ("analysis", "/#/analysis/Base/wS1%3BbG1%20-wS1/2", "[data-ready=true]"),
             ("visualizer", "/visualizer", "[data-testid=tree]"),
         ]:
             page = await open_page(

@@ -30,6 +30,7 @@ from protocol import (
     CreateGame,
     Draw,
     GetLeaderboard,
+    GetPosition,
     GetProfile,
     Hello,
     JoinGame,
@@ -44,6 +45,8 @@ from protocol import (
     Resign,
     SignUp,
     SpectatorChat,
+    StartEngine,
+    StopEngine,
     TimeControl,
     Unwatch,
     Watch,
@@ -355,6 +358,14 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await bob.receive("error", lambda b: b["code"] == "unknown_player")
         await bob.send(GetLeaderboard("blitz"))
         assert (await bob.receive("leaderboard"))["players"][0]["name"] == "ada_acct"
+
+        # The analysis board: a position, and the engine on it, then off.
+        await bob.send(GetPosition("Base+M", moves=["wS1", "bM -wS1"], id=4))
+        assert (await bob.receive("position"))["legal"]
+        await bob.send(StartEngine("Base+M", "Base+M;InProgress;White[2];wS1;bM -wS1", id=5))
+        assert len((await bob.receive("lines"))["lines"]) == 3
+        await bob.send(StopEngine(id=5))
+        await bob.receive("engine_done")
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")
