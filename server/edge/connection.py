@@ -57,6 +57,7 @@ from protocol import (
     Resign,
     SignUp,
     SpectatorChat,
+    Takeback,
     Unwatch,
     Watch,
     WatchLobby,
@@ -122,6 +123,7 @@ def dispatch(
         SpectatorChat: commands.spectator_chat,
         GetProfile: profiles.profile,
         GetLeaderboard: profiles.leaderboard,
+        Takeback: commands.takeback,
     }
 
 

@@ -74,6 +74,7 @@ def state(
         speed=speed(record.time),
         rating_changes=record.rating_changes,
         unrated=record.unrated,
+        takeback_offer=record.takeback_offer if record.status == "live" else None,
     )
     return with_legal(made, game, layout) if legal else made
 

@@ -21,11 +21,12 @@ from protocol import (
     ProtocolError,
     Resign,
     SpectatorChat,
+    Takeback,
     Unwatch,
     Watch,
     WatchLobby,
 )
-from server.game import match, social
+from server.game import match, social, takebacks
 from server.game.clock import now_ms
 from server.game.movers import BOT_ACCOUNT, PERSON
 from server.game.record import Record
@@ -129,6 +130,14 @@ class Commands:
         await self.changes.change(
             message.game,
             lambda cached, now: match.draw(cached.record, player, message.action, now),
+        )
+
+    async def takeback(self, session: Session, message: Takeback) -> None:
+        player = session.player
+        assert player is not None
+        await self.changes.change(
+            message.game,
+            lambda cached, now: takebacks.takeback(cached.record, player, message.action, now),
         )
 
     async def claim(self, session: Session, message: ClaimWin) -> None:

@@ -52,6 +52,7 @@ from protocol import (
     SignUp,
     SpectatorChat,
     SpeedRating,
+    Takeback,
     TimeControl,
     Unwatch,
     Update,
@@ -100,6 +101,7 @@ STATE = GameState(
     speed="rapid",
     rating_changes=[RatingChange("white", 1612, 1598, True), RatingChange("black", 1500, 1514)],
     unrated="each side must make 2 moves for a rated game to count",  # (never with changes)
+    takeback_offer="white",  # (never in a finished game: every field set)
 )
 OPEN = GameSummary(
     GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO, True, 1400, 1800
@@ -132,6 +134,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "change_password": ChangePassword("correct horse", "battery staple"),
         "profile": GetProfile("Ada_L", page=2),
         "leaderboard": GetLeaderboard("blitz"),
+        "takeback": Takeback(GAME, "ask"),
     },
     "server": {
         "welcome": Welcome(
@@ -208,6 +211,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
                 LeaderboardEntry("robo", 1550, 45, 300, bot=True),
             ],
             5,
+            [LeaderboardEntry("cyd", 1620, 190, 3)],
         ),
     },
 }
