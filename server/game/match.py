@@ -195,7 +195,7 @@ def time_left(record: Record, color: Color, now: int) -> int | None:
     if stored is None:
         return None
     if record.status == "live" and record.turn == color and clocks_started(record):
-        return max(0, stored - (now - record.turn_started))
+        return max(0, stored - max(0, now - record.turn_started))  # (held: not yet started)
     return stored
 
 
@@ -325,7 +325,6 @@ def play(
         if record.time.kind == "days":
             left, gain = record.time.days * DAY_MS, 0
         changes["clock_white" if color == "white" else "clock_black"] = left + gain
-    before = [*record.clocks_before[-1:], [record.clock_white, record.clock_black]]
     moved = replace(
         record,
         moves=moves,
@@ -334,7 +333,8 @@ def play(
         turn_started=now,
         draw_offer=None,
         takeback_offer=None,
-        clocks_before=before,
+        held=None,
+        clocks_before=[*record.clocks_before[-1:], [record.clock_white, record.clock_black]],
         **changes,  # type: ignore[arg-type]
     )
     return moved, Event(version, "move", now, by=color, text=spelled)

@@ -75,6 +75,9 @@ class Record:
         white_takebacks, black_takebacks: How many takebacks each side has asked for here.
         clocks_before: Both sides' clocks (``[white, black]``) at the start of each of the
             last two turns (at most two: what a takeback puts back).
+        held: Until when the side to move's clock waits for its player after a restart
+            (``server.game.holds``; None: it does not wait). Meanwhile ``turn_started`` lies
+            that far ahead, less what the turn had used before.
     """
 
     id: str
@@ -118,6 +121,7 @@ class Record:
     white_takebacks: int = 0
     black_takebacks: int = 0
     clocks_before: list[list[int | None]] = field(default_factory=list)
+    held: int | None = None
 
     @property
     def turn(self) -> Color:

@@ -97,6 +97,7 @@ def take_back(record: Record, asker: Color, now: int) -> tuple[Record, Event]:
         turn_started=now,
         draw_offer=None,
         takeback_offer=None,
+        held=None,
         clocks_before=record.clocks_before[:-plies],
         **clocks,  # type: ignore[arg-type]
     )

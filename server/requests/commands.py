@@ -26,7 +26,7 @@ from protocol import (
     Watch,
     WatchLobby,
 )
-from server.game import match, social, takebacks
+from server.game import holds, match, social, takebacks
 from server.game.clock import now_ms
 from server.game.movers import BOT_ACCOUNT, PERSON
 from server.game.record import Record
@@ -92,6 +92,11 @@ class Commands:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, f"since {since} is not in 0..{version}")
         self.cache.watch(session, message.game, since)
         await self.fanout.deliver(message.game, also=session)
+        player = session.player
+        if player is not None and holds.is_held(cached.record, now_ms()):  # back after a restart
+            await self.changes.change(
+                message.game, lambda cached, now: holds.resume(cached.record, player, now)
+            )
 
     async def unwatch(self, session: Session, message: Unwatch) -> None:
         self.cache.unwatch(session, message.game)
