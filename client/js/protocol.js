@@ -64,6 +64,7 @@ export const ClientType = Object.freeze({
   CHANGE_PASSWORD: "change_password",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  TAKEBACK: "takeback",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -165,6 +166,9 @@ export const ChangePassword = (old, next) => ({ type: ClientType.CHANGE_PASSWORD
 export const GetProfile = (name, page = 0) => ({ type: ClientType.PROFILE, name, page });
 /** GetLeaderboard: the leaderboard of `speed` (one of SPEEDS). */
 export const GetLeaderboard = (speed) => ({ type: ClientType.LEADERBOARD, speed });
+/** Takeback: action "ask" (take back one's last move, in a casual game against a person),
+ * "accept" or "decline" (the opponent's request). */
+export const Takeback = (game, action) => ({ type: ClientType.TAKEBACK, game, action });
 
 // -- encoding -----------------------------------------------------------------------------------
 
