@@ -66,7 +66,16 @@ export class RatingChart {
       ...this.size(),
       scales: {
         // one game (or a few in a day) reads as points on a week, not on years
-        x: { time: true, range: (u, min, max) => widened(min, max, 3 * DAY) },
+        x: {
+          time: true,
+          range: (u) => {
+            // from the data (sorted): uPlot spreads a single time over years before asking
+            const times = u.data[0];
+            const range = widened(times[0] ?? null, times[times.length - 1] ?? null, 3 * DAY);
+            this.host.dataset.xRange = range.join(" "); // seconds: for the tests
+            return range;
+          },
+        },
         y: { range: (u, min, max) => widened(min, max, RATING_SPAN / 2) },
       },
       series: [
@@ -87,7 +96,6 @@ export class RatingChart {
     this.host.dataset.points = String(this.plot.data[0].length);
     this.host.dataset.speeds = speeds.join(" ");
     this.host.dataset.ratings = this.plot.data.slice(1).map((s) => s.filter((v) => v !== null).join(" ")).join(" | ");
-    this.host.dataset.xRange = `${this.plot.scales.x.min} ${this.plot.scales.x.max}`; // seconds
   }
 
   destroy() {

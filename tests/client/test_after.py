@@ -6,6 +6,7 @@ clock after a server restart."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,12 @@ from playwright.async_api import Browser, expect
 
 from hive import Game
 from protocol import JoinGame
+from server.archive.db import tables
 from server.game.clock import now_ms
 from server.game.match import time_left
 from server.live.recovery import OUTAGE_MS
 from tests.client.support import Link, Person, duel, reply, wait_until
+from tests.server.archived import insert, point, seed
 from tests.server.conftest import Running, StartServer, free_port
 from tests.support import until
 
@@ -183,6 +186,32 @@ async def test_with_move_confirmation_on_a_move_goes_only_once_confirmed(
         await ada.play(game, "wQ -wS1")
         await ada.wait_version(5)
         assert ada.errors == []
+
+
+async def test_provisional_players_are_listed_apart_and_one_rated_game_charts_as_a_point(
+    srv: Running, browser: Browser, artifacts: Path
+) -> None:
+    seeded = await seed(srv)  # Ann's rapid rating is provisional: no rapid leader yet
+    at = now_ms() - 2 * 86_400_000
+    await insert(srv, tables.rating_history, [point(seeded.bob, "b0000001", at, 1488.0)])
+    gus = await Person.open(browser, srv.http_url, "gus", "/#/leaderboard/rapid")
+    page = gus.page
+    await expect(page.get_by_test_id("no-leaders")).to_contain_text("provisional ratings are below")
+    await expect(page.get_by_test_id("newcomer")).to_have_text(["Ann"])
+    await expect(page.get_by_test_id("newcomer-rating")).to_have_text(["1450?"])
+    await page.get_by_test_id("tab-blitz").click()  # none provisional in blitz: no section
+    await expect(page.get_by_test_id("leader")).to_have_text(["Ann", "Bob"])
+    await expect(page.get_by_test_id("provisional")).to_be_hidden()
+    # Bob's chart: one point, on a few days around it (not a time axis to years away)
+    await page.goto(f"{srv.http_url}/#/@/bob")
+    chart = page.get_by_test_id("rating-chart")
+    await expect(chart).to_have_attribute("data-points", "1")
+    await expect(chart).to_have_attribute("data-x-range", re.compile(r"^\d+ \d+$"))
+    low, high = map(float, (await chart.get_attribute("data-x-range") or "0 0").split())
+    assert low < at / 1000 < high and high - low <= 7 * 86_400
+    await gus.screenshot(artifacts / "issue38-one-point-chart.png")
+    assert gus.errors == []
+    await gus.close()
 
 
 async def test_the_clock_after_a_restart_charges_no_one_for_it_nor_for_the_reconnect(
