@@ -184,12 +184,16 @@ class Leaderboard(Message):
     """The leaderboard of ``speed``: at most ``LEADERBOARD_SHOWN`` players, highest rating
     first, whose rating is not provisional, who played a rated game of that speed within
     the last ``weeks`` weeks, and whose rated games of that speed were against at least
-    ``opponents`` distinct opponents."""
+    ``opponents`` distinct opponents. ``provisional``: beside them, in a section of their
+    own, at most ``LEADERBOARD_SHOWN`` players of that speed whose rating is still
+    provisional (shown with a "?") and who played a rated game of it in the same weeks,
+    highest rating first: a new server's players are listed before their ratings settle."""
 
     speed: Speed
     weeks: int
     players: list[LeaderboardEntry]
     opponents: int = 0
+    provisional: list[LeaderboardEntry] = field(default_factory=list)
 
 
 @server("presence")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from protocol.common import (
     MAX_BOT_GAMES,
@@ -281,3 +282,19 @@ class StopEngine(Message):
     ``stopped``)."""
 
     id: int = 0
+
+
+TakebackAction = Literal["ask", "accept", "decline"]
+
+
+@client("takeback")
+@dataclass(frozen=True)
+class Takeback(Message):
+    """Ask to take back one's last move in a casual game between people, or accept or decline
+    the opponent's request. Accepted, the moves are taken back so that it is the asker's turn
+    again (one ply, or two when the opponent has answered), the clocks as they were at the
+    start of that turn. One request at a time, ``TAKEBACKS_PER_GAME`` (3) a side a game; a
+    move withdraws it. Rated games and games against a bot refuse it (``not_allowed``)."""
+
+    game: str
+    action: TakebackAction

@@ -110,7 +110,9 @@ class Event:
     ``over`` (ended otherwise than by a move: ``by`` the result, ``text`` the reason),
     ``rated`` (a finished rated game changed its players' ratings: the state's
     ``rating_changes`` say how), ``unrated`` (a finished game chosen rated changed no rating:
-    ``text`` says why, as the state's ``unrated``).
+    ``text`` says why, as the state's ``unrated``), ``takeback_offer`` (``by`` the side asking),
+    ``takeback_decline`` (``by`` the side declining), ``takeback`` (``by`` the asker; ``text``
+    the plies taken back, ``1`` or ``2``).
     ``by``: the colour or player name acting; ``text``: the MoveString, or the chat line;
     ``player``: the id of the chatter (``chat``) or of the player muted (``mute``,
     ``unmute``), None otherwise (and in events stored before it was added); ``at``: server
@@ -147,7 +149,8 @@ class GameState:
     state). ``hand_white``/``hand_black``: the pieces still in hand. ``muted``: the ids of the
     players whose chat lines the game's players have muted; ``spectator_chat``: whether
     spectators may chat. ``unrated``: why a finished game chosen rated changed no rating (the
-    ``unrated`` event's text; None otherwise).
+    ``unrated`` event's text; None otherwise). ``takeback_offer``: the side asking to take back
+    its last move (``Takeback``; None: nobody).
     """
 
     id: str
@@ -179,6 +182,7 @@ class GameState:
     speed: Speed | None = None
     rating_changes: list[RatingChange] = field(default_factory=list)
     unrated: str | None = None
+    takeback_offer: Color | None = None
 
 
 @dataclass(frozen=True)

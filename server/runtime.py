@@ -197,6 +197,7 @@ class Parts:
             update_lobby=lobby_feed.update,
             start_bot_turn=bot_turns.start_if_due,
             first_move_ms=first_move_ms,
+            hold_ms=int(settings.reconnect_grace * 1000),
         )
         # Signing out closes the connections, whose handlers are the sign-in's (a call up, to
         # the edge): a callable, the connections' ``close`` once they are built.

@@ -102,6 +102,12 @@ class Settings:
         "seconds a player may be away before the opponent may claim the win (a game "
         "against a server bot then ends by itself)",
     )
+    reconnect_grace: float = _setting(
+        10.0,
+        "seconds after a restart (when no server ran for a while) during which the clock of the "
+        "player to move waits for their client to come back: it starts when they reconnect, or "
+        "after these seconds",
+    )
     untimed_timeout: float = _setting(
         600.0,
         "seconds a game without a clock stays in progress once both its players are gone (no "

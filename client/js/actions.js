@@ -6,6 +6,7 @@
 import { TIME_BY_KIND, formChoice } from "./lobby.js";
 import { authFailed, authOpened, authSent, profilePaged, ratingRange, whyNotRated } from "./players.js";
 import * as P from "./protocol.js";
+import { choiceDropped, chosenMove, confirmMoves, setConfirmMoves } from "./options.js";
 import { GAME_ID } from "./route.js";
 import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY } from "./storage.js";
@@ -77,8 +78,9 @@ export function lobbyActions({ state, dispatch, send, go, screen }) {
   };
 }
 
-/** The game on show: pass, resign (asked twice), draws, claims, rematches, its chat. */
-export function gameActions({ state, send, move, screen, render }) {
+/** The game on show: pass, resign (asked twice), draws, takebacks, claims, rematches, play
+ * again (a bot), a move confirmed or cancelled, its chat. */
+export function gameActions({ state, dispatch, send, move, screen, render }) {
   const gameId = () => state().game?.id;
   return {
     pass: () => move(P.PASS),
@@ -102,6 +104,27 @@ export function gameActions({ state, send, move, screen, render }) {
     declineDraw: () => send(P.Draw(gameId(), "decline")),
     claim: () => send(P.ClaimWin(gameId())),
     rematch: () => send(P.Rematch(gameId())),
+    askTakeback: () => send(P.Takeback(gameId(), "ask")),
+    acceptTakeback: () => send(P.Takeback(gameId(), "accept")),
+    declineTakeback: () => send(P.Takeback(gameId(), "decline")),
+    playAgain: () => {
+      // the same bot level, game type and time control, the colours swapped
+      const gs = state().game?.state;
+      const me = state().me?.player;
+      const mine = gs?.white?.player === me ? "white" : gs?.black?.player === me ? "black" : null;
+      const bot = mine && gs[mine === "white" ? "black" : "white"];
+      if (!bot?.bot) return;
+      dispatch(Sub.awaited, "create");
+      send(P.CreateGame({
+        game_type: gs.game_type, time: P.TimeControl(gs.time), color: mine === "white" ? "black" : "white",
+        opponent: P.Opponent.BOT, level: bot.bot,
+      }));
+    },
+    confirmMove: () => {
+      const legal = chosenMove(state().game);
+      if (legal) move(legal, { confirmed: true });
+    },
+    cancelMove: () => dispatch(choiceDropped),
     chat: (data, form) => {
       const text = String(data.get("text") ?? "").trim();
       if (text && send(P.Chat(gameId(), text))) form.reset();
@@ -168,6 +191,11 @@ export function pageActions({ state, dispatch, conn, render, renderHeader, sound
     },
     toggleSound: () => {
       sounds.setMuted(!sounds.muted);
+      renderHeader();
+    },
+    toggleConfirm: () => {
+      setConfirmMoves(!confirmMoves());
+      dispatch(choiceDropped);
       renderHeader();
     },
     profilePage: (el) => {

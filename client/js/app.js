@@ -76,7 +76,11 @@ class App {
       subscribe: () => this.subscribe(),
     }));
     bindPage(document, { stepped: (ply) => this.dispatch(S.reviewStepped, ply) });
-    addEventListener("hashchange", () => this.navigate(parseRoute(location.hash)));
+    addEventListener("hashchange", () => {
+      // a page chosen from a menu of the top bar closes it
+      for (const open of document.querySelectorAll(".topbar details[open]")) open.removeAttribute("open");
+      this.navigate(parseRoute(location.hash));
+    });
     addEventListener("keydown", (event) => this.key(event));
     setInterval(() => {
       this.screen?.tick?.(this.state, Date.now());

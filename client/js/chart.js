@@ -7,6 +7,15 @@
 import { historySeries, speedName } from "./players.js";
 
 const UPLOT = "/vendor/uplot@1.6.32/";
+const DAY = 86400; // seconds, uPlot's time unit
+const RATING_SPAN = 100; // the least range of ratings shown around one rating
+
+/** The range a scale shows: the data's, widened around a single value (one point) to `span`
+ * either side (uPlot would otherwise spread one time over years). */
+export function widened(min, max, span) {
+  if (min === null || max === null) return [min, max];
+  return max - min >= span ? [min, max] : [(min + max) / 2 - span, (min + max) / 2 + span];
+}
 const COLORS = Object.freeze({
   bullet: "#c2412d", blitz: "#e3a512", rapid: "#2f8f5b", classical: "#1d6b8f", correspondence: "#8b5cb8",
 });
@@ -55,7 +64,20 @@ export class RatingChart {
     const axis = { stroke: ink, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
     this.plot = new UPlot({
       ...this.size(),
-      scales: { x: { time: true } },
+      scales: {
+        // one game (or a few in a day) reads as points on a week, not on years
+        x: {
+          time: true,
+          range: (u) => {
+            // from the data (sorted): uPlot spreads a single time over years before asking
+            const times = u.data[0];
+            const range = widened(times[0] ?? null, times[times.length - 1] ?? null, 3 * DAY);
+            this.host.dataset.xRange = range.join(" "); // seconds: for the tests
+            return range;
+          },
+        },
+        y: { range: (u, min, max) => widened(min, max, RATING_SPAN / 2) },
+      },
       series: [
         {},
         ...speeds.map((speed) => ({

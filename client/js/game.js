@@ -8,11 +8,29 @@ import { ICONS, html, render } from "./dom.js";
 import { bindBoard, bindReserve } from "./input.js";
 import { pieceIcon, pieceTitle } from "./bugs.js";
 import { moveWords } from "./notation.js";
+import { chosenMove } from "./options.js";
 import { hasProfile, profileHref, ratingText, seatRating, signed, speedName } from "./players.js";
 import { announcement, boardModel, chatLength, chatLines, firstMoveDeadline, resultText, seatColor, whyBarred } from "./views.js";
 import { routeHash } from "./route.js";
 
 const other = (color) => (color === "white" ? "black" : "white");
+const PASS_MOVE = "pass"; // (protocol.js's PASS)
+
+/** The takeback buttons of a casual game against a person (a bot is never asked): answer the
+ * opponent's request, or ask to take back one's last move (once one has moved). */
+function takebackButtons(gs, mine) {
+  const opponent = gs[other(mine)];
+  if (gs.rated || !opponent || opponent.account === "bot") return [];
+  if (gs.takeback_offer === other(mine)) {
+    return [html`<span class="offer" data-testid="takeback-asked">${name(gs, other(mine))} asks to take back a move</span>`,
+      html`<button type="button" class="primary" data-action="acceptTakeback" data-testid="accept-takeback">Accept takeback</button>`,
+      html`<button type="button" data-action="declineTakeback" data-testid="decline-takeback">Decline</button>`];
+  }
+  if (gs.takeback_offer === mine) return [html`<span class="offer" data-testid="takeback-waiting">Takeback asked…</span>`];
+  const moved = gs.moves.length >= (mine === "white" ? 1 : 2);
+  return moved ? [html`<button type="button" data-action="askTakeback" data-testid="takeback"
+    title="Ask your opponent to take back your last move">Takeback</button>`] : [];
+}
 
 export class GameScreen {
   /** @param {HTMLElement} root @param {object} handlers board handlers (see input.js) */
@@ -196,6 +214,13 @@ export class GameScreen {
     } else if (gs.status === "open" && !mine) {
       buttons.push(html`<button type="button" class="primary" data-action="join" data-game="${id}">Join this game</button>`);
     }
+    const chosen = gs.status === "live" && mine ? chosenMove(state.game) : null;
+    if (chosen) {
+      const what = chosen === PASS_MOVE ? "the pass" : chosen.move;
+      buttons.push(html`<span class="offer" data-testid="chosen-move">Play ${what}?</span>`,
+        html`<button type="button" class="primary" data-action="confirmMove" data-testid="confirm-move">Confirm move</button>`,
+        html`<button type="button" data-action="cancelMove" data-testid="cancel-move">Cancel</button>`);
+    }
     if (gs.status === "live" && mine) {
       if (gs.must_pass && gs.turn === mine) {
         buttons.push(html`<button type="button" class="primary" data-action="pass" data-testid="pass">Pass</button>`);
@@ -209,6 +234,7 @@ export class GameScreen {
       } else {
         buttons.push(html`<button type="button" data-action="offerDraw" data-testid="offer-draw">Offer draw</button>`);
       }
+      buttons.push(...takebackButtons(gs, mine));
       buttons.push(this.confirming === "resign"
         ? html`<button type="button" class="danger" data-action="resign" data-testid="resign-confirm">Really resign?</button>`
         : html`<button type="button" data-action="resign" data-testid="resign">Resign</button>`);
@@ -230,6 +256,11 @@ export class GameScreen {
         const offered = gs.rematch_offer === other(mine);
         buttons.push(html`<button type="button" class="primary" data-action="rematch" data-testid="rematch">${offered ? "Accept rematch" : "Rematch"}</button>`);
       }
+    }
+    if (gs.status === "over" && mine && gs[other(mine)]?.bot) {
+      // against one of the server's bots: the same level again, colours swapped, in one click
+      buttons.push(html`<button type="button" class="primary" data-action="playAgain" data-testid="play-again"
+        title="${`A new game against the ${gs[other(mine)].bot} bot, playing ${other(mine)}`}">Play again (as ${other(mine)})</button>`);
     }
     if (gs.status === "over" && !mine && gs.rematch) {
       buttons.push(html`<a class="button" href="#/game/${gs.rematch}">Watch the rematch</a>`);

@@ -6,6 +6,7 @@
 // the state; the forms' submits and the buttons go to actions.js (data-form, data-action).
 
 import { html, render } from "./dom.js";
+import { confirmMoves } from "./options.js";
 import { MAX_PASSWORD, MIN_PASSWORD } from "./protocol.js";
 import { profileHref } from "./players.js";
 import { pageTitle } from "./views.js";
@@ -15,6 +16,7 @@ export class Header {
     this.badge = root.querySelector("[data-testid=connection]");
     this.account = new AccountControls(root.querySelector("[data-slot=account]"), root.querySelector("[data-slot=account-panel]"));
     this.soundButton = root.querySelector("[data-testid=sound]");
+    this.confirmButton = root.querySelector("[data-testid=confirm-moves]");
   }
 
   /** Show `state`'s connection, account and title, and whether the sounds are `muted`. */
@@ -38,6 +40,7 @@ export class Header {
     document.title = pageTitle(state);
     this.account.render(state);
     this.soundButton.setAttribute("aria-pressed", String(muted));
+    this.confirmButton?.setAttribute("aria-pressed", String(confirmMoves()));
   }
 }
 

@@ -5,6 +5,7 @@
 // transitions of state.js and subscription.js.
 
 import { spellMove } from "./notation.js";
+import { choiceDropped, confirmMoves, moveChosen } from "./options.js";
 import * as P from "./protocol.js";
 import { remember } from "./storage.js";
 import * as S from "./state.js";
@@ -78,11 +79,17 @@ export function playing({ state, dispatch, conn, go, sounds }) {
   }
 
   /** Play `legal` (a legal move, or PASS): sent at once when the game on show is up to date
-   * on this connection, else queued (see flush). */
-  function move(legal) {
+   * on this connection, else queued (see flush). With move confirmation on, a move not yet
+   * `confirmed` waits for the confirm instead (options.js). */
+  function move(legal, { confirmed = false } = {}) {
     const { game: view, me, subs } = state();
     const gs = view?.state;
     if (!gs || !isMyTurn(me, gs) || view.pending) return;
+    if (!confirmed && confirmMoves()) {
+      dispatch(moveChosen, legal, gs.version);
+      return;
+    }
+    dispatch(choiceDropped);
     const text = legal === P.PASS ? P.PASS : legal.move;
     const sent = conn.online && subs.syncedOn === conn.number && conn.send(P.Play(gs.id, gs.version, text));
     dispatch(S.moveMade, legal, sent ? conn.number : null);
@@ -119,7 +126,7 @@ export function playing({ state, dispatch, conn, go, sounds }) {
     const due = premoveDue(state()); // a premove waits, and it is this player's turn now
     if (due) {
       dispatch(S.premoveDone, due.legal !== null);
-      if (due.legal) move(due.legal);
+      if (due.legal) move(due.legal, { confirmed: true }); // chosen ahead: no second ask
     }
     const gs = update.state;
     const mine = isPlayer(state().me, gs);

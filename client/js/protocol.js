@@ -67,6 +67,7 @@ export const ClientType = Object.freeze({
   POSITION: "position",
   ENGINE: "engine",
   ENGINE_STOP: "engine_stop",
+  TAKEBACK: "takeback",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -182,6 +183,9 @@ export const StopEngine = (id = 0) => ({ type: ClientType.ENGINE_STOP, id });
 export const MAX_ANALYSIS_MOVES = 500;
 /** Game types when no welcome has said them yet (the welcome's `game_types` count). */
 export const GAME_TYPES = Object.freeze(["Base", "Base+M", "Base+L", "Base+P", "Base+ML", "Base+MP", "Base+LP", "Base+MLP"]);
+/** Takeback: action "ask" (take back one's last move, in a casual game against a person),
+ * "accept" or "decline" (the opponent's request). */
+export const Takeback = (game, action) => ({ type: ClientType.TAKEBACK, game, action });
 
 // -- encoding -----------------------------------------------------------------------------------
 

@@ -234,6 +234,9 @@ function eventNotice(event, gs, me) {
   if (event.kind === "draw_decline" && !mine) return `${capital(event.by)} declined the draw.`;
   if (event.kind === "draw_offer" && !mine) return `${capital(event.by)} offers a draw.`;
   if (event.kind === "rematch_offer" && !mine) return `${capital(event.by)} offers a rematch.`;
+  if (event.kind === "takeback_offer" && !mine) return `${capital(event.by)} asks to take back a move.`;
+  if (event.kind === "takeback_decline" && !mine) return `${capital(event.by)} declined the takeback.`;
+  if (event.kind === "takeback") return `${event.text === "2" ? "Two moves" : "A move"} taken back: ${event.by} to play.`;
   if (event.kind === "unrated") return `Not rated: ${event.text}.`;
   if (event.kind === "mute" || event.kind === "unmute") {
     const whom = me && event.player === me.player ? "you" : event.text;

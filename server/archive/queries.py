@@ -103,6 +103,24 @@ def leaderboard() -> Select[Any]:
     )
 
 
+@functools.cache
+def provisional_board() -> Select[Any]:
+    """The players of ``speed`` whose rating is still provisional, who played since ``since``,
+    best first (the leaderboard's section of its own; through the same index)."""
+    ratings, accounts = tables.ratings, tables.accounts
+    return (
+        select(accounts.c.name, accounts.c.bot, ratings.c.rating, ratings.c.rd, ratings.c.games)
+        .join_from(ratings, accounts, ratings.c.player == accounts.c.player)
+        .where(
+            ratings.c.speed == bindparam("speed"),
+            ratings.c.rd > PROVISIONAL_RD,
+            ratings.c.updated >= bindparam("since"),
+        )
+        .order_by(ratings.c.rating.desc(), accounts.c.name_key)
+        .limit(LEADERBOARD_SHOWN)
+    )
+
+
 def board_values(speed: str) -> dict[str, Any]:
     return {"speed": speed, "since": now_ms() - LEADERBOARD_WEEKS * WEEK_MS}
 
@@ -121,6 +139,7 @@ def explained(name: str, player: str, speed: str) -> dict[str, Any]:
         "history": history_query().params(mine),
         "first page": newest().params(page_values(player, PROFILE_PAGE, 0)),
         "leaderboard": leaderboard().params(board_values(speed)),
+        "provisional": provisional_board().params(board_values(speed)),
     }
 
 

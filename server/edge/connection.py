@@ -60,6 +60,7 @@ from protocol import (
     SpectatorChat,
     StartEngine,
     StopEngine,
+    Takeback,
     Unwatch,
     Watch,
     WatchLobby,
@@ -134,6 +135,7 @@ def dispatch(
         GetPosition: analysis.position,
         StartEngine: analysis.engine,
         StopEngine: analysis.stop,
+        Takeback: commands.takeback,
     }
 
 

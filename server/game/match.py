@@ -195,7 +195,7 @@ def time_left(record: Record, color: Color, now: int) -> int | None:
     if stored is None:
         return None
     if record.status == "live" and record.turn == color and clocks_started(record):
-        return max(0, stored - (now - record.turn_started))
+        return max(0, stored - max(0, now - record.turn_started))  # (held: not yet started)
     return stored
 
 
@@ -266,7 +266,8 @@ def _end(
 # -- acting in a game --------------------------------------------------------------------------
 
 
-def _require_live(record: Record, player: str) -> Color:
+def require_live(record: Record, player: str) -> Color:
+    """``player``'s colour in the game in progress (NOT_YOUR_GAME, GAME_OVER, NOT_ALLOWED)."""
     color = record.color_of(player)
     if color is None:
         raise ProtocolError(ErrorCode.NOT_YOUR_GAME, f"you do not play in game {record.id}")
@@ -288,7 +289,7 @@ def play(
         ProtocolError: NOT_YOUR_GAME, GAME_OVER, STALE (the position changed since
             ``version``), NOT_YOUR_TURN, ILLEGAL_MOVE (with the engine's reason).
     """
-    color = _require_live(record, player)
+    color = require_live(record, player)
     if not record.moved <= version <= record.version:
         raise ProtocolError(
             ErrorCode.STALE,
@@ -331,6 +332,9 @@ def play(
         moved=version,
         turn_started=now,
         draw_offer=None,
+        takeback_offer=None,
+        held=None,
+        clocks_before=[*record.clocks_before[-1:], [record.clock_white, record.clock_black]],
         **changes,  # type: ignore[arg-type]
     )
     return moved, Event(version, "move", now, by=color, text=spelled)
@@ -365,7 +369,7 @@ def _why_over(game: Game) -> str:
 
 
 def resign(record: Record, player: str, now: int) -> tuple[Record, Event]:
-    color = _require_live(record, player)
+    color = require_live(record, player)
     return _end(record, now, "BlackWins" if color == "white" else "WhiteWins", "resign")
 
 
@@ -375,7 +379,7 @@ def draw(record: Record, player: str, action: str, now: int) -> tuple[Record, Ev
     Raises:
         ProtocolError: NOT_ALLOWED when there is no offer to answer, or it is one's own.
     """
-    color = _require_live(record, player)
+    color = require_live(record, player)
     version = record.version + 1
     if action == "offer":
         if record.draw_offer == other(color):  # offering back accepts
@@ -413,7 +417,7 @@ def claim(
         ProtocolError: NOT_ALLOWED (the opponent is connected, or may still come back),
             NOT_YOUR_GAME, NOT_LIVE.
     """
-    color = _require_live(record, player)
+    color = require_live(record, player)
     if gone_since is None:
         raise ProtocolError(ErrorCode.NOT_ALLOWED, "your opponent is connected")
     if now - gone_since < limit_ms:
@@ -440,7 +444,7 @@ def desert(record: Record, now: int) -> tuple[Record, Event]:
 def abandon(record: Record, player: str, now: int) -> tuple[Record, Event]:
     """``player`` has left a game against one of the server's bots for longer than allowed:
     the game is aborted if a side has not moved yet, else ``player`` loses (``abandoned``)."""
-    color = _require_live(record, player)
+    color = require_live(record, player)
     if not clocks_started(record):
         return _end(record, now, None, "aborted")
     return _end(record, now, "BlackWins" if color == "white" else "WhiteWins", "abandoned")

@@ -70,6 +70,14 @@ class Record:
         unrated: Why the finished game, chosen rated, changed no rating, once the archive
             has found so (the ``unrated`` event): not fought, or one too many of its pair's
             in a day (``server.archive.ratings``).
+        takeback_offer: The side that asks to take back its last move (None: nobody asks);
+            ``server.game.takebacks`` decides.
+        white_takebacks, black_takebacks: How many takebacks each side has asked for here.
+        clocks_before: Both sides' clocks (``[white, black]``) at the start of each of the
+            last two turns (at most two: what a takeback puts back).
+        held: Until when the side to move's clock waits for its player after a restart
+            (``server.game.holds``; None: it does not wait). Meanwhile ``turn_started`` lies
+            that far ahead, less what the turn had used before.
     """
 
     id: str
@@ -109,6 +117,11 @@ class Record:
     rating_max: int | None = None
     rating_changes: list[RatingChange] = field(default_factory=list)
     unrated: str | None = None
+    takeback_offer: Color | None = None
+    white_takebacks: int = 0
+    black_takebacks: int = 0
+    clocks_before: list[list[int | None]] = field(default_factory=list)
+    held: int | None = None
 
     @property
     def turn(self) -> Color:

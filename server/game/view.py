@@ -19,7 +19,8 @@ from server.game.record import Record
 def clocks(record: Record, now: int) -> Clocks:
     running: Color | None = None
     if record.status == "live" and record.time.kind != "none" and clocks_started(record):
-        running = record.turn
+        held = record.held is not None and record.held > now  # after a restart
+        running = None if held else record.turn
     return Clocks(time_left(record, "white", now), time_left(record, "black", now), running)
 
 
@@ -74,6 +75,7 @@ def state(
         speed=speed(record.time),
         rating_changes=record.rating_changes,
         unrated=record.unrated,
+        takeback_offer=record.takeback_offer if record.status == "live" else None,
     )
     return with_legal(made, game, layout) if legal else made
 

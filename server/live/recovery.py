@@ -1,15 +1,16 @@
 """On start: the recovery of the games in play. Their indexes are rebuilt, the time no server
-ran is given back (``given_back``), the lobby here learns them, and the server's bots whose turn
-it is move again."""
+ran is given back and the clock of a person to move waits for them to come back
+(``server.game.holds``), the lobby here learns them, and the server's bots whose turn it is
+move again."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Final
 
 from server.game.clock import now_ms
+from server.game.holds import given_back, held
 from server.game.record import Record
 from server.storage.store import Store
 
@@ -28,6 +29,8 @@ class Recovery:
         update_lobby: Takes a game in play (``LobbyFeed.update``).
         start_bot_turn: Starts the bot's turn if it is one (``BotTurns.start_if_due``).
         first_move_ms: The time for a game's first moves (``Settings.first_move_timeout``).
+        hold_ms: How long the clock of a person to move waits for their client after an
+            outage (``Settings.reconnect_grace``).
     """
 
     def __init__(
@@ -38,12 +41,14 @@ class Recovery:
         update_lobby: Callable[[Record], None],
         start_bot_turn: Callable[[Record], None],
         first_move_ms: int,
+        hold_ms: int = 0,
     ) -> None:
         self.store = store
         self.deadline = deadline
         self.update_lobby = update_lobby
         self.start_bot_turn = start_bot_turn
         self.first_move_ms = first_move_ms
+        self.hold_ms = hold_ms
 
     async def recover(self) -> None:
         """On start: rebuild the indexes, give back the time no server ran, restart bots."""
@@ -60,20 +65,8 @@ class Recovery:
         for record in active:
             if outage > OUTAGE_MS:
                 assert previous is not None
-                record = given_back(record, previous, now)
+                record = held(given_back(record, previous, now), now, self.hold_ms)
                 if await store.rewrite(record):
                     await store.index(record, self.deadline(record))
             self.update_lobby(record)
             self.start_bot_turn(record)  # loads its game into the cache
-
-
-def given_back(record: Record, last_seen: int, now: int) -> Record:
-    """``record`` with the time no server ran (from ``last_seen``, the last heartbeat, to
-    ``now``) given back: to the side on move, the part of it its clock ran (never more: a
-    move made after the last heartbeat ran it for less); to an open game, its expiry."""
-    if record.status == "live":
-        lost = now - max(record.turn_started, last_seen)
-        return replace(record, turn_started=record.turn_started + max(0, lost))
-    if record.expires is not None:
-        return replace(record, expires=record.expires + (now - last_seen))
-    return record

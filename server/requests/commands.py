@@ -21,11 +21,12 @@ from protocol import (
     ProtocolError,
     Resign,
     SpectatorChat,
+    Takeback,
     Unwatch,
     Watch,
     WatchLobby,
 )
-from server.game import match, social
+from server.game import holds, match, social, takebacks
 from server.game.clock import now_ms
 from server.game.movers import BOT_ACCOUNT, PERSON
 from server.game.record import Record
@@ -91,6 +92,11 @@ class Commands:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, f"since {since} is not in 0..{version}")
         self.cache.watch(session, message.game, since)
         await self.fanout.deliver(message.game, also=session)
+        player = session.player
+        if player is not None and holds.is_held(cached.record, now_ms()):  # back after a restart
+            await self.changes.change(
+                message.game, lambda cached, now: holds.resume(cached.record, player, now)
+            )
 
     async def unwatch(self, session: Session, message: Unwatch) -> None:
         self.cache.unwatch(session, message.game)
@@ -129,6 +135,14 @@ class Commands:
         await self.changes.change(
             message.game,
             lambda cached, now: match.draw(cached.record, player, message.action, now),
+        )
+
+    async def takeback(self, session: Session, message: Takeback) -> None:
+        player = session.player
+        assert player is not None
+        await self.changes.change(
+            message.game,
+            lambda cached, now: takebacks.takeback(cached.record, player, message.action, now),
         )
 
     async def claim(self, session: Session, message: ClaimWin) -> None:

@@ -6,7 +6,9 @@ its record against each of the server's bot levels, its rating history, and one 
 games, newest first. Aborted games (no result) are not counted nor listed. A leaderboard lists
 the players of one speed whose rating is not provisional, who played a rated game of that
 speed within ``LEADERBOARD_WEEKS`` and whose rated games of it were against
-``LEADERBOARD_OPPONENTS`` distinct opponents, highest first.
+``LEADERBOARD_OPPONENTS`` distinct opponents, highest first; beside them, in a section of
+their own, those of that speed whose rating is still provisional and who played within the
+same weeks (a new server's players are listed from their first rated game).
 
 Both cost database work, so both are bounded: a profile is a handful of indexed queries, each
 with a limit (a page past the end costs nothing: it is empty), and at most
@@ -244,16 +246,19 @@ class Profiles:
 
     async def read_leaderboard(self, speed: str) -> Leaderboard:
         """The leaderboard of ``speed``, from the database."""
+        values = queries.board_values(speed)
         async with self.database.engine.connect() as connection:
-            rows = (
-                await connection.execute(queries.leaderboard(), queries.board_values(speed))
-            ).all()
-        players = [
-            LeaderboardEntry(row.name, round(row.rating), round(row.rd), row.games, row.bot)
-            for row in rows
-        ]
+            rows = (await connection.execute(queries.leaderboard(), values)).all()
+            newcomers = (await connection.execute(queries.provisional_board(), values)).all()
+        players, provisional = (
+            [
+                LeaderboardEntry(row.name, round(row.rating), round(row.rd), row.games, row.bot)
+                for row in found
+            ]
+            for found in (rows, newcomers)
+        )
         return Leaderboard(
-            queries.as_speed(speed), LEADERBOARD_WEEKS, players, LEADERBOARD_OPPONENTS
+            queries.as_speed(speed), LEADERBOARD_WEEKS, players, LEADERBOARD_OPPONENTS, provisional
         )
 
     async def cached_leaderboard(self, speed: str) -> Leaderboard:

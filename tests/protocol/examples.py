@@ -59,6 +59,7 @@ from protocol import (
     SpeedRating,
     StartEngine,
     StopEngine,
+    Takeback,
     TimeControl,
     Unwatch,
     Update,
@@ -107,6 +108,7 @@ STATE = GameState(
     speed="rapid",
     rating_changes=[RatingChange("white", 1612, 1598, True), RatingChange("black", 1500, 1514)],
     unrated="each side must make 2 moves for a rated game to count",  # (never with changes)
+    takeback_offer="white",  # (never in a finished game: every field set)
 )
 OPEN = GameSummary(
     GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO, True, 1400, 1800
@@ -142,6 +144,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "position": GetPosition("Base", "Base;InProgress;Black[1];wS1", ["bG1 -wS1"], id=7),
         "engine": StartEngine("Base+M", "Base+M;InProgress;Black[1];wS1", ["bM -wS1"], id=8),
         "engine_stop": StopEngine(id=8),
+        "takeback": Takeback(GAME, "ask"),
     },
     "server": {
         "welcome": Welcome(
@@ -218,6 +221,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
                 LeaderboardEntry("robo", 1550, 45, 300, bot=True),
             ],
             5,
+            [LeaderboardEntry("cyd", 1620, 190, 3)],
         ),
         "position": Position(
             7,

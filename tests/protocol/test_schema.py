@@ -47,6 +47,7 @@ from protocol import (
     SpectatorChat,
     StartEngine,
     StopEngine,
+    Takeback,
     TimeControl,
     Unwatch,
     Watch,
@@ -312,6 +313,9 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await ada.send(Draw(game, "offer"))
         await bob.update(game, lambda b: b["state"]["draw_offer"] == "white")
         await bob.send(Draw(game, "decline"))
+        await bob.send(Takeback(game, "ask"))
+        await ada.update(game, lambda b: b["state"]["takeback_offer"] == "black")
+        await ada.send(Takeback(game, "decline"))
         await ada.send(ClaimWin(game))
         await ada.receive("error", lambda b: b["code"] == "not_allowed")
         await cy.send(Unwatch(game))

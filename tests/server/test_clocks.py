@@ -3,6 +3,7 @@ players left end, with nobody connected."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -163,8 +164,13 @@ async def test_time_while_no_server_ran_is_given_back_never_more(
     lasted that long; with ``turn_before_outage`` the turn is set back 70 s too (it began 10 s
     before the outage: those 10 s stay charged), else the turn began after the last beat (a
     move just before the crash: only the time since then is given back, and the clock never
-    goes up). A quick restart gives nothing."""
-    async with start_server() as srv, srv.connect("ada") as white, srv.connect("bob") as black:
+    goes up). A quick restart gives nothing. (The clock of the player to move does not wait
+    for them here: ``reconnect_grace`` 0; the next test has it.)"""
+    async with (
+        start_server(reconnect_grace=0) as srv,
+        srv.connect("ada") as white,
+        srv.connect("bob") as black,
+    ):
         game_id, w, b = await start_game(white, black, time=TimeControl("clock", 300, 0))
         for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
             await play(mover, w if mover is white else b, move)
@@ -174,7 +180,7 @@ async def test_time_while_no_server_ran_is_given_back_never_more(
     if turn_before_outage:
         stored = await _set_turn_back(srv.redis_url, game_id, 70_000)
     await _set_heartbeat_back(srv.redis_url, 60_000)
-    async with start_server() as srv:
+    async with start_server(reconnect_grace=0) as srv:
         shifted = await _turn_started(srv.redis_url, game_id)
         async with srv.connect(token=tokens) as white:
             after = (await watch(white, game_id)).state
@@ -187,8 +193,35 @@ async def test_time_while_no_server_ran_is_given_back_never_more(
     else:
         assert 0 <= shifted - stored < 10_000  # the time since the turn began, not 60 s
         assert 300_000 - 10_000 < white_left <= 300_000
-    async with start_server() as srv:  # a quick restart: no outage
+    async with start_server(reconnect_grace=0) as srv:  # a quick restart: no outage
         assert await _turn_started(srv.redis_url, game_id) == shifted
+
+
+async def test_after_an_outage_the_clock_waits_for_its_player_to_come_back_to_any_process(
+    start_server: StartServer,
+) -> None:
+    """After an outage the clock of the player to move does not run until their client is back
+    (it watches the game), here on another process than the one that recovered the game;
+    then it runs from there. The opponent's never ran."""
+    async with start_server() as srv, srv.connect("ada") as white, srv.connect("bob") as black:
+        game_id, w, b = await start_game(white, black, time=TimeControl("clock", 300, 0))
+        for mover, move in ((white, "wS1"), (black, "bS1 wS1-")):
+            await play(mover, w if mover is white else b, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+        tokens = white.welcome.token
+    await _set_heartbeat_back(srv.redis_url, 60_000)  # as if no server had run for 60 s
+    async with start_server(reconnect_grace=30) as first, start_server() as second:
+        recovered = await first.hub.store.get(game_id)
+        assert recovered is not None and recovered.held is not None  # held by the first
+        await asyncio.sleep(1.5)  # Ada's client is away a while longer: not charged
+        async with second.connect(token=tokens) as white:
+            held = (await watch(white, game_id)).state
+            assert held.clocks.running is None and held.clocks.white == 300_000
+            resumed = await updated(white, game_id)
+            assert [e.kind for e in resumed.events] == ["resumed"]
+            assert resumed.state.clocks.running == "white"
+            assert 300_000 - 1_000 < (resumed.state.clocks.white or 0) <= 300_000
+            assert resumed.state.clocks.black == 300_000
 
 
 async def _turn_started(redis_url: str, game_id: str) -> int:

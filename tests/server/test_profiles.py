@@ -389,7 +389,8 @@ async def test_the_leaderboard_lists_the_best_recent_established_players(
         fresh, stale = now - DAY_MS, now - LEADERBOARD_WEEKS * 7 * DAY_MS - DAY_MS
         players = [(f"p{n:03d}", f"P{n:03d}") for n in range(LEADERBOARD_SHOWN + 3)]
         players += [
-            (p, p.title()) for p in ("prov", "edge", "stale", "robo", "rapid", "tie", "pair")
+            (p, p.title())
+            for p in ("prov", "edge", "stale", "robo", "rapid", "tie", "pair", "late", "newb")
         ]
         await insert(
             srv,
@@ -416,6 +417,9 @@ async def test_the_leaderboard_lists_the_best_recent_established_players(
             ]
             + [
                 rating("prov", "blitz", 2500.0, PROVISIONAL_RD + 0.5, 3, fresh),
+                # provisional: listed apart, while they played lately (one game is enough)
+                rating("newb", "blitz", 1580.2, 290.0, 1, fresh, 1),
+                rating("late", "blitz", 2550.0, 200.0, 2, stale),
                 rating("edge", "blitz", 2400.0, PROVISIONAL_RD, 9, fresh),
                 rating("stale", "blitz", 2450.0, 50.0, 90, stale),
                 rating("robo", "blitz", 2300.0, 70.4, 300, now - 60_000),
@@ -444,6 +448,10 @@ async def test_the_leaderboard_lists_the_best_recent_established_players(
                 f"P{n:03d}" for n in range(LEADERBOARD_SHOWN + 2, 5, -1)
             ]
             assert blitz.players[-1] == LeaderboardEntry("P006", 1018, 60, 16)
+            assert blitz.provisional == [
+                LeaderboardEntry("Prov", 2500, round(PROVISIONAL_RD + 0.5), 3),
+                LeaderboardEntry("Newb", 1580, 290, 1),
+            ]
             assert await ask(ann, GetLeaderboard("rapid")) == Leaderboard(
                 "rapid",
                 LEADERBOARD_WEEKS,

@@ -48,9 +48,18 @@ async def test_a_game_survives_sigkill_of_the_server_clocks_included(tmp_path: P
                 assert white.welcome.games == [game_id]
                 await white.send(Watch(game_id, since=w.version))
                 await black.send(Watch(game_id, since=b.version))
-                w, b = await updated(white, game_id), await updated(black, game_id)
+                w = await updated(white, game_id)
                 assert w.events == [] and not w.snapshot and w.version == before.version
                 after = w.state
+                # White's clock waited for her client (held: not running); it runs again from
+                # her watch (event resumed), which Black hears of too
+                assert after.clocks.running is None
+                w = await updated(white, game_id)
+                assert [e.kind for e in w.events] == ["resumed"]
+                assert w.state.clocks.running == "white"
+                b = await updated(black, game_id)
+                while b.version < w.version:
+                    b = await updated(black, game_id)
                 assert after.moves == before.moves
                 assert after.pieces == before.pieces
                 # Time while no server ran is not charged: the outage counts from the last
