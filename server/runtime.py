@@ -65,11 +65,13 @@ from server.live.fanout import Fanout
 from server.live.heartbeat import Guests, Heartbeat
 from server.live.listener import Following, Listener
 from server.live.lobby import LobbyBoard, LobbyFeed
-from server.live.presence import Presence
+from server.live.presence import Presence, tell
 from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
+from server.requests.challenges import Challenges
 from server.requests.commands import Commands
+from server.requests.friends import Friends
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
 from server.requests.seating import Seating
@@ -217,6 +219,10 @@ class Parts:
         )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
         self.seating = Seating(settings, store, database, cache, changes, board, presence, pool)
+        self.challenges = Challenges(
+            store, database, self.seating, cache, changes, open_game_ttl=settings.open_game_ttl
+        )
+        self.friends = Friends(database, store, board, presence)
         self.commands = Commands(
             settings,
             store,
@@ -226,10 +232,19 @@ class Parts:
             lobby_feed,
             moves=metrics.moves,
             move_seconds=metrics.move_seconds,
+            blocked_by_any=self.friends.blocked_by_any,
         )
         self.connections = Connections(
             settings,
-            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles),
+            dispatch(
+                signin,
+                self.accounts,
+                self.seating,
+                self.commands,
+                self.profiles,
+                self.challenges,
+                self.friends,
+            ),
             metrics=metrics,
             health=self.health,
             store=store,
@@ -256,6 +271,7 @@ class Parts:
             lobby_feed,
             made_here=changes.made_here,
             on_signed_out=signin.signed_out,
+            on_notice=lambda players, frame: tell(presence, players, frame),
             changes_heard=metrics.changes_heard,
             change_delay=metrics.change_delay,
             primary=redis.primary,
@@ -294,6 +310,7 @@ class Parts:
                 )
             ),
             asyncio.create_task(self.guests.keep()),
+            asyncio.create_task(self.challenges.sweep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:

@@ -33,8 +33,12 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from protocol import (
+    AllowChallenges,
+    AnswerChallenge,
+    Block,
     BotReady,
     CancelGame,
+    Challenge,
     ChangePassword,
     Chat,
     ClaimWin,
@@ -42,7 +46,9 @@ from protocol import (
     Draw,
     Error,
     ErrorCode,
+    Follow,
     GetLeaderboard,
+    GetOnline,
     GetProfile,
     Hello,
     JoinGame,
@@ -77,7 +83,9 @@ if TYPE_CHECKING:
     from server.live.lobby import LobbyBoard
     from server.live.presence import Presence
     from server.requests.accounts import Accounts
+    from server.requests.challenges import Challenges
     from server.requests.commands import Commands
+    from server.requests.friends import Friends
     from server.requests.profiles import Profiles
     from server.requests.seating import Seating
     from server.requests.signin import SignIn
@@ -95,7 +103,13 @@ Handler = Callable[[Session, Any], Awaitable[None]]
 
 
 def dispatch(
-    signin: SignIn, accounts: Accounts, seating: Seating, commands: Commands, profiles: Profiles
+    signin: SignIn,
+    accounts: Accounts,
+    seating: Seating,
+    commands: Commands,
+    profiles: Profiles,
+    challenges: Challenges,
+    friends: Friends,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -122,6 +136,12 @@ def dispatch(
         SpectatorChat: commands.spectator_chat,
         GetProfile: profiles.profile,
         GetLeaderboard: profiles.leaderboard,
+        Challenge: challenges.challenge,
+        AnswerChallenge: challenges.answer,
+        Follow: friends.follow,
+        Block: friends.block,
+        AllowChallenges: friends.allow,
+        GetOnline: friends.online,
     }
 
 
