@@ -64,6 +64,12 @@ export const ClientType = Object.freeze({
   CHANGE_PASSWORD: "change_password",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  CHALLENGE: "challenge",
+  ANSWER_CHALLENGE: "answer_challenge",
+  FOLLOW: "follow",
+  BLOCK: "block",
+  ALLOW_CHALLENGES: "allow_challenges",
+  ONLINE: "online",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -78,6 +84,10 @@ export const ServerType = Object.freeze({
   ACCOUNT: "account",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  CHALLENGE: "challenge",
+  CHALLENGE_END: "challenge_end",
+  SOCIAL: "social",
+  ONLINE: "online",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -165,6 +175,19 @@ export const ChangePassword = (old, next) => ({ type: ClientType.CHANGE_PASSWORD
 export const GetProfile = (name, page = 0) => ({ type: ClientType.PROFILE, name, page });
 /** GetLeaderboard: the leaderboard of `speed` (one of SPEEDS). */
 export const GetLeaderboard = (speed) => ({ type: ClientType.LEADERBOARD, speed });
+/** Challenge: the account `name` (connected now) to a game; `color` is the challenger's. */
+export const Challenge = ({ name, game_type = "Base+MLP", time = TimeControl(), color = "random", rated = false }) =>
+  ({ type: ClientType.CHALLENGE, name, game_type, time, color, rated });
+/** AnswerChallenge: `action` "accept" or "decline" (the one challenged), "withdraw" (its maker). */
+export const AnswerChallenge = (challenge, action) => ({ type: ClientType.ANSWER_CHALLENGE, challenge, action });
+/** Follow the account `name` (`follow` false: stop); answered `social`. */
+export const Follow = (name, follow = true) => ({ type: ClientType.FOLLOW, name, follow });
+/** Block the account `name` (`block` false: unblock); answered `social`. */
+export const Block = (name, block = true) => ({ type: ClientType.BLOCK, name, block });
+/** AllowChallenges: "everyone", "followed" or "nobody"; answered `social`. */
+export const AllowChallenges = (allow) => ({ type: ClientType.ALLOW_CHALLENGES, allow });
+/** GetOnline: who is online (`online`; an account's `social` first). */
+export const GetOnline = () => ({ type: ClientType.ONLINE });
 
 // -- encoding -----------------------------------------------------------------------------------
 
