@@ -204,3 +204,23 @@ async def test_the_online_list_shows_who_is_on_and_who_plays(
             await expect(rows).to_have_count(1)
         finally:
             await cy.close()
+
+
+async def test_a_name_from_a_client_is_shown_as_text(srv: Running, browser: Browser) -> None:
+    async with account(srv, "ann") as ann_client:
+        ann = await open_as(browser, srv, ann_client, "/#/@/bob")
+        try:
+            await ann.page.get_by_test_id("challenge-player").click()
+            form = ann.page.get_by_test_id("challenge-form")
+            await expect(form.get_by_role("heading")).to_have_text("Challenge bob")
+            # the name as a hostile page would send it: the refusal quotes it, as text
+            evil = "<img src=x data-evil=1>"
+            await form.locator("input[name=name]").evaluate("(el, v) => { el.value = v; }", evil)
+            await form.get_by_test_id("send-challenge").click()
+            await expect(ann.page.get_by_test_id("notice")).to_contain_text(
+                f"no account is named {evil!r}"
+            )
+            await expect(ann.page.locator("[data-evil]")).to_have_count(0)
+            assert ann.errors == []
+        finally:
+            await ann.close()

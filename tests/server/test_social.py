@@ -10,10 +10,13 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 
+from sqlalchemy import insert
+
 from protocol import (
     CHALLENGES_IN,
     CHALLENGES_OUT,
     CHALLENGES_PER_MINUTE,
+    MAX_FOLLOWS,
     Account,
     AllowChallenges,
     AnswerChallenge,
@@ -35,6 +38,7 @@ from protocol import (
     Watch,
 )
 from protocol.client import Client
+from server.archive.db import tables
 from server.embedded import RedisProcess
 from tests.server.conftest import Running, free_port
 from tests.server.support import ServerProcess, running_all
@@ -217,8 +221,42 @@ async def test_follows_are_capped_and_named_accounts_only(srv: Running) -> None:
         )
         refused = await refusal(ann, Challenge("<b>x</b>"))
         assert refused.code == ErrorCode.UNKNOWN_PLAYER
-        assert ann.welcome.limits.follows == 200
+        assert ann.welcome.limits.follows == MAX_FOLLOWS
         assert ann.welcome.limits.challenges_per_minute == CHALLENGES_PER_MINUTE
+        async with account(srv.ws_url, "bob"):
+            pass
+        # Ann follows MAX_FOLLOWS accounts (written straight to the database: signing that
+        # many up would take minutes), then one more is refused; unfollowing makes room.
+        others = [f"p{n:03}" for n in range(MAX_FOLLOWS)]
+        async with srv.hub.database.engine.begin() as connection:
+            await connection.execute(
+                insert(tables.accounts),
+                [
+                    {
+                        "player": name,
+                        "name": name,
+                        "name_key": name,
+                        "password": None,
+                        "bot": False,
+                        "created": 0,
+                        "password_changed": 0,
+                    }
+                    for name in others
+                ],
+            )
+            await connection.execute(
+                insert(tables.follows),
+                [{"follower": ann.player, "followed": name, "created": 0} for name in others],
+            )
+        refused = await refusal(ann, Follow("bob"))
+        assert (refused.code, refused.message) == (
+            ErrorCode.NOT_ALLOWED,
+            "you follow 200 players (the most allowed)",
+        )
+        await ann.send(Follow("p000", follow=False))
+        assert len((await ann.expect(Social)).following) == MAX_FOLLOWS - 1
+        await ann.send(Follow("bob"))
+        assert "bob" in (await ann.expect(Social)).following
 
 
 async def test_the_online_list_shows_who_is_on_and_who_plays(srv: Running) -> None:
