@@ -305,4 +305,6 @@ class AllowChallenges(Message):
 @client("online")
 @dataclass(frozen=True)
 class GetOnline(Message):
-    """Ask who is online: answered with ``social`` (for an account) and ``online``."""
+    """Ask who is online: answered with the challenges still waiting that this player made
+    or was sent (each a ``challenge``: a client that connects again learns of them so), then
+    ``social`` (for an account) and ``online``."""

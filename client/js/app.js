@@ -160,7 +160,7 @@ class App {
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
-        this.askOnline(0);
+        this.askOnline(0, true); // (the challenges waiting come first)
         break;
       case P.ServerType.ACCOUNT:
         localStorage.setItem(NICKNAME_KEY, message.name);
@@ -218,10 +218,11 @@ class App {
     this.dispatch(Sub.ratingsAsked, this.conn.send(P.GetProfile(this.state.me.nickname)));
   }
 
-  /** Ask who is online, on the lobby and a profile, when the last ask is `after` ms old. */
-  askOnline(after) {
+  /** Ask who is online, on the lobby and a profile (`anyPage`: wherever), when the last ask is
+   * `after` ms old. */
+  askOnline(after, anyPage = false) {
     const page = this.state.route.page;
-    if (!this.conn.online || (page !== "lobby" && page !== "profile")) return;
+    if (!this.conn.online || (!anyPage && page !== "lobby" && page !== "profile")) return;
     if (Date.now() - this.onlineAsked < after) return;
     this.onlineAsked = Date.now();
     this.conn.send(P.GetOnline());

@@ -3,12 +3,14 @@
 (``server.archive.social``), between accounts only (a guest follows nobody and is followed by
 nobody; a guest may ask who is online).
 
-``online`` lists the persons' accounts connected now (on every process: their online marks in
-Redis), at most ``ONLINE_SHOWN``, each with a rating and whether it plays now (this process's
-lobby knows every game in progress), and the games in progress of the players the asker
-follows. It is a database read, bounded as profiles are (``Session.lookups``). A follow or a
-block is a write: ``CHANGES_PER_MINUTE`` a player, ``MAX_FOLLOWS`` and ``MAX_BLOCKS`` an
-account. ``blocked_by_any`` is what chat asks (``Commands.chat``).
+``online`` first sends the challenges still waiting that the asker made or was sent (a
+client that connects again learns of them so), then lists the persons' accounts connected
+now (on every process: their online marks in Redis), at most ``ONLINE_SHOWN``, each with a
+rating and whether it plays now (this process's lobby knows every game in progress), and the
+games in progress of the players the asker follows. It is a database read, bounded as
+profiles are (``Session.lookups``). A follow or a block is a write: ``CHANGES_PER_MINUTE`` a
+player, ``MAX_FOLLOWS`` and ``MAX_BLOCKS`` an account. ``blocked_by_any`` is what chat asks
+(``Commands.chat``).
 """
 
 from __future__ import annotations
@@ -80,7 +82,10 @@ class Friends:
             )
         player = session.player
         assert player is not None
-        players, total = await self.store.online_players(now_ms(), ONLINE_READ)
+        store = self.store
+        for offer in await store.waiting_for(player, now_ms()):
+            await session.send(offer)
+        players, total = await store.online_players(now_ms(), ONLINE_READ)
         try:
             async with self.database.engine.connect() as connection:
                 known = await social.online(connection, players, ONLINE_SHOWN)

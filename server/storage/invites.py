@@ -104,6 +104,19 @@ class Invites:
         data = await self.redis.get(challenge_key(challenge))
         return None if data is None else unpack_offer(data)
 
+    async def waiting_for(self, player: str, now: int) -> list[ChallengeOffer]:
+        """The challenges waiting that ``player`` made or was sent, oldest first."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for side in ("out", "in"):
+                pipe.zrangebyscore(waiting_key(player, side), now, "+inf")
+            made, sent = await pipe.execute()
+        ids = [item.decode() for item in [*made, *sent]]
+        if not ids:
+            return []
+        bodies = await self.redis.mget([challenge_key(challenge) for challenge in ids])
+        offers = [unpack_offer(body)[0] for body in bodies if body is not None]
+        return sorted(offers, key=lambda offer: offer.expires)
+
     async def end_challenge(self, offer: ChallengeOffer) -> bool:
         """Take ``offer`` out of the challenges waiting: True for the one caller that did."""
         taken = await self.redis.zrem(CHALLENGES_KEY, offer.id)

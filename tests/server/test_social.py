@@ -98,6 +98,10 @@ async def test_a_challenge_declined_or_withdrawn_tells_both_and_only_its_players
         for client in (ann, bob):
             assert (await client.expect(ChallengeEnd)).outcome == "declined"
         offer = await offered(ann, Challenge("bob"))
+        async with Client.connect(srv.ws_url, token=bob.welcome.token) as again:
+            await again.send(GetOnline())  # a connection made since: told what waits
+            assert await again.expect(ChallengeOffer) == offer
+            await again.expect(Online)
         await ann.send(AnswerChallenge(offer.id, "withdraw"))
         for client in (ann, bob):
             end = await client.expect(ChallengeEnd)
