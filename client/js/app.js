@@ -36,6 +36,7 @@ class App {
     this.header = new Header(root);
     this.social = new Social.SocialPanel(root);
     this.onlineAsked = 0;
+    this.onlineLater = null;
     let nickname = localStorage.getItem(NICKNAME_KEY);
     if (!nickname) {
       nickname = guestName();
@@ -223,7 +224,17 @@ class App {
   askOnline(after, anyPage = false) {
     const page = this.state.route.page;
     if (!this.conn.online || (!anyPage && page !== "lobby" && page !== "profile")) return;
-    if (Date.now() - this.onlineAsked < after) return;
+    const wait = after - (Date.now() - this.onlineAsked);
+    if (wait > 0) {
+      // asked lately: once more when it is time (the lobby changed meanwhile)
+      if (after < 10_000 && !this.onlineLater) {
+        this.onlineLater = setTimeout(() => {
+          this.onlineLater = null;
+          this.askOnline(0);
+        }, wait);
+      }
+      return;
+    }
     this.onlineAsked = Date.now();
     this.conn.send(P.GetOnline());
   }

@@ -180,11 +180,13 @@ function profileActions(name, s, me) {
 function lobbyCard(state, s, me) {
   const games = followedGames(state);
   const players = s.online ?? [];
+  // who plays: as the server said, or as the lobby's games in progress say since
+  const live = new Set((state.lobby?.live ?? []).flatMap((g) => [g.white?.name, g.black?.name]));
   return html`<section class="card online" data-testid="online">
     <h2>Players online <span class="count" data-testid="online-total">${s.online ? String(s.total) : ""}</span>
       <button type="button" class="link" data-action="refreshOnline" data-testid="refresh-online">refresh</button></h2>
     ${s.online === null ? html`<p class="muted">…</p>` : players.length === 0 ? html`<p class="muted">No one with an account is online.</p>`
-      : html`<ul class="online-players">${players.map((p) => html`<li data-testid="online-player" data-name="${p.name}" data-playing="${String(p.playing)}">
+      : html`<ul class="online-players">${players.map((p) => ({ ...p, playing: p.playing || live.has(p.name) })).map((p) => html`<li data-testid="online-player" data-name="${p.name}" data-playing="${String(p.playing)}">
         <a href="${profileHref(p.name)}">${p.name}</a>
         <small>${p.rating === null ? "unrated" : `${p.rating} ${p.speed}`}</small>
         ${p.playing && html`<span class="tag" data-testid="playing">playing</span>`}
