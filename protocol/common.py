@@ -37,6 +37,21 @@ MAX_ANALYSIS_MOVES: Final = 500
 """Most moves of a position of the analysis board (``position``, ``engine``)."""
 ENGINE_LINES: Final = 3
 """The best moves an engine run of the analysis board shows at each depth."""
+CHALLENGE_SECONDS: Final = 60
+"""A challenge by name lapses this long after it was made, unanswered (``challenge_end``,
+``expired``)."""
+CHALLENGES_PER_MINUTE: Final = 10
+"""Challenges by name a player may make in a minute (then ``rate_limited``)."""
+CHALLENGES_OUT: Final = 3
+"""Challenges a player may have waiting for an answer at once."""
+CHALLENGES_IN: Final = 10
+"""Challenges a player may be sent and not yet have answered, at once."""
+MAX_FOLLOWS: Final = 200
+"""Players an account may follow."""
+MAX_BLOCKS: Final = 500
+"""Players an account may block."""
+ONLINE_SHOWN: Final = 100
+"""Players listed as online (``online``), and followed players' games in progress."""
 
 
 class ErrorCode(enum.StrEnum):
@@ -86,7 +101,7 @@ class ErrorCode(enum.StrEnum):
     OUT_OF_RANGE = "out_of_range"
     """The joiner's rating lies outside the open game's rating range."""
     UNKNOWN_PLAYER = "unknown_player"
-    """No account of that name (``profile``)."""
+    """No account of that name (``profile``, ``challenge``, ``follow``, ``block``)."""
 
 
 class ProtocolError(Exception):
@@ -110,6 +125,10 @@ AccountKind = Literal["guest", "account", "bot"]
 DrawAction = Literal["offer", "accept", "decline"]
 GameStatus = Literal["open", "live", "over"]
 Result = Literal["WhiteWins", "BlackWins", "Draw"]
+ChallengeAllow = Literal["everyone", "followed", "nobody"]
+"""Whose challenges by name a player takes."""
+ChallengeAction = Literal["accept", "decline", "withdraw"]
+ChallengeOutcome = Literal["accepted", "declined", "withdrawn", "expired"]
 
 
 @dataclass(frozen=True)

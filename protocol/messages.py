@@ -7,7 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from protocol.common import (
+    CHALLENGE_SECONDS,
+    CHALLENGES_IN,
+    CHALLENGES_OUT,
+    CHALLENGES_PER_MINUTE,
+    MAX_BLOCKS,
+    MAX_FOLLOWS,
+    ChallengeAllow,
+    ChallengeOutcome,
     Color,
+    ColorChoice,
     EngineEnd,
     ErrorCode,
     Message,
@@ -24,9 +33,11 @@ from protocol.values import (
     LeaderboardEntry,
     LegalMove,
     LevelRecord,
+    OnlinePlayer,
     PieceAt,
     RatingPoint,
     SpeedRating,
+    TimeControl,
 )
 
 
@@ -41,7 +52,10 @@ class Limits:
     ``max_watching``: games it may watch at once. ``nickname_length``: the longest nickname.
     ``first_move_timeout``: seconds each side has for its first move, with a clock or
     without one (with days per move the first moves have their days), before the game is
-    aborted.
+    aborted. ``challenges_per_minute``: challenges by name a player may make in a minute;
+    ``challenges_out``/``challenges_in``: waiting for an answer at once, made and received;
+    ``challenge_seconds``: how long one waits before it lapses; ``follows``, ``blocks``: the
+    most players an account may follow, and block.
     """
 
     chat_length: int
@@ -53,6 +67,12 @@ class Limits:
     max_watching: int
     nickname_length: int
     first_move_timeout: float = 60.0
+    challenges_per_minute: int = CHALLENGES_PER_MINUTE
+    challenges_out: int = CHALLENGES_OUT
+    challenges_in: int = CHALLENGES_IN
+    challenge_seconds: int = CHALLENGE_SECONDS
+    follows: int = MAX_FOLLOWS
+    blocks: int = MAX_BLOCKS
 
 
 @server("welcome")
@@ -261,3 +281,56 @@ class EngineDone(Message):
     id: int
     reason: EngineEnd
     depth: int = 0
+
+
+@server("challenge")
+@dataclass(frozen=True)
+class ChallengeOffer(Message):
+    """A challenge by name, sent to both its players as soon as it is made: its ``id``, who
+    made it (``challenger``, the name, and ``challenger_player``) and whom it challenges
+    (``challenged``, ``challenged_player``), the game offered (``color``: the challenger's),
+    and when it lapses (``expires``, server time in ms)."""
+
+    id: str
+    challenger: str
+    challenger_player: str
+    challenged: str
+    challenged_player: str
+    game_type: str
+    time: TimeControl
+    color: ColorChoice
+    rated: bool
+    expires: int
+
+
+@server("challenge_end")
+@dataclass(frozen=True)
+class ChallengeEnd(Message):
+    """A challenge is over, sent to both its players: ``accepted`` (``game``: the game it
+    started, both players in it), ``declined``, ``withdrawn`` or ``expired``."""
+
+    id: str
+    outcome: ChallengeOutcome
+    game: str | None = None
+
+
+@server("social")
+@dataclass(frozen=True)
+class Social(Message):
+    """An account's own lists: the names of the players it follows (``following``) and has
+    ``blocked``, and whose challenges it takes (``allow``)."""
+
+    following: list[str]
+    blocked: list[str]
+    allow: ChallengeAllow = "everyone"
+
+
+@server("online")
+@dataclass(frozen=True)
+class Online(Message):
+    """Who is online now: the accounts of people connected (``ONLINE_SHOWN`` at most, by
+    name; ``total`` in all), and the games in progress of the players the asker follows."""
+
+    players: list[OnlinePlayer]
+    total: int
+    games: list[GameSummary] = field(default_factory=list)

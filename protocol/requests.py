@@ -8,6 +8,8 @@ from typing import Literal
 
 from protocol.common import (
     MAX_BOT_GAMES,
+    ChallengeAction,
+    ChallengeAllow,
     ColorChoice,
     DrawAction,
     Message,
@@ -298,3 +300,67 @@ class Takeback(Message):
 
     game: str
     action: TakebackAction
+
+
+@client("challenge")
+@dataclass(frozen=True)
+class Challenge(Message):
+    """Challenge the account ``name`` (any case; a person, connected now) to a game: they
+    and this player get ``challenge`` at once, on whichever server process they are; it
+    lapses after ``CHALLENGE_SECONDS``. ``color``: this player's colour. A bot account is
+    challenged with ``create`` (``opponent`` ``bots``) instead."""
+
+    name: str
+    game_type: str = "Base+MLP"
+    time: TimeControl = TimeControl()
+    color: ColorChoice = "random"
+    rated: bool = False
+
+
+@client("answer_challenge")
+@dataclass(frozen=True)
+class AnswerChallenge(Message):
+    """Answer the ``challenge`` (its id) sent to this player (``accept``: the game starts;
+    ``decline``), or take back one this player made (``withdraw``). Both players get
+    ``challenge_end``."""
+
+    challenge: str
+    action: ChallengeAction
+
+
+@client("follow")
+@dataclass(frozen=True)
+class Follow(Message):
+    """Follow the account ``name`` (``follow`` False: stop). Accounts only. Answered with
+    ``social``."""
+
+    name: str
+    follow: bool = True
+
+
+@client("block")
+@dataclass(frozen=True)
+class Block(Message):
+    """Block the account ``name`` (``block`` False: unblock): no challenge from them, and no
+    chat line of theirs in a game this player plays. Accounts only. Answered with
+    ``social``."""
+
+    name: str
+    block: bool = True
+
+
+@client("allow_challenges")
+@dataclass(frozen=True)
+class AllowChallenges(Message):
+    """Whose challenges by name this account takes: ``everyone``, ``followed`` (the players
+    it follows) or ``nobody``. Answered with ``social``."""
+
+    allow: ChallengeAllow
+
+
+@client("online")
+@dataclass(frozen=True)
+class GetOnline(Message):
+    """Ask who is online: answered with the challenges still waiting that this player made
+    or was sent (each a ``challenge``: a client that connects again learns of them so), then
+    ``social`` (for an account) and ``online``."""

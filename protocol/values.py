@@ -296,3 +296,16 @@ class EngineLine:
     score: int
     chance: float
     pv: list[str]
+
+
+@dataclass(frozen=True)
+class OnlinePlayer:
+    """A person's account connected now (``online``): ``name``, ``player`` id, ``rating`` in
+    the speed it played most rated games in (``speed``; None: no rated game yet), and
+    whether it is ``playing`` a game now."""
+
+    name: str
+    player: str
+    rating: int | None = None
+    speed: Speed | None = None
+    playing: bool = False

@@ -66,12 +66,14 @@ from server.live.fanout import Fanout
 from server.live.heartbeat import Guests, Heartbeat
 from server.live.listener import Following, Listener
 from server.live.lobby import LobbyBoard, LobbyFeed
-from server.live.presence import Presence
+from server.live.presence import Presence, tell
 from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
 from server.requests.analysis import Analysis
+from server.requests.challenges import Challenges
 from server.requests.commands import Commands
+from server.requests.friends import Friends
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
 from server.requests.seating import Seating
@@ -220,6 +222,10 @@ class Parts:
         )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
         self.seating = Seating(settings, store, database, cache, changes, board, presence, pool)
+        self.challenges = Challenges(
+            store, database, self.seating, cache, changes, open_game_ttl=settings.open_game_ttl
+        )
+        self.friends = Friends(database, store, board, presence)
         self.commands = Commands(
             settings,
             store,
@@ -229,6 +235,7 @@ class Parts:
             lobby_feed,
             moves=metrics.moves,
             move_seconds=metrics.move_seconds,
+            blocked_by_any=self.friends.blocked_by_any,
         )
         # The analysis board's positions are checked in the positions' worker, its engine
         # lines searched in the bot pool, below live bot moves.
@@ -242,7 +249,16 @@ class Parts:
         )
         self.connections = Connections(
             settings,
-            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles, analysis),
+            dispatch(
+                signin,
+                self.accounts,
+                self.seating,
+                self.commands,
+                self.profiles,
+                analysis,
+                self.challenges,
+                self.friends,
+            ),
             metrics=metrics,
             health=self.health,
             store=store,
@@ -270,6 +286,7 @@ class Parts:
             lobby_feed,
             made_here=changes.made_here,
             on_signed_out=signin.signed_out,
+            on_notice=lambda players, frame: tell(presence, players, frame),
             changes_heard=metrics.changes_heard,
             change_delay=metrics.change_delay,
             primary=redis.primary,
@@ -309,6 +326,7 @@ class Parts:
                 )
             ),
             asyncio.create_task(self.guests.keep()),
+            asyncio.create_task(self.challenges.sweep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:

@@ -19,6 +19,7 @@ import * as P from "./protocol.js";
 import { ReviewScreen } from "./review.js";
 import { parseRoute, routeHash } from "./route.js";
 import { RulesScreen } from "./rules.js";
+import * as Social from "./social.js";
 import { Sounds } from "./sound.js";
 import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY, recentGames } from "./storage.js";
@@ -37,6 +38,9 @@ class App {
     this.root = root;
     this.main = root.querySelector("main");
     this.header = new Header(root);
+    this.social = new Social.SocialPanel(root);
+    this.onlineAsked = 0;
+    this.onlineLater = null;
     let nickname = localStorage.getItem(NICKNAME_KEY);
     if (!nickname) {
       nickname = guestName();
@@ -66,15 +70,17 @@ class App {
       sounds: this.sounds,
     };
     this.play = playing(uses);
-    bindActions(document.body, actions({
+    const send = (message) => this.send(message);
+    const all = actions({
       ...uses,
-      send: (message) => this.send(message),
+      send,
       move: this.play.move,
       screen: () => this.screen,
       render: () => this.render(),
       renderHeader: () => this.renderHeader(),
       subscribe: () => this.subscribe(),
-    }));
+    });
+    bindActions(document.body, { ...Social.socialActions({ ...uses, send }), ...all });
     bindPage(document, { stepped: (ply) => this.dispatch(S.reviewStepped, ply) });
     addEventListener("hashchange", () => {
       // a page chosen from a menu of the top bar closes it
@@ -82,6 +88,7 @@ class App {
       this.navigate(parseRoute(location.hash));
     });
     addEventListener("keydown", (event) => this.key(event));
+    setInterval(() => this.askOnline(10_000), 1000);
     setInterval(() => {
       this.screen?.tick?.(this.state, Date.now());
       this.lowTime(Date.now());
@@ -127,6 +134,7 @@ class App {
     }
     if (route.page === "lobby") this.screen.render(this.state, recentGames());
     else this.screen.render(this.state);
+    this.social.render(this.state);
     if (route.page === "review" && this.state.review?.doc) {
       // the address names the move on show, so a reload or a shared link opens it there
       const hash = `#/review/${route.id}/${this.state.review.ply}`;
@@ -163,6 +171,7 @@ class App {
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
         this.screen?.connected?.(); // (the analysis board asks again)
+        this.askOnline(0, true); // (the challenges waiting come first)
         break;
       case P.ServerType.ACCOUNT:
         localStorage.setItem(NICKNAME_KEY, message.name);
@@ -182,6 +191,21 @@ class App {
       case P.ServerType.LOBBY_CHANGE:
         this.dispatch(S.lobbyChanged, message);
         this.askRatings();
+        this.askOnline(2000); // who plays may have changed
+        break;
+      case P.ServerType.CHALLENGE:
+        this.dispatch(Social.challengeReceived, message);
+        Social.notify(message, this.state.me);
+        break;
+      case P.ServerType.CHALLENGE_END:
+        this.dispatch(Social.challengeEnded, message);
+        if (message.outcome === "accepted" && message.game) this.go({ page: "game", id: message.game });
+        break;
+      case P.ServerType.SOCIAL:
+        this.dispatch(Social.socialReceived, message);
+        break;
+      case P.ServerType.ONLINE:
+        this.dispatch(Social.onlineReceived, message);
         break;
       case P.ServerType.UPDATE:
         this.play.updated(message);
@@ -212,6 +236,26 @@ class App {
   askRatings() {
     if (!this.conn.online || !Sub.ratingsWanted(this.state)) return;
     this.dispatch(Sub.ratingsAsked, this.conn.send(P.GetProfile(this.state.me.nickname)));
+  }
+
+  /** Ask who is online, on the lobby and a profile (`anyPage`: wherever), when the last ask is
+   * `after` ms old. */
+  askOnline(after, anyPage = false) {
+    const page = this.state.route.page;
+    if (!this.conn.online || (!anyPage && page !== "lobby" && page !== "profile")) return;
+    const wait = after - (Date.now() - this.onlineAsked);
+    if (wait > 0) {
+      // asked lately: once more when it is time (the lobby changed meanwhile)
+      if (after < 10_000 && !this.onlineLater) {
+        this.onlineLater = setTimeout(() => {
+          this.onlineLater = null;
+          this.askOnline(0);
+        }, wait);
+      }
+      return;
+    }
+    this.onlineAsked = Date.now();
+    this.conn.send(P.GetOnline());
   }
 
   /** Watch what the route shows (after a welcome, or a navigation). */
@@ -247,6 +291,7 @@ class App {
     if (route.page === "review" && route.id !== reviewBefore) this.loadReview(route.id);
     this.dispatch(Sub.reopened); // a page opened again: asked again
     this.subscribe();
+    this.askOnline(0);
     window.scrollTo(0, 0);
   }
 

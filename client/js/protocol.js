@@ -68,6 +68,12 @@ export const ClientType = Object.freeze({
   ENGINE: "engine",
   ENGINE_STOP: "engine_stop",
   TAKEBACK: "takeback",
+  CHALLENGE: "challenge",
+  ANSWER_CHALLENGE: "answer_challenge",
+  FOLLOW: "follow",
+  BLOCK: "block",
+  ALLOW_CHALLENGES: "allow_challenges",
+  ONLINE: "online",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -85,6 +91,10 @@ export const ServerType = Object.freeze({
   POSITION: "position",
   LINES: "lines",
   ENGINE_DONE: "engine_done",
+  CHALLENGE: "challenge",
+  CHALLENGE_END: "challenge_end",
+  SOCIAL: "social",
+  ONLINE: "online",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -186,6 +196,19 @@ export const GAME_TYPES = Object.freeze(["Base", "Base+M", "Base+L", "Base+P", "
 /** Takeback: action "ask" (take back one's last move, in a casual game against a person),
  * "accept" or "decline" (the opponent's request). */
 export const Takeback = (game, action) => ({ type: ClientType.TAKEBACK, game, action });
+/** Challenge: the account `name` (connected now) to a game; `color` is the challenger's. */
+export const Challenge = ({ name, game_type = "Base+MLP", time = TimeControl(), color = "random", rated = false }) =>
+  ({ type: ClientType.CHALLENGE, name, game_type, time, color, rated });
+/** AnswerChallenge: `action` "accept" or "decline" (the one challenged), "withdraw" (its maker). */
+export const AnswerChallenge = (challenge, action) => ({ type: ClientType.ANSWER_CHALLENGE, challenge, action });
+/** Follow the account `name` (`follow` false: stop); answered `social`. */
+export const Follow = (name, follow = true) => ({ type: ClientType.FOLLOW, name, follow });
+/** Block the account `name` (`block` false: unblock); answered `social`. */
+export const Block = (name, block = true) => ({ type: ClientType.BLOCK, name, block });
+/** AllowChallenges: "everyone", "followed" or "nobody"; answered `social`. */
+export const AllowChallenges = (allow) => ({ type: ClientType.ALLOW_CHALLENGES, allow });
+/** GetOnline: who is online (`online`; an account's `social` first). */
+export const GetOnline = () => ({ type: ClientType.ONLINE });
 
 // -- encoding -----------------------------------------------------------------------------------
 

@@ -33,8 +33,12 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from protocol import (
+    AllowChallenges,
+    AnswerChallenge,
+    Block,
     BotReady,
     CancelGame,
+    Challenge,
     ChangePassword,
     Chat,
     ClaimWin,
@@ -42,7 +46,9 @@ from protocol import (
     Draw,
     Error,
     ErrorCode,
+    Follow,
     GetLeaderboard,
+    GetOnline,
     GetPosition,
     GetProfile,
     Hello,
@@ -82,7 +88,9 @@ if TYPE_CHECKING:
     from server.live.presence import Presence
     from server.requests.accounts import Accounts
     from server.requests.analysis import Analysis
+    from server.requests.challenges import Challenges
     from server.requests.commands import Commands
+    from server.requests.friends import Friends
     from server.requests.profiles import Profiles
     from server.requests.seating import Seating
     from server.requests.signin import SignIn
@@ -106,6 +114,8 @@ def dispatch(
     commands: Commands,
     profiles: Profiles,
     analysis: Analysis,
+    challenges: Challenges,
+    friends: Friends,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -136,6 +146,12 @@ def dispatch(
         StartEngine: analysis.engine,
         StopEngine: analysis.stop,
         Takeback: commands.takeback,
+        Challenge: challenges.challenge,
+        AnswerChallenge: challenges.answer,
+        Follow: friends.follow,
+        Block: friends.block,
+        AllowChallenges: friends.allow,
+        GetOnline: friends.online,
     }
 
 

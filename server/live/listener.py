@@ -29,7 +29,12 @@ from server.game.clock import now_ms
 from server.live.cache import GameCache
 from server.live.fanout import Fanout
 from server.live.lobby import LobbyFeed
-from server.storage.channels import peek_published, unpack_moves, unpack_signed_out
+from server.storage.channels import (
+    peek_published,
+    unpack_moves,
+    unpack_notice,
+    unpack_signed_out,
+)
 from server.storage.codec import unpack, unpack_event
 from server.storage.store import STORAGE_ERRORS, Store
 
@@ -91,6 +96,8 @@ class Listener:
         made_here: Whether a change id is this process's (``Changes.made_here``).
         on_signed_out: Called with a player and a token hash (None: all the player's) when a
             session ended anywhere (``SignIn.signed_out`` closes its connections here).
+        on_notice: Called with players and a frame for them, heard from any process
+            (``Presence.tell`` sends it to their connections here).
         changes_heard: Counts the changes heard, by where they were made.
         change_delay: Observes how long each change took to be heard, by where it was made.
         primary: Where the Redis primary is now, as ``HOST:PORT`` (None: not known now):
@@ -109,6 +116,7 @@ class Listener:
         *,
         made_here: Callable[[str], bool],
         on_signed_out: Callable[[str, str | None], None],
+        on_notice: Callable[[list[str], bytes], None],
         changes_heard: prometheus_client.Counter,
         change_delay: prometheus_client.Histogram,
         primary: Callable[[], Awaitable[str | None]],
@@ -122,6 +130,7 @@ class Listener:
         self.lobby_feed = lobby_feed
         self.made_here = made_here
         self.on_signed_out = on_signed_out
+        self.on_notice = on_notice
         # each label's series looked up once (the lookup cost more than the count)
         self._heard = functools.cache(changes_heard.labels)
         self._delay = functools.cache(change_delay.labels)
@@ -136,6 +145,7 @@ class Listener:
         """Forever: subscribe, resync, then pass each message on."""
         channels = self.store.channels
         control, lobby = channels.control.encode(), channels.lobby.encode()
+        notices = channels.notices.encode()
         games = channels.games.encode()
         while True:
             try:
@@ -143,13 +153,17 @@ class Listener:
                     self.following.clear()
                     self._confirming.clear()
                     followed = [channels.game(game_id) for game_id in self.cache.games]
-                    await pubsub.subscribe(channels.events, channels.control, channels.lobby)
+                    await pubsub.subscribe(
+                        channels.events, channels.control, channels.lobby, channels.notices
+                    )
                     for start in range(0, len(followed), 1000):
                         await pubsub.subscribe(*followed[start : start + 1000])
                     self.moved.clear()
                     await self.resync()
                     keeper = asyncio.create_task(self._keep(pubsub))
-                    reading = asyncio.create_task(self._read(pubsub, control, lobby, games))
+                    reading = asyncio.create_task(
+                        self._read(pubsub, control, lobby, notices, games)
+                    )
                     moved = asyncio.create_task(self.moved.wait())
                     try:
                         await asyncio.wait([reading, moved], return_when=asyncio.FIRST_COMPLETED)
@@ -163,7 +177,9 @@ class Listener:
                 log.warning("event listener lost Redis (%s); resubscribing", error)
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away
 
-    async def _read(self, pubsub: PubSub, control: bytes, lobby: bytes, games: bytes) -> None:
+    async def _read(
+        self, pubsub: PubSub, control: bytes, lobby: bytes, notices: bytes, games: bytes
+    ) -> None:
         """Pass each message heard on."""
         async for message in pubsub.listen():
             kind, channel = message["type"], message["channel"]
@@ -175,6 +191,8 @@ class Listener:
                 self.on_signed_out(*unpack_signed_out(message["data"]))
             elif channel == lobby:
                 self.lobby_feed.heard(unpack_moves(message["data"]))
+            elif channel == notices:
+                self.on_notice(*unpack_notice(message["data"]))
             else:
                 await self.published(message["data"])
 

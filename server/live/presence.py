@@ -280,3 +280,11 @@ class Presence:
             ONLINE_TTL,
             forget_lapsed=part == 0,
         )
+
+
+def tell(presence: Presence, players: list[str], frame: bytes) -> None:
+    """Send ``frame`` (a notice heard from any process) to every connection of ``players``
+    here."""
+    sessions = [session.ws for player in players for session in presence.sessions_of(player)]
+    if sessions:
+        broadcast(sessions, frame)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Final
 
 from protocol import (
@@ -52,7 +52,8 @@ class Commands:
     loaded from ``cache`` and changed through ``changes``; a watcher is brought up to date by
     ``fanout``, a lobby's subscriber by ``lobby_feed``; ``store`` counts a player's chat lines
     and mutes. Each move played is counted in ``moves`` (by who played it) and timed in
-    ``move_seconds``."""
+    ``move_seconds``. ``blocked_by_any`` says whether one of a game's players blocked a chat
+    line's sender (``Friends.blocked_by_any``): their lines are refused there."""
 
     def __init__(
         self,
@@ -65,6 +66,7 @@ class Commands:
         *,
         moves: Counter,
         move_seconds: Histogram,
+        blocked_by_any: Callable[[str, Collection[str]], Awaitable[bool]] | None = None,
     ) -> None:
         self.settings = settings
         self.first_move_ms = int(settings.first_move_timeout * 1000)
@@ -75,6 +77,7 @@ class Commands:
         self.lobby_feed = lobby_feed
         self._moves = functools.cache(moves.labels)  # each mover's count looked up once
         self.move_seconds = move_seconds
+        self.blocked_by_any = blocked_by_any
 
     async def ping(self, session: Session, message: Ping) -> None:
         await session.send(Pong(message.t, now_ms()))
@@ -167,7 +170,11 @@ class Commands:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many chat lines; slow down")
         window = settings.chat_burst * settings.chat_interval
         await per_player(self.store, player, "chat", settings.chat_burst, window)
-        await self.cache.load(message.game)  # UNKNOWN_GAME before anything else
+        cached = await self.cache.load(message.game)  # UNKNOWN_GAME before anything else
+        others = [p for p in cached.record.players() if p != player]
+        blocked = self.blocked_by_any
+        if session.account and blocked is not None and others and await blocked(player, others):
+            raise ProtocolError(ErrorCode.NOT_ALLOWED, "a player of this game has blocked you")
         await self.changes.change(
             message.game,
             lambda cached, now: social.chat(cached.record, player, name, line, now),

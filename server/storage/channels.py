@@ -6,7 +6,9 @@ events channel when it moves the game in the lobby (``Published``); a process he
 channel while it has the game cached (``server.live.listener``). A session ended is published
 on the control channel (``pack_signed_out``, by ``server.storage.players``; ``SignedOut``), the
 moves of the games in progress a process changed on the lobby's (``pack_moves``, by
-``server.live.lobby``; ``unpack_moves``). docs/operating.md lists every channel.
+``server.live.lobby``; ``unpack_moves``), the notices for players wherever they are connected
+on the notices' (``pack_notice``, by ``server.storage.invites``; ``unpack_notice``).
+docs/operating.md lists every channel.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ LOBBY_CHANNEL: Final = "hive:lobby"
 """Pub/sub channel (of database 0, see ``Channels``): ``[[game id, version, moves], ...]``
 (msgpack), the moves played in the games in progress a process changed since it last said, at
 most twice a second (the lobby shows them)."""
+NOTICES_CHANNEL: Final = "hive:notices"
+"""Pub/sub channel (of database 0, see ``Channels``): ``[[player id, ...], frame]`` (msgpack):
+a message of the protocol, already encoded, for every connection of those players on every
+process (a challenge by name and its end)."""
 
 
 class Channels(NamedTuple):
@@ -52,6 +58,7 @@ class Channels(NamedTuple):
     lobby: str
     games: str
     """The prefix of a game's channel."""
+    notices: str
 
     def game(self, game_id: str) -> str:
         return self.games + game_id
@@ -60,12 +67,15 @@ class Channels(NamedTuple):
 def channels(db: int) -> Channels:
     """The pub/sub channels of the servers whose keys are in database ``db``."""
     if db == 0:
-        return Channels(EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL)
+        return Channels(
+            EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL, NOTICES_CHANNEL
+        )
     return Channels(
         f"{EVENTS_CHANNEL}:{db}",
         f"{CONTROL_CHANNEL}:{db}",
         f"{LOBBY_CHANNEL}:{db}",
         f"{EVENTS_CHANNEL}:{db}:game:",
+        f"{NOTICES_CHANNEL}:{db}",
     )
 
 
@@ -136,3 +146,15 @@ def unpack_moves(data: bytes) -> list[tuple[str, int, int]]:
         for game_id, version, moves in msgpack.unpackb(data)
         if isinstance(game_id, str) and isinstance(version, int) and isinstance(moves, int)
     ]
+
+
+def pack_notice(players: list[str], frame: bytes) -> bytes:
+    """The notices channel's message (``NOTICES_CHANNEL``): ``frame`` for ``players``."""
+    packed: bytes = msgpack.packb([players, frame])
+    return packed
+
+
+def unpack_notice(data: bytes) -> tuple[list[str], bytes]:
+    """A message of the notices channel (``pack_notice``): the players, and the frame."""
+    players, frame = msgpack.unpackb(data)
+    return [p for p in players if isinstance(p, str)], bytes(frame)

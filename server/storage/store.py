@@ -47,6 +47,12 @@ key                            type        holds
 ``hive:offline:{PID}``         string      when the player's last connection closed (ms);
                                            expiring with its sessions
 ``hive:secret``                string      the key of the origin hashes (made once)
+``hive:challenges``            zset        challenges by name waiting for an answer, by when
+                                           they lapse
+``hive:ch:ID``                 string      a challenge by name (msgpack), kept a minute past
+                                           its end
+``hive:p:{PID}:challenges-*``  zset        the challenges waiting that the player made
+                                           (``-out``) and was sent (``-in``), by lapse time
 =============================  ==========  =====================================================
 
 A finished game is archived in the database (``server.archive.games``), then marked (``a``) and
@@ -82,6 +88,7 @@ from server.game.record import Record
 from server.storage.archiving import PUT_TRACE, Archiving
 from server.storage.channels import Published, channels
 from server.storage.codec import pack, pack_event, unpack, unpack_event
+from server.storage.invites import Invites
 from server.storage.keys import game_key, log_key
 from server.storage.liveness import COUNT, Liveness
 from server.storage.players import Players, games_key
@@ -148,7 +155,7 @@ return 1
 shifted after an outage)."""
 
 
-class Store(Players, Liveness, Archiving, Replicas):
+class Store(Players, Liveness, Archiving, Replicas, Invites):
     """The server's storage. Every method is one or a few Redis round trips.
 
     Args:

@@ -22,14 +22,20 @@ from protocol import (
     CLIENT_MESSAGES,
     SERVER_MESSAGES,
     SIGNED_OUT,
+    AllowChallenges,
+    AnswerChallenge,
+    Block,
     BotReady,
     CancelGame,
+    Challenge,
     ChangePassword,
     Chat,
     ClaimWin,
     CreateGame,
     Draw,
+    Follow,
     GetLeaderboard,
+    GetOnline,
     GetPosition,
     GetProfile,
     Hello,
@@ -370,6 +376,23 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         assert len((await bob.receive("lines"))["lines"]) == 3
         await bob.send(StopEngine(id=5))
         await bob.receive("engine_done")
+        # Bob, a guest, challenges Ada by name; she declines. She follows Cy, who signed up,
+        # blocks and unblocks him, takes everyone's challenges, and asks who is online.
+        await bob.send(Challenge("ada_acct", "Base", TimeControl("clock", 300, 5)))
+        offer = await ada.receive("challenge")
+        await ada.send(AnswerChallenge(offer["id"], "decline"))
+        await bob.receive("challenge_end", lambda b: b["outcome"] == "declined")
+        await cy.send(SignUp("cy_acct", "a long password"))
+        await cy.receive("account")
+        await ada.send(Follow("cy_acct"))
+        await ada.receive("social", lambda b: b["following"] == ["cy_acct"])
+        await ada.send(Block("CY_acct"))
+        await ada.receive("social", lambda b: b["blocked"] == ["cy_acct"])
+        await ada.send(Block("cy_acct", block=False))
+        await ada.send(AllowChallenges("everyone"))
+        await ada.receive("social", lambda b: b["blocked"] == [] and b["allow"] == "everyone")
+        await ada.send(GetOnline())
+        await ada.receive("online", lambda b: "cy_acct" in [p["name"] for p in b["players"]])
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")

@@ -16,6 +16,8 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
   ``rd``, ``volatility`` on Glicko's scale, rated ``games`` played, the last one ``updated``,
   and the distinct ``opponents`` of those games.
 - ``rating_history``: each rated game's rating after it, per player (the profile's chart).
+- ``follows`` and ``blocks``: who follows, and who blocked, whom (accounts both), since when;
+  ``social_settings``: whose challenges by name an account takes (no row: everyone's).
 """
 
 from __future__ import annotations
@@ -141,4 +143,29 @@ rating_history: Final = Table(
     Column("rating", Float, nullable=False),  # after the game
     Column("rd", Float, nullable=False),
     Index(None, "player", "at"),
+)
+
+follows: Final = Table(
+    "follows",
+    metadata,
+    Column("follower", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("followed", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("created", BigInteger, nullable=False),
+    Index(None, "followed"),
+)
+
+blocks: Final = Table(
+    "blocks",
+    metadata,
+    Column("blocker", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("blocked", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("created", BigInteger, nullable=False),
+    Index(None, "blocked"),
+)
+
+social_settings: Final = Table(
+    "social_settings",
+    metadata,
+    Column("player", String(40), ForeignKey("accounts.player"), primary_key=True),
+    Column("challenges", String(10), nullable=False),  # everyone, followed or nobody
 )
