@@ -207,5 +207,7 @@ async def test_a_repeat_visit_transfers_under_10_kb_besides_the_websocket(
         f" in {len(wire)} requests, {timing} by Resource Timing"
     )
     assert sum(wire) < 10_000
-    assert timing < 11_000  # 300 bytes a file revalidated, whatever its size: ~36 files
+    # Resource Timing counts a file revalidated (304) as 300 bytes whatever its size, and one
+    # sent again whole as its size: no file of the page is sent again
+    assert max(e[1] for e in again) <= 300, [e for e in again if e[1] > 300]
     await eve.close()
