@@ -9,7 +9,8 @@ each frame to its handler) -> the requests, ``requests.signin`` and ``requests.a
 ``requests.creation``'s limits), ``requests.commands`` (each request to its rule in
 ``game.match``) -> live, ``live.changes`` (decide, commit, apply) -> ``live.fanout`` (pass
 on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
-(and the download of a player's games) from the database alone.
+(and the download of a player's games) from the database alone; ``requests.reviews`` the
+computer analyses of finished games, which ``live.analyst`` makes in the bot pool.
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
@@ -57,6 +58,7 @@ from server.edge.metrics import Figures, Metrics, metrics_endpoint
 from server.edge.review import Positions
 from server.embedded import RedisProcess
 from server.game.movers import SERVER_BOT
+from server.live.analyst import Analyst
 from server.live.backlog import Backlog
 from server.live.botturns import BotTurns
 from server.live.cache import GameCache
@@ -72,9 +74,11 @@ from server.requests.accounts import Accounts
 from server.requests.commands import Commands
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
+from server.requests.reviews import Reviews
 from server.requests.seating import Seating
 from server.requests.signin import SignIn
 from server.settings import Settings
+from server.storage.analyses import AnalysisQueue
 from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
 
@@ -216,6 +220,21 @@ class Parts:
             session_ttl=settings.session_ttl,
         )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
+        queue = AnalysisQueue(store, limit=settings.analyses_queued)
+        self.analyst = analyst = Analyst(
+            queue,
+            database,
+            pool,
+            at_once=settings.analyses_at_once,
+            counted=metrics.analysed.inc,
+        )
+        self.reviews = reviews = Reviews(
+            database,
+            store,
+            queue,
+            wake=analyst.wake,
+            per_address=settings.analyses_per_address,
+        )
         self.seating = Seating(settings, store, database, cache, changes, board, presence, pool)
         self.commands = Commands(
             settings,
@@ -229,7 +248,7 @@ class Parts:
         )
         self.connections = Connections(
             settings,
-            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles),
+            dispatch(signin, self.accounts, self.seating, self.commands, self.profiles, reviews),
             metrics=metrics,
             health=self.health,
             store=store,
@@ -260,6 +279,7 @@ class Parts:
             change_delay=metrics.change_delay,
             primary=redis.primary,
             primary_changes=metrics.primary_changes,
+            on_analysis=reviews.heard,
         )
         metrics.read(
             Figures(
@@ -294,11 +314,17 @@ class Parts:
                 )
             ),
             asyncio.create_task(self.guests.keep()),
+            asyncio.create_task(self.analyst.sweep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
         """The short-lived tasks running: bot turns and closing connections."""
-        return [*self.bot_turns.tasks.values(), *self.connections.closing]
+        return [
+            *self.bot_turns.tasks.values(),
+            *self.connections.closing,
+            *self.analyst.running.values(),
+            *self.reviews.tasks,
+        ]
 
 
 async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:

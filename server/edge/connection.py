@@ -33,6 +33,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from protocol import (
+    AnalyseGame,
     BotReady,
     CancelGame,
     ChangePassword,
@@ -46,6 +47,7 @@ from protocol import (
     GetProfile,
     Hello,
     JoinGame,
+    LeaveAnalysis,
     LogIn,
     Logout,
     Message,
@@ -79,6 +81,7 @@ if TYPE_CHECKING:
     from server.requests.accounts import Accounts
     from server.requests.commands import Commands
     from server.requests.profiles import Profiles
+    from server.requests.reviews import Reviews
     from server.requests.seating import Seating
     from server.requests.signin import SignIn
     from server.settings import Settings
@@ -95,7 +98,12 @@ Handler = Callable[[Session, Any], Awaitable[None]]
 
 
 def dispatch(
-    signin: SignIn, accounts: Accounts, seating: Seating, commands: Commands, profiles: Profiles
+    signin: SignIn,
+    accounts: Accounts,
+    seating: Seating,
+    commands: Commands,
+    profiles: Profiles,
+    reviews: Reviews,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -122,6 +130,8 @@ def dispatch(
         SpectatorChat: commands.spectator_chat,
         GetProfile: profiles.profile,
         GetLeaderboard: profiles.leaderboard,
+        AnalyseGame: reviews.analyse,
+        LeaveAnalysis: reviews.leave,
     }
 
 

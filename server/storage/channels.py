@@ -6,7 +6,9 @@ events channel when it moves the game in the lobby (``Published``); a process he
 channel while it has the game cached (``server.live.listener``). A session ended is published
 on the control channel (``pack_signed_out``, by ``server.storage.players``; ``SignedOut``), the
 moves of the games in progress a process changed on the lobby's (``pack_moves``, by
-``server.live.lobby``; ``unpack_moves``). docs/operating.md lists every channel.
+``server.live.lobby``; ``unpack_moves``), and the progress of the computer analyses of finished
+games on the analyses' (``pack_analysis``, by ``server.live.analyst``; ``AnalysisNews``).
+docs/operating.md lists every channel.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ LOBBY_CHANNEL: Final = "hive:lobby"
 most twice a second (the lobby shows them)."""
 
 
+ANALYSIS_CHANNEL: Final = "hive:analyses"
+"""Pub/sub channel (of database 0, see ``Channels``): ``[game id, done, total, finished]``
+(msgpack): a computer analysis of a finished game searched ``done`` of its ``total`` positions
+(``finished``: it is stored in the database), heard by every process (each tells those who
+follow it there)."""
+
+
 class Channels(NamedTuple):
     """The pub/sub channels of the servers whose keys are in one database.
 
@@ -52,6 +61,7 @@ class Channels(NamedTuple):
     lobby: str
     games: str
     """The prefix of a game's channel."""
+    analyses: str
 
     def game(self, game_id: str) -> str:
         return self.games + game_id
@@ -60,12 +70,15 @@ class Channels(NamedTuple):
 def channels(db: int) -> Channels:
     """The pub/sub channels of the servers whose keys are in database ``db``."""
     if db == 0:
-        return Channels(EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL)
+        return Channels(
+            EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL, ANALYSIS_CHANNEL
+        )
     return Channels(
         f"{EVENTS_CHANNEL}:{db}",
         f"{CONTROL_CHANNEL}:{db}",
         f"{LOBBY_CHANNEL}:{db}",
         f"{EVENTS_CHANNEL}:{db}:game:",
+        f"{ANALYSIS_CHANNEL}:{db}",
     )
 
 
@@ -136,3 +149,27 @@ def unpack_moves(data: bytes) -> list[tuple[str, int, int]]:
         for game_id, version, moves in msgpack.unpackb(data)
         if isinstance(game_id, str) and isinstance(version, int) and isinstance(moves, int)
     ]
+
+
+class AnalysisNews(NamedTuple):
+    """A message of the analyses' channel: how far the analysis of ``game`` is."""
+
+    game: str
+    done: int
+    total: int
+    finished: bool
+    """Stored in the database: read it there."""
+
+
+def pack_analysis(news: AnalysisNews) -> bytes:
+    """The analyses' channel's message (``ANALYSIS_CHANNEL``)."""
+    packed: bytes = msgpack.packb(list(news))
+    return packed
+
+
+def unpack_analysis(data: bytes) -> AnalysisNews | None:
+    """A message of the analyses' channel (``pack_analysis``); None: not one."""
+    game, done, total, finished = msgpack.unpackb(data)
+    if not isinstance(game, str) or not isinstance(done, int) or not isinstance(total, int):
+        return None
+    return AnalysisNews(game, done, total, bool(finished))

@@ -16,6 +16,10 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
   ``rd``, ``volatility`` on Glicko's scale, rated ``games`` played, the last one ``updated``,
   and the distinct ``opponents`` of those games.
 - ``rating_history``: each rated game's rating after it, per player (the profile's chart).
+- ``analyses``: a finished game's computer analysis (``server.live.analyst``), written once:
+  the plies each position was searched (``depth``), every move's review (``moves``: JSON, a
+  list of ``ai.review.PlyReview``'s fields), each side's accuracy (None: no move) for the
+  profile's averages, and when it was made.
 """
 
 from __future__ import annotations
@@ -141,4 +145,15 @@ rating_history: Final = Table(
     Column("rating", Float, nullable=False),  # after the game
     Column("rd", Float, nullable=False),
     Index(None, "player", "at"),
+)
+
+analyses: Final = Table(
+    "analyses",
+    metadata,
+    Column("game", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("depth", Integer, nullable=False),
+    Column("moves", Text, nullable=False),  # JSON: [[ply, move, best, ...], ...]
+    Column("white_accuracy", Float),
+    Column("black_accuracy", Float),
+    Column("created", BigInteger, nullable=False),
 )

@@ -1,0 +1,122 @@
+"""Computer analyses of finished games through a real server: asked for, searched in the bot
+pool with progress pushed to everyone who follows the game, stored once and read back; bounded
+per address and in all; taken up again by another process when the one analysing stops."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol import ErrorCode, GameAnalysis, LeaveAnalysis
+from protocol.client import Client
+from server.archive.db import tables
+from tests.server.analysed import PLIES, analysis, archive_game, until_done
+from tests.server.conftest import Running, StartServer
+from tests.server.support import rows, scrape
+from tests.support import until
+
+
+def analysed(figures: dict[str, float]) -> float:
+    return figures.get("hive_analysed_positions_total", 0.0)
+
+
+async def test_an_analysis_is_pushed_to_every_follower_and_stored_once(srv: Running) -> None:
+    await archive_game(srv, "aaaaaaaa")
+    async with (
+        Client.connect(srv.ws_url, nickname="ann") as ann,
+        Client.connect(srv.ws_url, nickname="watcher") as watcher,
+    ):
+        assert await analysis(watcher, "aaaaaaaa") == GameAnalysis("aaaaaaaa", "none", 0, PLIES)
+        started = await analysis(ann, "aaaaaaaa", start=True)
+        assert isinstance(started, GameAnalysis)
+        assert started.status in ("queued", "running")
+        pushed = await until_done(watcher, "aaaaaaaa")
+        mine = await until_done(ann, "aaaaaaaa")
+    progress = [m.done for m in pushed if m.status == "running"]
+    assert progress == sorted(progress) and progress[-1] == PLIES and len(progress) >= PLIES
+    done = pushed[-1]
+    assert done == mine[-1]
+    assert [m.ply for m in done.moves] == list(range(PLIES))
+    assert done.depth == 5 and done.white is not None and done.black is not None
+    assert done.white.accuracy is not None and 0 <= done.white.accuracy <= 100
+    marks = [m.mark for m in done.moves]
+    assert marks.count("blunder") == done.white.blunders + done.black.blunders
+    assert any(marks)  # two beginner bots: something to mark
+    worse = [m for m in done.moves if m.best != m.move and m.played_score < m.best_score]
+    assert worse and all(m.best_to is not None for m in worse)
+    assert analysed(await scrape(srv)) == PLIES
+    stored = await rows(srv.hub.database.url, tables.analyses)
+    assert [row["game"] for row in stored] == ["aaaaaaaa"]
+    # asked again, and again with start: read back, nothing searched again
+    async with Client.connect(srv.ws_url, nickname="late") as late:
+        assert await analysis(late, "aaaaaaaa", start=True) == done
+        await late.send(LeaveAnalysis("aaaaaaaa"))
+    assert analysed(await scrape(srv)) == PLIES
+
+
+async def test_only_archived_games_are_analysed(srv: Running) -> None:
+    async with Client.connect(srv.ws_url, nickname="ann") as ann:
+        refused = await analysis(ann, "zzzzzzzz", start=True)
+        assert getattr(refused, "code", None) == ErrorCode.UNKNOWN_GAME
+        refused = await analysis(ann, "not-a-game", start=True)
+        assert getattr(refused, "code", None) == ErrorCode.UNKNOWN_GAME
+
+
+async def test_one_address_may_start_few_analyses(start_server: StartServer) -> None:
+    async with start_server(analyses_per_address=2, analyses_queued=10) as srv:
+        for n in range(4):
+            await archive_game(srv, f"bbbbbbb{n}")
+        async with (
+            Client.connect(srv.ws_url, nickname="ann") as ann,
+            Client.connect(srv.ws_url, nickname="ann2") as other,
+        ):
+            for n in range(2):
+                assert isinstance(await analysis(ann, f"bbbbbbb{n}", start=True), GameAnalysis)
+            # a second guest of the same address is counted with the first
+            refused = await analysis(other, "bbbbbbb2", start=True)
+            assert getattr(refused, "code", None) == ErrorCode.RATE_LIMITED
+            assert "2 computer analyses from one address in 10 min" in refused.message  # type: ignore[union-attr]
+            # following one already started is no new analysis
+            assert isinstance(await analysis(other, "bbbbbbb0", start=True), GameAnalysis)
+
+
+async def test_the_queue_of_analyses_is_capped(start_server: StartServer) -> None:
+    async with start_server(analyses_per_address=100, analyses_queued=2) as srv:
+        for n in range(4):
+            await archive_game(srv, f"ccccccc{n}")
+        queued = 0
+        async with Client.connect(srv.ws_url, nickname="g") as guest:
+            for n in range(4):
+                answer = await analysis(guest, f"ccccccc{n}", start=True)
+                if isinstance(answer, GameAnalysis):
+                    queued += 1
+                else:
+                    assert answer.code == ErrorCode.UNAVAILABLE
+                    assert "analysing 2 games already" in answer.message
+        assert queued == 2
+        assert len(await srv.hub.reviews.queue.queued()) <= 2
+
+
+@pytest.mark.slow
+async def test_another_process_takes_up_an_analysis_stopped_midway(
+    start_server: StartServer,
+) -> None:
+    async with start_server() as first:
+        await archive_game(first, "dddddddd")
+        async with Client.connect(first.ws_url, nickname="ann") as ann:
+            await analysis(ann, "dddddddd", start=True)
+            await until(lambda: analysed_now(first) >= 4, "4 positions searched", timeout=60)
+        queue = first.hub.reviews.queue
+    # stopped midway (its claim let go on the way out; a killed one's expires)
+    kept = len(await queue.saved("dddddddd"))
+    assert 4 <= kept < PLIES
+    async with start_server() as second:
+        async with Client.connect(second.ws_url, nickname="ann") as ann:
+            answer = await analysis(ann, "dddddddd")
+            assert isinstance(answer, GameAnalysis) and answer.status in ("queued", "running")
+            done = (await until_done(ann, "dddddddd"))[-1]
+        assert len(done.moves) == PLIES
+        assert analysed(await scrape(second)) == PLIES - kept
+
+
+def analysed_now(srv: Running) -> int:
+    return int(srv.hub.metrics.analysed._value.get())
