@@ -64,6 +64,8 @@ export const ClientType = Object.freeze({
   CHANGE_PASSWORD: "change_password",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  ANALYSE_GAME: "analyse_game",
+  LEAVE_ANALYSIS: "leave_analysis",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -78,6 +80,7 @@ export const ServerType = Object.freeze({
   ACCOUNT: "account",
   PROFILE: "profile",
   LEADERBOARD: "leaderboard",
+  GAME_ANALYSIS: "game_analysis",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -165,6 +168,11 @@ export const ChangePassword = (old, next) => ({ type: ClientType.CHANGE_PASSWORD
 export const GetProfile = (name, page = 0) => ({ type: ClientType.PROFILE, name, page });
 /** GetLeaderboard: the leaderboard of `speed` (one of SPEEDS). */
 export const GetLeaderboard = (speed) => ({ type: ClientType.LEADERBOARD, speed });
+/** AnalyseGame: follow the computer analysis of the archived game `game` (answered and pushed
+ * as `game_analysis`); with `start`, start it when none is stored or running. */
+export const AnalyseGame = (game, start = false) => ({ type: ClientType.ANALYSE_GAME, game, start });
+/** LeaveAnalysis: stop following the analysis of `game`. */
+export const LeaveAnalysis = (game) => ({ type: ClientType.LEAVE_ANALYSIS, game });
 
 // -- encoding -----------------------------------------------------------------------------------
 

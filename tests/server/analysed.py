@@ -6,11 +6,24 @@ from __future__ import annotations
 
 from typing import Final
 
-from protocol import AnalyseGame, Error, GameAnalysis, Seat, TimeControl
+from protocol import (
+    AnalyseGame,
+    CreateGame,
+    Error,
+    GameAnalysis,
+    JoinGame,
+    Play,
+    Resign,
+    Seat,
+    TimeControl,
+    Update,
+)
 from protocol.client import Client
+from server.archive import analyses
 from server.game.clock import now_ms
 from tests.server.conftest import Running
 from tests.server.support import decisive_game, finished
+from tests.support import until
 
 ANN: Final = Seat("p-ann", "ann")
 BOB: Final = Seat("p-bob", "bob")
@@ -53,3 +66,27 @@ async def until_done(client: Client, game: str, timeout: float = 120) -> list[Ga
             seen.append(message)
             if message.status == "done":
                 return seen
+
+
+async def played_game(srv: Running) -> tuple[str, str]:
+    """Two guests, ann (White) and ben, play ``short_game`` through the server, then ben
+    resigns; the game's id and ann's session token, once the game is archived."""
+    moves = short_game()
+    async with srv.connect("ann") as ann, srv.connect("ben") as ben:
+        await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
+        game_id = (await ann.expect(Update)).game
+        await ben.send(JoinGame(game_id))
+        clients = (ann, ben)
+        for ply, text in enumerate(moves):
+            mover = clients[ply % 2]
+            update = await mover.expect(Update)
+            while len(update.state.moves) != ply or update.state.status != "live":
+                update = await mover.expect(Update)
+            await mover.send(Play(game_id, update.version, text))
+        await ben.send(Resign(game_id))
+        update = await ann.expect(Update)
+        while update.state.status != "over":
+            update = await ann.expect(Update)
+        token = ann.welcome.token
+    await until(lambda: analyses.archived(srv.hub.database, game_id), f"game {game_id} archived")
+    return game_id, token
