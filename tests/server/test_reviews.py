@@ -4,9 +4,15 @@ per address and in all; taken up again by another process when the one analysing
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
 import pytest
 
-from protocol import ErrorCode, GameAnalysis, LeaveAnalysis
+from ai.bots import LEVELS
+from ai.pool import LIVE, BotPool
+from protocol import CreateGame, ErrorCode, GameAnalysis, LeaveAnalysis, Play, Update
 from protocol.client import Client
 from server.archive.db import tables
 from tests.server.analysed import PLIES, analysis, archive_game, until_done
@@ -120,3 +126,58 @@ async def test_another_process_takes_up_an_analysis_stopped_midway(
 
 def analysed_now(srv: Running) -> int:
     return int(srv.hub.metrics.analysed._value.get())
+
+
+async def test_a_live_bot_answers_within_its_budget_while_two_games_are_analysed(
+    start_server: StartServer,
+) -> None:
+    """Two workers: background work takes at most one, so the expert bot (2 s a move) finds a
+    worker free at once however many positions wait to be searched."""
+    budget = LEVELS["expert"].seconds
+    assert budget is not None
+    async with start_server(bot_workers=2, analyses_at_once=2) as srv:
+        waits = timed_live_slots(srv.hub.pool)
+        for game in ("eeeeeee1", "eeeeeee2"):
+            await archive_game(srv, game)
+        async with Client.connect(srv.ws_url, nickname="ann") as ann:
+            for game in ("eeeeeee1", "eeeeeee2"):
+                assert isinstance(await analysis(ann, game, start=True), GameAnalysis)
+            queue = srv.hub.reviews.queue
+            await until(lambda: len(srv.hub.analyst.running) == 2, "two analyses running")
+            await ann.send(
+                CreateGame(game_type="Base", opponent="bot", level="expert", color="white")
+            )
+            update = await ann.expect(Update)
+            replies = []
+            for _ in range(4):
+                while update.state.turn != "white" or update.state.status != "live":
+                    update = await ann.expect(Update)
+                sent = time.monotonic()
+                await ann.send(Play(update.game, update.version, update.state.legal[0].move))
+                plies = len(update.state.moves) + 2  # mine, then the bot's
+                while len(update.state.moves) < plies:
+                    update = await ann.expect(Update)
+                replies.append(time.monotonic() - sent)
+                # the analyses were still going when the bot answered
+                assert len(srv.hub.analyst.running) == 2, "the analyses ended too soon"
+            assert min([await queue.progress(g) for g in ("eeeeeee1", "eeeeeee2")]) < PLIES
+    assert max(replies) < budget * 1.25, f"bot replies took {replies} s, the budget {budget} s"
+    assert len(waits) >= 4 and max(waits) < 0.1, f"bot moves waited {waits} s for a worker"
+
+
+def timed_live_slots(pool: BotPool) -> list[float]:
+    """The waits of the pool's bot moves for a worker, in seconds, as they come."""
+    waits: list[float] = []
+    slots = pool._slots
+    taken = slots.taken
+
+    @contextlib.asynccontextmanager
+    async def timed(priority: int) -> AsyncIterator[None]:
+        asked = time.monotonic()
+        async with taken(priority):
+            if priority == LIVE:
+                waits.append(time.monotonic() - asked)
+            yield
+
+    slots.taken = timed  # type: ignore[method-assign]
+    return waits
