@@ -22,6 +22,7 @@ from protocol import (
     CLIENT_MESSAGES,
     SERVER_MESSAGES,
     SIGNED_OUT,
+    AnalyseGame,
     BotReady,
     CancelGame,
     ChangePassword,
@@ -33,6 +34,7 @@ from protocol import (
     GetProfile,
     Hello,
     JoinGame,
+    LeaveAnalysis,
     LogIn,
     Logout,
     Message,
@@ -355,6 +357,11 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await bob.receive("error", lambda b: b["code"] == "unknown_player")
         await bob.send(GetLeaderboard("blitz"))
         assert (await bob.receive("leaderboard"))["players"][0]["name"] == "ada_acct"
+
+        # The computer analysis of her game against the bot, followed by bob until it is done.
+        await bob.send(AnalyseGame(versus["game"], start=True))
+        await bob.receive("game_analysis", lambda b: b["status"] == "done")
+        await bob.send(LeaveAnalysis(versus["game"]))
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")

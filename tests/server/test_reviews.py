@@ -12,10 +12,26 @@ import pytest
 
 from ai.bots import LEVELS
 from ai.pool import LIVE, BotPool
-from protocol import CreateGame, ErrorCode, GameAnalysis, LeaveAnalysis, Play, Update
+from protocol import (
+    Account,
+    CreateGame,
+    ErrorCode,
+    GameAnalysis,
+    GetProfile,
+    LeaveAnalysis,
+    Play,
+    Profile,
+    Seat,
+    SignUp,
+    Speed,
+    SpeedAccuracy,
+    TimeControl,
+    Update,
+)
 from protocol.client import Client
 from server.archive.db import tables
-from tests.server.analysed import PLIES, analysis, archive_game, until_done
+from tests.server.analysed import BLITZ, PLIES, analysis, archive_game, until_done
+from tests.server.archived import ask
 from tests.server.conftest import Running, StartServer
 from tests.server.support import rows, scrape
 from tests.support import until
@@ -181,3 +197,25 @@ def timed_live_slots(pool: BotPool) -> list[float]:
 
     slots.taken = timed  # type: ignore[method-assign]
     return waits
+
+
+async def test_a_profile_gives_the_average_accuracy_per_speed(srv: Running) -> None:
+    async with Client.connect(srv.ws_url, nickname="ann") as ann:
+        await ann.send(SignUp("annie", "correct horse battery"))
+        await ann.expect(Account)
+        annie = Seat(ann.player, "annie", account="account")
+        await archive_game(srv, "ffffffff", white=annie, time=BLITZ)
+        await archive_game(srv, "fffffff1", black=annie, time=TimeControl())
+        for game in ("ffffffff", "fffffff1"):
+            await analysis(ann, game, start=True)
+            done = (await until_done(ann, game))[-1]
+            assert done.white is not None and done.black is not None
+            side = done.white if game == "ffffffff" else done.black
+            assert side.accuracy is not None
+            expected = round(side.accuracy, 1)
+            answer = await ask(ann, GetProfile("annie"))
+            assert isinstance(answer, Profile)
+            speed: Speed | None = "blitz" if game == "ffffffff" else None
+            found = next(a for a in answer.accuracy if a.speed == speed)
+            assert found == SpeedAccuracy(speed, expected, 1)
+        assert len(answer.accuracy) == 2
