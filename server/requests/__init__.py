@@ -2,7 +2,8 @@
 (``signin``), accounts (``accounts``, its passwords hashed on the bounded pool of
 ``passwords``), taking a seat or making a game (``seating``, with ``creation``'s limits),
 the commands of a game (``commands``: each to its rule in ``game``), profiles and
-leaderboards (``profiles``, from the archive).
+leaderboards (``profiles``, from the archive), and the computer analyses of finished games
+(``reviews``).
 
 May import ``live``, ``storage``, ``archive``, ``game`` and ``server.settings``; the edge
 calls it.

@@ -42,7 +42,7 @@ LOBBY_CHANNEL: Final = "hive:lobby"
 most twice a second (the lobby shows them)."""
 
 
-ANALYSIS_CHANNEL: Final = "hive:analyses"
+ANALYSIS_CHANNEL: Final = "hive:analysis"
 """Pub/sub channel (of database 0, see ``Channels``): ``[game id, done, total, finished]``
 (msgpack): a computer analysis of a finished game searched ``done`` of its ``total`` positions
 (``finished``: it is stored in the database), heard by every process (each tells those who
