@@ -146,9 +146,10 @@ export function analysisCard(review, names) {
   }
   return html`<h3>Computer analysis</h3>${body}
     ${review.analysisError ? html`<p class="error" data-testid="analysis-error">${review.analysisError}</p>` : null}
-    <p class="muted small" data-testid="marks-explained">Every position searched ${analysis?.depth || 5} plies deep at one fixed
-    strength. A move is marked by the drop in its player's chance of winning, from the best move's to the move
-    played (as lichess does): 5 points an inaccuracy (?!), 10 a mistake (?), 15 a blunder (??). The chance is
-    fitted on self-play games and checked on games it was not fitted on (Brier score 0.219 against 0.241 for a
-    coin). Accuracy is lichess's, from those drops.</p>`;
+    <p class="muted small" data-testid="marks-explained">Every position is searched ${analysis?.depth || 5} plies deep at one
+    fixed strength. A move is marked by how much it lowered its player's chance of winning, from the best move's
+    to the move played, as lichess marks moves: by 5 percentage points an inaccuracy (?!), 10 a mistake (?), 15 a
+    blunder (??). The chance comes from the engine's score by a curve fitted on self-play games, and predicts the
+    results of games it was not fitted on (Brier score 0.219, against 0.241 for a coin toss). Accuracy is
+    lichess's formula of those drops.</p>`;
 }

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.client.support import Person
+from tests.client.support import ARTIFACTS, Person
 from tests.server.analysed import PLIES, played_game
 from tests.server.conftest import Running, StartServer
 from tests.server.support import scrape
@@ -44,13 +44,17 @@ async def shows_the_analysis(person: Person, srv: Running, game_id: str) -> None
     # a point of the graph goes to its ply; where the move played was worse, the best one
     # is drawn as an arrow
     worse = next(m for m in done.moves if m.mark)
-    await page.locator(f"[data-testid=graph-ply][data-ply='{worse.ply}']").dispatch_event("click")
+    box = await graph.bounding_box()
+    assert box is not None  # the graph spans plies 0 to PLIES, left to right
+    x = box["x"] + box["width"] * worse.ply / PLIES
+    await page.mouse.click(x, box["y"] + box["height"] / 2)
     await expect(page.get_by_test_id("review")).to_have_attribute("data-ply", str(worse.ply))
     arrow = page.get_by_test_id("best-arrow")
     await expect(arrow).to_have_attribute("data-move", worse.best)
     assert worse.best_to is not None
     await expect(arrow).to_have_attribute("data-to", f"{worse.best_to[0]},{worse.best_to[1]}")
     await expect(page.get_by_test_id("best-line")).to_contain_text(worse.best)
+    await page.screenshot(path=ARTIFACTS / f"analysis-{person.name}.png")
 
 
 @pytest.mark.browser
