@@ -195,11 +195,3 @@ class Analyst:
             await asyncio.sleep(CLAIM_MS / 3000)
             if not await self.queue.renew(game_id, self.owner):
                 raise LostClaimError(game_id)
-
-    async def close(self) -> None:
-        """Stop the analyses running here (their claims are let go: another process, or
-        this one restarted, takes them up)."""
-        tasks = list(self.running.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)

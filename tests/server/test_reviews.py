@@ -14,7 +14,9 @@ from ai.bots import LEVELS
 from ai.pool import LIVE, BotPool
 from protocol import (
     Account,
+    AnalyseGame,
     CreateGame,
+    Error,
     ErrorCode,
     GameAnalysis,
     GetProfile,
@@ -30,6 +32,7 @@ from protocol import (
 )
 from protocol.client import Client
 from server.archive.db import tables
+from server.live.session import LOOKUP_BURST
 from tests.server.analysed import BLITZ, PLIES, analysis, archive_game, until_done
 from tests.server.archived import ask
 from tests.server.conftest import Running, StartServer
@@ -99,6 +102,14 @@ async def test_one_address_may_start_few_analyses(start_server: StartServer) -> 
             assert "2 computer analyses from one address in 10 min" in refused.message  # type: ignore[union-attr]
             # following one already started is no new analysis
             assert isinstance(await analysis(other, "bbbbbbb0", start=True), GameAnalysis)
+        # a flood of asks from one connection: its allowance (as for profiles), then refused
+        async with Client.connect(srv.ws_url, nickname="flood") as flood:
+            for _ in range(LOOKUP_BURST + 2):
+                await flood.send(AnalyseGame("bbbbbbb0"))
+            answers = [await flood.recv() for _ in range(LOOKUP_BURST + 2)]
+        errors = [a for a in answers if isinstance(a, Error)]
+        assert errors and all(a.code == ErrorCode.RATE_LIMITED for a in errors)
+        assert "analyses, profiles or leaderboards a second" in errors[0].message
 
 
 async def test_the_queue_of_analyses_is_capped(start_server: StartServer) -> None:
