@@ -2,6 +2,7 @@
 analyses running do to a live server bot's replies.
 
     python -m bench.analyses [--runs 3] [--bot-workers 2] [--level hard] [--bot-games 2]
+                             [--bot-moves 12] [--only analysis|bots]
 
 One server process (``python -m server``, as ``bench.load`` starts it: a Redis of its own, a
 SQLite archive) with ``--bot-workers`` workers. Two guests play the 60-ply Base+MLP game of
@@ -152,7 +153,7 @@ async def bench(ws_url: str, args: argparse.Namespace) -> None:
     )
     async with Client.connect(ws_url, nickname="cy") as cy:
         times = []
-        for run in range(args.runs):
+        for run in range(args.runs if args.only in (None, "analysis") else 0):
             game_id = await play_game(ws_url, game_type, moves)
             await archived(cy, game_id)
             started = time.perf_counter()
@@ -164,8 +165,9 @@ async def bench(ws_url: str, args: argparse.Namespace) -> None:
                 f"Black {done.black.accuracy})",
                 flush=True,
             )
-        print(f"end to end: median {statistics.median(times):.1f} s", flush=True)
-        for busy in (False, True):
+        if times:
+            print(f"end to end: median {statistics.median(times):.1f} s", flush=True)
+        for busy in (False, True) if args.only in (None, "bots") else ():
             p50s, p99s = [], []
             for run in range(args.runs):
                 games = []
@@ -208,6 +210,7 @@ def main() -> None:
     parser.add_argument("--level", default="hard", help="the server bot's level")
     parser.add_argument("--bot-games", type=int, default=2, help="bot games at once")
     parser.add_argument("--bot-moves", type=int, default=12, help="moves of each bot game")
+    parser.add_argument("--only", choices=("analysis", "bots"), help="one half of the bench")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hive-analyses-") as folder:
         servers = Servers(
