@@ -10,8 +10,10 @@ import re
 import pytest
 from playwright.async_api import Browser, expect
 
+from server.archive.db import tables
 from tests.client.support import ARTIFACTS, Person
 from tests.server.analysed import PLIES, played_game
+from tests.server.archived import insert, seed
 from tests.server.conftest import Running, StartServer
 from tests.server.support import scrape
 
@@ -86,3 +88,34 @@ async def test_a_game_is_analysed_for_a_player_and_a_spectator_and_kept(
         assert again.hub.pool.background_queued == 0
         assert cy.errors == []
         await cy.close()
+
+
+def analysis_row(game: str, white: float, black: float) -> dict[str, object]:
+    """A stored analysis of ``game`` with these accuracies (its moves left out)."""
+    return {
+        "game": game,
+        "depth": 5,
+        "moves": "[]",
+        "white_accuracy": white,
+        "black_accuracy": black,
+        "created": 0,
+    }
+
+
+@pytest.mark.browser
+async def test_a_profile_shows_the_average_accuracy_per_speed(
+    srv: Running, browser: Browser
+) -> None:
+    await seed(srv)  # Ann plays White in b0000000 and b0000002
+    rows = [analysis_row("b0000000", 80.0, 60.0), analysis_row("b0000002", 90.0, 70.0)]
+    await insert(srv, tables.analyses, rows)
+    profile = await srv.hub.profiles.read_profile("Ann")
+    assert profile is not None and profile.accuracy
+    assert sum(a.games for a in profile.accuracy) == 2
+    cy = await Person.open(browser, srv.http_url, "cy", "/#/@/Ann")
+    for found in profile.accuracy:
+        cell = cy.page.get_by_test_id(f"accuracy-{found.speed or 'untimed'}")
+        await expect(cell).to_have_text(f"{found.accuracy:.1f}")
+        assert found.accuracy in (80.0, 85.0, 90.0)
+    assert cy.errors == []
+    await cy.close()
