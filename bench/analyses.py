@@ -14,8 +14,9 @@ analysis would be read back), and the median.
 Then the live bots: ``--bot-games`` games against the server's ``--level`` bot, each person
 playing a random legal move at once, ``--bot-moves`` each; the time from a person's move sent
 to the bot's reply seen, the p50 and p99 over every reply; ``--runs`` times alone and
-``--runs`` times while two 60-ply games are being analysed (checked at the end of each run:
-both analyses were still going), and the median of each.
+``--runs`` times while two 60-ply games are being analysed (two more queued each run; the
+server runs two at once; checked at the end of each run: both were still going), and the
+median of each.
 """
 
 from __future__ import annotations
@@ -185,8 +186,6 @@ async def bench(ws_url: str, args: argparse.Namespace) -> None:
                         assert isinstance(answer, GameAnalysis)
                         if answer.status == "done":
                             print("  (an analysis ended before the bot games did)")
-                    for game_id in games:
-                        await analysed(cy, game_id)
                 p50s.append(percentile(replies, 0.5))
                 p99s.append(percentile(replies, 0.99))
                 print(
