@@ -106,7 +106,8 @@ async def analysed(client: Client, game_id: str) -> GameAnalysis:
 
 
 async def bot_replies(ws_url: str, level: str, moves: int, seed: int) -> list[float]:
-    """One game against the server's ``level`` bot: the seconds of each of its replies."""
+    """One game against the server's ``level`` bot: the seconds of each of its replies. The
+    game is resigned at the end (an address plays only a few games against bots at once)."""
     rng = random.Random(seed)
     replies: list[float] = []
     async with Client.connect(ws_url, nickname=f"p{seed}") as person:
@@ -116,7 +117,7 @@ async def bot_replies(ws_url: str, level: str, moves: int, seed: int) -> list[fl
         update = await person.expect(Update)
         for _ in range(moves):
             while update.state.turn != "white" or update.state.status != "live":
-                if update.state.status == "over":
+                if _over(update):
                     return replies
                 update = await person.expect(Update)
             plies = len(update.state.moves)
@@ -128,6 +129,10 @@ async def bot_replies(ws_url: str, level: str, moves: int, seed: int) -> list[fl
                 update = await person.expect(Update, timeout=60)
             if len(update.state.moves) == plies + 2:
                 replies.append(time.perf_counter() - sent)
+        if not _over(update):
+            await person.send(Resign(update.game))
+            while not _over(update):
+                update = await person.expect(Update)
     return replies
 
 
