@@ -222,7 +222,7 @@ def main() -> None:
             1,
             bot_workers=args.bot_workers,
             module="server",
-            extra=("--analyses-per-address", "1000"),
+            extra=("--analyses-per-address", "1000", "--guests-per-address", "1000"),
         )
         try:
             servers.start()
