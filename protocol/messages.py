@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from protocol.common import (
     CHALLENGE_SECONDS,
@@ -33,9 +34,12 @@ from protocol.values import (
     LeaderboardEntry,
     LegalMove,
     LevelRecord,
+    MoveAnalysis,
     OnlinePlayer,
     PieceAt,
+    PlayerAnalysis,
     RatingPoint,
+    SpeedAccuracy,
     SpeedRating,
     TimeControl,
 )
@@ -196,6 +200,7 @@ class Profile(Message):
     games: list[ArchivedGame]
     page: int
     total_games: int
+    accuracy: list[SpeedAccuracy] = field(default_factory=list)
 
 
 @server("leaderboard")
@@ -334,3 +339,23 @@ class Online(Message):
     players: list[OnlinePlayer]
     total: int
     games: list[GameSummary] = field(default_factory=list)
+
+
+@server("game_analysis")
+@dataclass(frozen=True)
+class GameAnalysis(Message):
+    """The computer analysis of ``game``, to those who follow it (``analyse_game``).
+
+    ``status``: ``none`` (not analysed: ``analyse_game`` with ``start`` asks for it),
+    ``queued`` (waiting for a worker), ``running`` (``done`` of ``total`` positions searched),
+    ``done`` (every move in ``moves``, and each player's figures). ``depth``: the plies each
+    position was searched. Pushed as positions are done and once when it is finished."""
+
+    game: str
+    status: Literal["none", "queued", "running", "done"]
+    done: int = 0
+    total: int = 0
+    depth: int = 0
+    moves: list[MoveAnalysis] = field(default_factory=list)
+    white: PlayerAnalysis | None = None
+    black: PlayerAnalysis | None = None

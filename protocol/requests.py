@@ -364,3 +364,25 @@ class GetOnline(Message):
     """Ask who is online: answered with the challenges still waiting that this player made
     or was sent (each a ``challenge``: a client that connects again learns of them so), then
     ``social`` (for an account) and ``online``."""
+
+
+@client("analyse_game")
+@dataclass(frozen=True)
+class AnalyseGame(Message):
+    """Follow the computer analysis of the archived game ``game`` (a player's or anyone's):
+    answered with ``game_analysis`` (stored, queued or running with its progress, or none),
+    which is pushed again as it runs and when it is done. With ``start``, start it when none
+    is stored or running: every position searched at one fixed strength, once (a second
+    request reads it). A connection follows one game's analysis at a time (the last asked).
+    Limits (``rate_limited``, ``unavailable``): docs/protocol.md."""
+
+    game: str
+    start: bool = False
+
+
+@client("leave_analysis")
+@dataclass(frozen=True)
+class LeaveAnalysis(Message):
+    """Stop following the computer analysis of ``game`` (the review page closed)."""
+
+    game: str

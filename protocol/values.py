@@ -309,3 +309,52 @@ class OnlinePlayer:
     rating: int | None = None
     speed: Speed | None = None
     playing: bool = False
+
+
+@dataclass(frozen=True)
+class MoveAnalysis:
+    """One move of a game's computer analysis (``GameAnalysis``), as ``ai.review`` judges it.
+
+    ``ply``: the move's index (0 the first move; the position after it is ``ply + 1``).
+    ``move``: the move played; ``best``: the best move found there (MoveStrings).
+    ``best_score`` and ``played_score``: the search's scores of the best move and of the move
+    played (the mover's view; a proved win or loss is 900000 or more, or its negation).
+    ``chance``/``played_chance``: the mover's winning chance (0..1) with the best move and
+    after the move played. ``mark``: ``inaccuracy``, ``mistake``, ``blunder`` or None, by the
+    drop from one chance to the other (0.05, 0.10, 0.15). ``accuracy``: the move's (0..100).
+    ``best_from``/``best_to``: the best move's hexes ``[q, r]`` in the coordinates of the
+    review's positions (``/games/ID/positions.json``), for an arrow (``best_from`` None: a
+    placement; both None: a pass)."""
+
+    ply: int
+    move: str
+    best: str
+    best_score: int
+    played_score: int
+    chance: float
+    played_chance: float
+    mark: Literal["inaccuracy", "mistake", "blunder"] | None
+    accuracy: float
+    best_from: list[int] | None = None
+    best_to: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class PlayerAnalysis:
+    """One player's figures in a game's computer analysis: the moves marked, and the accuracy
+    (0..100; None: no move)."""
+
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    accuracy: float | None
+
+
+@dataclass(frozen=True)
+class SpeedAccuracy:
+    """A player's average accuracy over their analysed games of one ``speed`` (None: games
+    without a clock), and how many ``games`` that is."""
+
+    speed: Speed | None
+    accuracy: float
+    games: int

@@ -11,6 +11,8 @@ each frame to its handler) -> the requests, ``requests.signin`` and ``requests.a
 on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
 (and the download of a player's games) from the database alone; ``requests.analysis`` the
 analysis board (positions from the positions' worker, engine lines from the bot pool).
+(and the download of a player's games) from the database alone; ``requests.reviews`` the
+computer analyses of finished games, which ``live.analyst`` makes in the bot pool.
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
@@ -58,6 +60,7 @@ from server.edge.metrics import Figures, Metrics, metrics_endpoint
 from server.edge.review import Positions
 from server.embedded import RedisProcess
 from server.game.movers import SERVER_BOT
+from server.live.analyst import Analyst
 from server.live.backlog import Backlog
 from server.live.botturns import BotTurns
 from server.live.cache import GameCache
@@ -76,9 +79,11 @@ from server.requests.commands import Commands
 from server.requests.friends import Friends
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
+from server.requests.reviews import Reviews
 from server.requests.seating import Seating
 from server.requests.signin import SignIn
 from server.settings import Settings
+from server.storage.analyses import AnalysisQueue
 from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
 
@@ -221,6 +226,21 @@ class Parts:
             session_ttl=settings.session_ttl,
         )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
+        queue = AnalysisQueue(store, limit=settings.analyses_queued)
+        self.analyst = analyst = Analyst(
+            queue,
+            database,
+            pool,
+            at_once=settings.analyses_at_once,
+            counted=metrics.analysed.inc,
+        )
+        self.reviews = reviews = Reviews(
+            database,
+            store,
+            queue,
+            wake=analyst.wake,
+            per_address=settings.analyses_per_address,
+        )
         self.seating = Seating(settings, store, database, cache, changes, board, presence, pool)
         self.challenges = Challenges(
             store, database, self.seating, cache, changes, open_game_ttl=settings.open_game_ttl
@@ -258,6 +278,7 @@ class Parts:
                 analysis,
                 self.challenges,
                 self.friends,
+                reviews,
             ),
             metrics=metrics,
             health=self.health,
@@ -291,6 +312,7 @@ class Parts:
             change_delay=metrics.change_delay,
             primary=redis.primary,
             primary_changes=metrics.primary_changes,
+            on_analysis=reviews.heard,
         )
         metrics.read(
             Figures(
@@ -327,14 +349,18 @@ class Parts:
             ),
             asyncio.create_task(self.guests.keep()),
             asyncio.create_task(self.challenges.sweep()),
+            asyncio.create_task(self.analyst.sweep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:
-        """The short-lived tasks running: bot turns, engine runs and closing connections."""
+        """The short-lived tasks running: bot turns, engine runs, analyses and closing
+        connections."""
         return [
             *self.bot_turns.tasks.values(),
             *(run.task for run in self.analysis.runs.values()),
             *self.connections.closing,
+            *self.analyst.running.values(),
+            *self.reviews.tasks,
         ]
 
 

@@ -173,6 +173,17 @@ class Settings:
     engine_runs_per_address: int = _setting(
         2, "engine runs at once from one address (one a connection)"
     )
+    analyses_per_address: int = _setting(
+        3, "computer analyses of finished games one address may start in 10 minutes"
+    )
+    analyses_queued: int = _setting(
+        6,
+        "computer analyses waiting or running at once over every process (past them a request "
+        "is refused: try later)",
+    )
+    analyses_at_once: int = _setting(
+        2, "computer analyses this process runs at once (each one position at a time in the pool)"
+    )
     hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
     hash_workers: int = _setting(
         1,

@@ -3,6 +3,7 @@
 // concern is given what it uses, by name (as Connection is; `actions` says what each is); the
 // state changes only through transitions.
 
+import { analysisAsked } from "./evaluation.js";
 import { TIME_BY_KIND, formChoice } from "./lobby.js";
 import { authFailed, authOpened, authSent, profilePaged, ratingRange, whyNotRated } from "./players.js";
 import * as P from "./protocol.js";
@@ -178,7 +179,7 @@ export function accountActions({ dispatch, send, conn }) {
 }
 
 /** The rest of the page: the connection badge, settings, notices, profiles' pages, review. */
-export function pageActions({ state, dispatch, conn, render, renderHeader, sounds, subscribe }) {
+export function pageActions({ state, dispatch, conn, send, render, renderHeader, sounds, subscribe }) {
   return {
     reconnect: () => conn.reconnect(),
     notation: () => {
@@ -208,6 +209,9 @@ export function pageActions({ state, dispatch, conn, render, renderHeader, sound
     reviewNext: () => dispatch(S.reviewStepped, state().review.ply + 1),
     reviewLast: () => dispatch(S.reviewStepped, Infinity),
     reviewGo: (el) => dispatch(S.reviewStepped, Number(el.dataset.ply)),
+    analyse: () => {
+      if (state().review && send(P.AnalyseGame(state().review.id, true))) dispatch(analysisAsked);
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { actions } from "./actions.js";
 import { AnalysisScreen } from "./analysis.js";
 import { Connection } from "./connection.js";
 import { clear } from "./dom.js";
+import { analysisReceived, analysisRefused } from "./evaluation.js";
 import { GameScreen } from "./game.js";
 import { Header } from "./header.js";
 import { bindActions, bindPage } from "./input.js";
@@ -223,6 +224,11 @@ class App {
           this.screen?.received?.(message);
           break;
         }
+      case P.ServerType.GAME_ANALYSIS:
+        this.dispatch(analysisReceived, message);
+        break;
+      case P.ServerType.ERROR:
+        this.dispatch(analysisRefused, message);
         this.dispatch(Sub.refused, message); // a create, join or watch refused
         this.dispatch(S.errorReceived, message);
         break;

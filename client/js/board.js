@@ -64,7 +64,9 @@ export class Board {
     return { width: rect.width, height: rect.height };
   }
 
-  /** Draw `model`: {pieces, stacks?, movable?, selected?, targets?, lastMove?, pending?}. */
+  /** Draw `model`: {pieces, stacks?, movable?, selected?, targets?, lastMove?, pending?,
+   * arrow?} (`arrow`: {from, to, move}, a move to show, such as the best one in a review;
+   * `from` null for a placement). */
   set(model) {
     this.model = model;
     const stacks = model.stacks ?? stacksOf(model.pieces);
@@ -122,6 +124,7 @@ export class Board {
       ghost = html`${ghost}<g class="ghost premove" data-testid="premove" data-piece="${premove.piece}" data-q="${premove.q}" data-r="${premove.r}"
         transform="translate(${x - level * LIFT * 0.5} ${y - level * LIFT})">${pieceSvg(premove.piece)}<path class="ring" d="${RING}"/></g>`;
     }
+    if (model.arrow) ghost = html`${ghost}${this.arrowMarkup(model.arrow)}`;
     render(this.layers.ghosts, html`${ghost}<g class="ghost drag" hidden></g>`);
 
     this.refocus(focused, active !== null, targets.length > 0);
@@ -134,6 +137,20 @@ export class Board {
     } else {
       this.apply();
     }
+  }
+
+  /** An arrow from hex `from` to hex `to` (a ring on `to` alone for a placement). */
+  arrowMarkup({ from, to, move }) {
+    const end = this.at(to.q, to.r);
+    const label = html`data-testid="best-arrow" data-move="${move}" data-to="${to.q},${to.r}"`;
+    if (!from) return html`<g class="best-arrow" ${label}><path d="${RING}" transform="translate(${end.x} ${end.y})"/></g>`;
+    const start = this.at(from.q, from.r);
+    const length = Math.hypot(end.x - start.x, end.y - start.y) || 1;
+    const [ux, uy] = [(end.x - start.x) / length, (end.y - start.y) / length];
+    const [bx, by] = [end.x - ux * 16, end.y - uy * 16];
+    const head = `${end.x},${end.y} ${bx - uy * 9},${by + ux * 9} ${bx + uy * 9},${by - ux * 9}`;
+    return html`<g class="best-arrow" ${label} data-from="${from.q},${from.r}">
+      <line x1="${start.x}" y1="${start.y}" x2="${bx}" y2="${by}"/><polygon points="${head}"/></g>`;
   }
 
   /** Where hex (q, r) is drawn (board units), flipped or not. */

@@ -1,6 +1,7 @@
 // A player's profile (#/@/NAME): their rating in each speed (with "?" while provisional), the
 // history of their ratings as a chart (js/chart.js: uPlot), wins, draws and losses, their record
-// against each of the server's bot levels, their games newest first, a page at a time (result,
+// against each of the server's bot levels, their average accuracy per speed over their games with a
+// computer analysis (js/evaluation.js shows one), their games newest first, a page at a time (result,
 // opponent and rating, game type, time control, date, a link to review), and a download of all
 // their games as UHP GameStrings. Renders from the state (`state.profile`).
 
@@ -24,6 +25,7 @@ export class ProfileScreen {
           <p class="muted small" data-slot="chart-note"></p></section>
         <section class="card"><h2>Results</h2><div data-slot="record" data-testid="record"></div></section>
         <section class="card"><h2>Against the bots</h2><div data-slot="levels" data-testid="levels"></div></section>
+        <section class="card"><h2>Accuracy</h2><div data-slot="accuracy" data-testid="accuracy"></div></section>
       </div>
       <section class="card"><h2>Games <span class="count" data-slot="total"></span></h2>
         <div data-slot="games" data-testid="profile-games"></div>
@@ -64,6 +66,12 @@ export class ProfileScreen {
     this.chart.draw(p.history);
     render(this.slots["chart-note"], html`${p.history.length === 0 ? "No rated game yet: the chart shows once one is played."
       : `${p.history.length} rated game${p.history.length === 1 ? "" : "s"}.`}`);
+
+    const accuracy = p.accuracy ?? [];
+    render(this.slots.accuracy, accuracy.length === 0 ? html`<p class="muted">No game with a computer analysis yet (ask for one on a game's review).</p>`
+      : html`<table class="figures"><thead><tr><th scope="col">Speed</th><th scope="col">Accuracy</th><th scope="col">Games analysed</th></tr></thead>
+        <tbody>${accuracy.map((a) => html`<tr data-speed="${a.speed ?? "untimed"}"><th scope="row">${a.speed ? speedName(a.speed) : "No clock"}</th>
+          <td data-testid="accuracy-${a.speed ?? "untimed"}">${a.accuracy.toFixed(1)}</td><td>${a.games}</td></tr>`)}</tbody></table>`);
 
     render(this.slots.record, html`<dl class="record">
       <div><dt>Wins</dt><dd data-testid="wins">${p.wins}</dd></div>

@@ -74,6 +74,8 @@ export const ClientType = Object.freeze({
   BLOCK: "block",
   ALLOW_CHALLENGES: "allow_challenges",
   ONLINE: "online",
+  ANALYSE_GAME: "analyse_game",
+  LEAVE_ANALYSIS: "leave_analysis",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -95,6 +97,7 @@ export const ServerType = Object.freeze({
   CHALLENGE_END: "challenge_end",
   SOCIAL: "social",
   ONLINE: "online",
+  GAME_ANALYSIS: "game_analysis",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -209,6 +212,11 @@ export const Block = (name, block = true) => ({ type: ClientType.BLOCK, name, bl
 export const AllowChallenges = (allow) => ({ type: ClientType.ALLOW_CHALLENGES, allow });
 /** GetOnline: who is online (`online`; an account's `social` first). */
 export const GetOnline = () => ({ type: ClientType.ONLINE });
+/** AnalyseGame: follow the computer analysis of the archived game `game` (answered and pushed
+ * as `game_analysis`); with `start`, start it when none is stored or running. */
+export const AnalyseGame = (game, start = false) => ({ type: ClientType.ANALYSE_GAME, game, start });
+/** LeaveAnalysis: stop following the analysis of `game`. */
+export const LeaveAnalysis = (game) => ({ type: ClientType.LEAVE_ANALYSIS, game });
 
 // -- encoding -----------------------------------------------------------------------------------
 

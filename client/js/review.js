@@ -4,6 +4,7 @@
 
 import { Board, reserveMarkup } from "./board.js";
 import { ICONS, html, render } from "./dom.js";
+import { analysisCard, bestArrow, evalGraph, moveNote } from "./evaluation.js";
 import { moveMarkup, notationSwitch } from "./game.js";
 import { READ_ONLY, bindBoard } from "./input.js";
 import { routeHash } from "./route.js";
@@ -17,6 +18,7 @@ export class ReviewScreen {
           <div class="player-bar top" data-slot="top"><div class="seat"></div><div class="reserve"></div></div>
           <div class="board-wrap"><div class="board-host" data-slot="board"></div></div>
           <div class="player-bar bottom" data-slot="bottom"><div class="seat"></div><div class="reserve"></div></div>
+          <div class="eval-graph-host" data-slot="graph"></div>
         </section>
         <aside class="side">
           <div class="card status-card">
@@ -30,6 +32,7 @@ export class ReviewScreen {
             </div>
             <input type="range" min="0" value="0" data-slot="slider" aria-label="Move">
           </div>
+          <div class="card analysis-card" data-slot="analysis" data-testid="analysis"></div>
           <div class="card moves-card">
             <h3>Moves <span data-slot="notation"></span></h3>
             <ol class="moves" data-slot="moves" data-testid="moves"></ol>
@@ -56,11 +59,15 @@ export class ReviewScreen {
       return;
     }
     const frame = doc.frames[review.ply];
+    const analysis = review.analysis;
     this.root.querySelector(".review").dataset.ply = String(review.ply);
     this.board.set({
       pieces: frame.pieces,
       lastMove: frame.piece ? { piece: frame.piece, from: frame.from && { q: frame.from[0], r: frame.from[1] } } : null,
+      arrow: bestArrow(analysis, review.ply),
     });
+    render(this.slots.graph, evalGraph(analysis, review.ply));
+    render(this.slots.analysis, analysisCard(review, { white: doc.white ?? "White", black: doc.black ?? "Black" }));
     const bars = this.board.flipped ? [["top", "white"], ["bottom", "black"]] : [["top", "black"], ["bottom", "white"]];
     for (const [slot, color] of bars) {
       const el = this.slots[slot];
@@ -77,7 +84,7 @@ export class ReviewScreen {
     const rows = [];
     for (let i = 0; i < doc.moves.length; i += 2) {
       const cell = (j) => (j < doc.moves.length
-        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${moveMarkup(doc.moves[j], state.notation)}</button>`
+        ? html`<button type="button" class="mv${j + 1 === review.ply ? " current" : ""}" data-action="reviewGo" data-ply="${j + 1}">${moveMarkup(doc.moves[j], state.notation)}${moveNote(analysis, j)}</button>`
         : html`<span></span>`);
       rows.push(html`<li>${cell(i)}${cell(i + 1)}</li>`);
     }

@@ -1,11 +1,12 @@
 // What this page has going on its connection, kept in the state (`state.subs`) and changed only
 // by the pure transitions here: the games it watches, whether it follows the lobby, the profile
 // or leaderboard it asked for and whether it asked for its own ratings, the connection on which
-// the game on show was last brought up to date, and the create or join whose game it awaits;
+// the game on show was last brought up to date, the game whose computer analysis it follows, and
+// the create or join whose game it awaits;
 // and the two things said once: the turn whose low time has sounded, and the nudge in the tab's
 // title. app.js sends what `subscriptionsDue` lists, then applies `subscribed`.
 
-import { GetLeaderboard, GetProfile, Watch, WatchLobby } from "./protocol.js";
+import { AnalyseGame, GetLeaderboard, GetProfile, LeaveAnalysis, Watch, WatchLobby } from "./protocol.js";
 
 /** Nothing watched or asked for yet (a fresh page). */
 export function subscriptions() {
@@ -14,6 +15,7 @@ export function subscriptions() {
     lobby: false, // this connection follows the lobby
     asked: "", // the profile or leaderboard asked for on this connection ("profile:NAME:PAGE", "leaderboard:SPEED")
     ratingsAsked: false, // my own profile asked for on this connection (my ratings)
+    analysis: "", // the game whose computer analysis this connection follows (the review on show)
     syncedOn: 0, // the connection number on which the game on show was last brought up to date
     awaiting: null, // "create" or "join": show the game the server answers with
     warned: "", // "GAME:PLY": the turn whose low time has sounded
@@ -25,7 +27,10 @@ const withSubs = (state, changes) => ({ ...state, subs: { ...state.subs, ...chan
 
 /** Nothing is watched or asked for on the connection now (it is down, or new): what the route
  * shows is asked again once welcomed. */
-export const forgotten = (state) => withSubs(state, { watching: [], lobby: false, asked: "", ratingsAsked: false });
+export const forgotten = (state) => withSubs(state, { watching: [], lobby: false, asked: "", ratingsAsked: false, analysis: "" });
+
+/** The game whose analysis the route shows (the review's), or "". */
+const analysisOf = (route) => (route.page === "review" ? route.id : "");
 
 /** The profile or leaderboard on show as a request key, or "". */
 function askOf(state) {
@@ -44,6 +49,9 @@ export function subscriptionsDue(state) {
   if (route.page === "game" && !subs.watching.includes(route.id)) {
     due.push(Watch(route.id, state.game?.state?.version ?? null));
   }
+  const analysis = analysisOf(route);
+  if (subs.analysis && subs.analysis !== analysis) due.push(LeaveAnalysis(subs.analysis));
+  if (analysis && analysis !== subs.analysis) due.push(AnalyseGame(analysis));
   const ask = askOf(state);
   if (ask && ask !== subs.asked) {
     due.push(state.profile ? GetProfile(state.profile.name, state.profile.page) : GetLeaderboard(state.leaderboard.speed));
@@ -59,6 +67,7 @@ export function subscribed(state) {
     lobby: route.page === "lobby",
     watching: watch ? [...subs.watching, route.id] : subs.watching,
     asked: askOf(state) || subs.asked,
+    analysis: analysisOf(route),
   });
 }
 

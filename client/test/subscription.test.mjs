@@ -31,7 +31,7 @@ const brief = (messages) => messages.map((m) => [m.type, m.subscribe ?? m.game ?
 describe("a fresh page", () => {
   test("follows nothing, asks nothing, awaits nothing, has said nothing", () => {
     assert.deepEqual(S.initial({ page: "lobby" }).subs, {
-      watching: [], lobby: false, asked: "", ratingsAsked: false, syncedOn: 0, awaiting: null, warned: "", nudged: false,
+      watching: [], lobby: false, asked: "", ratingsAsked: false, analysis: "", syncedOn: 0, awaiting: null, warned: "", nudged: false,
     });
   });
 });
@@ -74,6 +74,18 @@ describe("subscriptionsDue and subscribed", () => {
     assert.equal(Sub.subscribed(S.navigated(board, { page: "lobby" })).subs.asked, "leaderboard:rapid");
   });
 
+  test("a review follows its game's analysis once, and leaves it for another page", () => {
+    const review = page({ page: "review", id: GAME, ply: null });
+    assert.deepEqual(brief(Sub.subscriptionsDue(review)), [[ClientType.ANALYSE_GAME, GAME]]);
+    const following = afterSubscribing(review);
+    assert.equal(following.subs.analysis, GAME);
+    assert.deepEqual(Sub.subscriptionsDue(following), []);
+    const away = deepFreeze(S.navigated(following, { page: "rules" }));
+    assert.deepEqual(brief(Sub.subscriptionsDue(away)), [[ClientType.LEAVE_ANALYSIS, GAME]]);
+    assert.equal(afterSubscribing(away).subs.analysis, "");
+    assert.deepEqual(brief(Sub.subscriptionsDue(deepFreeze(Sub.forgotten(following)))), [[ClientType.ANALYSE_GAME, GAME]]);
+  });
+
   test("the rules page follows nothing", () => {
     assert.deepEqual(Sub.subscriptionsDue(page({ page: "rules" })), []);
   });
@@ -85,7 +97,7 @@ describe("forgotten, reopened", () => {
     state = deepFreeze(Sub.ratingsAsked(Sub.warned(Sub.synced(Sub.awaited(state, "join"), 3), `${GAME}:2`), true));
     const forgot = Sub.forgotten(state);
     assert.deepEqual(forgot.subs, {
-      watching: [], lobby: false, asked: "", ratingsAsked: false, syncedOn: 3, awaiting: "join", warned: `${GAME}:2`, nudged: false,
+      watching: [], lobby: false, asked: "", ratingsAsked: false, analysis: "", syncedOn: 3, awaiting: "join", warned: `${GAME}:2`, nudged: false,
     });
     assert.deepEqual(brief(Sub.subscriptionsDue(forgot)), [[ClientType.WATCH, GAME]]);
   });

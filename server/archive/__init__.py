@@ -1,6 +1,7 @@
 """The archive: SQL. The database and its migrations (``db``), finished games written there
 once and read back (``games``), the ratings rows (``ratings``, in the archive's write
-transaction), and the queries behind profiles, leaderboards and downloads (``queries``).
+transaction), the queries behind profiles, leaderboards and downloads (``queries``), and the
+computer analyses of finished games (``analyses``).
 
 May import ``game``, and ``storage``: the sweep moves finished games from Redis to the
 database (the two sit side by side, under ``live`` and ``requests``).

@@ -34,6 +34,7 @@ from websockets.protocol import State
 
 from protocol import (
     AllowChallenges,
+    AnalyseGame,
     AnswerChallenge,
     Block,
     BotReady,
@@ -53,6 +54,7 @@ from protocol import (
     GetProfile,
     Hello,
     JoinGame,
+    LeaveAnalysis,
     LogIn,
     Logout,
     Message,
@@ -92,6 +94,7 @@ if TYPE_CHECKING:
     from server.requests.commands import Commands
     from server.requests.friends import Friends
     from server.requests.profiles import Profiles
+    from server.requests.reviews import Reviews
     from server.requests.seating import Seating
     from server.requests.signin import SignIn
     from server.settings import Settings
@@ -116,6 +119,7 @@ def dispatch(
     analysis: Analysis,
     challenges: Challenges,
     friends: Friends,
+    reviews: Reviews,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -152,6 +156,8 @@ def dispatch(
         Block: friends.block,
         AllowChallenges: friends.allow,
         GetOnline: friends.online,
+        AnalyseGame: reviews.analyse,
+        LeaveAnalysis: reviews.leave,
     }
 
 

@@ -93,6 +93,11 @@ class Metrics:
             buckets=_BOT,
             registry=r,
         )
+        self.analysed = Counter(
+            "hive_analysed_positions",
+            "Positions of finished games searched by this process for their computer analysis",
+            registry=r,
+        )
         self.redis_seconds = Histogram(
             "hive_redis_round_trip_seconds",
             "A Redis round trip (the heartbeat's, once a second)",

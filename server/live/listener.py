@@ -1,7 +1,7 @@
 """The pub/sub listener: the committed changes of the games cached here, from whichever
 process made them, to the cache, the lobby and the watchers here; the changes of every game's
-place in the lobby, and the moves of the games in progress (for the lobby); and the sessions
-ended elsewhere, closed here.
+place in the lobby, and the moves of the games in progress (for the lobby); the sessions
+ended elsewhere, closed here; and the news of the computer analyses of finished games.
 
 A process hears the changes of a game on the game's channel while it has the game in its cache
 (``Following``), so a change is heard only by the processes that follow its game:
@@ -30,7 +30,9 @@ from server.live.cache import GameCache
 from server.live.fanout import Fanout
 from server.live.lobby import LobbyFeed
 from server.storage.channels import (
+    AnalysisNews,
     peek_published,
+    unpack_analysis,
     unpack_moves,
     unpack_notice,
     unpack_signed_out,
@@ -103,6 +105,8 @@ class Listener:
         primary: Where the Redis primary is now, as ``HOST:PORT`` (None: not known now):
             ``RedisClients.primary``.
         primary_changes: Counts the times the primary moved (failovers seen).
+        on_analysis: Called with the news of a computer analysis (any process's) heard on the
+            analyses' channel (``Reviews.heard``).
     """
 
     def __init__(
@@ -121,6 +125,7 @@ class Listener:
         change_delay: prometheus_client.Histogram,
         primary: Callable[[], Awaitable[str | None]],
         primary_changes: prometheus_client.Counter,
+        on_analysis: Callable[[AnalysisNews], None] | None = None,
     ) -> None:
         self.redis = redis_client
         self.store = store
@@ -136,6 +141,7 @@ class Listener:
         self._delay = functools.cache(change_delay.labels)
         self.primary = primary
         self.primary_changes = primary_changes
+        self.on_analysis = on_analysis
         self.primary_address: str | None = None  # where the primary was last seen
         self.moved = asyncio.Event()  # the primary moved: subscribe again
         self.resyncs = 0  # times every followed game was brought up to date from Redis
@@ -154,7 +160,11 @@ class Listener:
                     self._confirming.clear()
                     followed = [channels.game(game_id) for game_id in self.cache.games]
                     await pubsub.subscribe(
-                        channels.events, channels.control, channels.lobby, channels.notices
+                        channels.events,
+                        channels.control,
+                        channels.lobby,
+                        channels.notices,
+                        channels.analyses,
                     )
                     for start in range(0, len(followed), 1000):
                         await pubsub.subscribe(*followed[start : start + 1000])
@@ -181,6 +191,7 @@ class Listener:
         self, pubsub: PubSub, control: bytes, lobby: bytes, notices: bytes, games: bytes
     ) -> None:
         """Pass each message heard on."""
+        analysed = self.store.channels.analyses.encode()
         async for message in pubsub.listen():
             kind, channel = message["type"], message["channel"]
             if kind == "subscribe" and channel.startswith(games):
@@ -193,6 +204,10 @@ class Listener:
                 self.lobby_feed.heard(unpack_moves(message["data"]))
             elif channel == notices:
                 self.on_notice(*unpack_notice(message["data"]))
+            elif channel == analysed:
+                news = unpack_analysis(message["data"])
+                if news is not None and self.on_analysis is not None:
+                    self.on_analysis(news)
             else:
                 await self.published(message["data"])
 

@@ -3,7 +3,9 @@
 ``passwords``), taking a seat or making a game (``seating``, with ``creation``'s limits),
 the commands of a game (``commands``: each to its rule in ``game``), profiles and
 leaderboards (``profiles``, from the archive), the analysis board's positions and engine lines
-(``analysis``: positions checked in a worker process, lines searched in the bot pool).
+(``analysis``: positions checked in a worker process, lines searched in the bot pool), the
+computer analyses of finished games (``reviews``), challenges by name (``challenges``) and
+follows and blocks (``friends``).
 
 May import ``live``, ``storage``, ``archive``, ``game`` and ``server.settings``; the edge
 calls it.

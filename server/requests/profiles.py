@@ -2,13 +2,14 @@
 
 A profile is an account's (a person's or a bot account's; a guest or one of the server's bot
 levels has none): its rating per speed, its wins, draws and losses over every archived game,
-its record against each of the server's bot levels, its rating history, and one page of its
-games, newest first. Aborted games (no result) are not counted nor listed. A leaderboard lists
-the players of one speed whose rating is not provisional, who played a rated game of that
-speed within ``LEADERBOARD_WEEKS`` and whose rated games of it were against
-``LEADERBOARD_OPPONENTS`` distinct opponents, highest first; beside them, in a section of
-their own, those of that speed whose rating is still provisional and who played within the
-same weeks (a new server's players are listed from their first rated game).
+its record against each of the server's bot levels, its rating history, its average accuracy
+per speed over its games with a computer analysis, and one page of its games, newest first.
+Aborted games (no result) are not counted nor listed. A leaderboard lists the players of one
+speed whose rating is not provisional, who played a rated game of that speed within
+``LEADERBOARD_WEEKS`` and whose rated games of it were against ``LEADERBOARD_OPPONENTS``
+distinct opponents, highest first; beside them, in a section of their own, those of that
+speed whose rating is still provisional and who played within the same weeks (a new
+server's players are listed from their first rated game).
 
 Both cost database work, so both are bounded: a profile is a handful of indexed queries, each
 with a limit (a page past the end costs nothing: it is empty), and at most
@@ -52,7 +53,7 @@ from protocol import (
     Profile,
     ProtocolError,
 )
-from server.archive import queries
+from server.archive import analyses, queries
 from server.archive.db.database import Database
 from server.archive.games import DATABASE_ERRORS
 from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
@@ -174,6 +175,7 @@ class Profiles:
             ratings = await queries.ratings(connection, player)
             records = await queries.records(connection, player)
             history = await queries.history(connection, player)
+            accuracy = await analyses.accuracies(connection, player)
             total = sum(sum(counts.values()) for counts in records.values())
             games: list[ArchivedGame] = []
             if page * PROFILE_PAGE < total:
@@ -195,6 +197,7 @@ class Profiles:
             games=games,
             page=page,
             total_games=total,
+            accuracy=accuracy,
         )
 
     async def download(self, name: str, before: str | None = None) -> Download | None:

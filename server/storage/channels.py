@@ -7,7 +7,9 @@ channel while it has the game cached (``server.live.listener``). A session ended
 on the control channel (``pack_signed_out``, by ``server.storage.players``; ``SignedOut``), the
 moves of the games in progress a process changed on the lobby's (``pack_moves``, by
 ``server.live.lobby``; ``unpack_moves``), the notices for players wherever they are connected
-on the notices' (``pack_notice``, by ``server.storage.invites``; ``unpack_notice``).
+on the notices' (``pack_notice``, by ``server.storage.invites``; ``unpack_notice``), and the
+progress of the computer analyses of finished games on the analyses' (``pack_analysis``, by
+``server.live.analyst``; ``AnalysisNews``).
 docs/operating.md lists every channel.
 """
 
@@ -46,6 +48,13 @@ a message of the protocol, already encoded, for every connection of those player
 process (a challenge by name and its end)."""
 
 
+ANALYSIS_CHANNEL: Final = "hive:analysis"
+"""Pub/sub channel (of database 0, see ``Channels``): ``[game id, done, total, finished]``
+(msgpack): a computer analysis of a finished game searched ``done`` of its ``total`` positions
+(``finished``: it is stored in the database), heard by every process (each tells those who
+follow it there)."""
+
+
 class Channels(NamedTuple):
     """The pub/sub channels of the servers whose keys are in one database.
 
@@ -59,6 +68,7 @@ class Channels(NamedTuple):
     games: str
     """The prefix of a game's channel."""
     notices: str
+    analyses: str
 
     def game(self, game_id: str) -> str:
         return self.games + game_id
@@ -68,7 +78,12 @@ def channels(db: int) -> Channels:
     """The pub/sub channels of the servers whose keys are in database ``db``."""
     if db == 0:
         return Channels(
-            EVENTS_CHANNEL, CONTROL_CHANNEL, LOBBY_CHANNEL, GAME_CHANNEL, NOTICES_CHANNEL
+            EVENTS_CHANNEL,
+            CONTROL_CHANNEL,
+            LOBBY_CHANNEL,
+            GAME_CHANNEL,
+            NOTICES_CHANNEL,
+            ANALYSIS_CHANNEL,
         )
     return Channels(
         f"{EVENTS_CHANNEL}:{db}",
@@ -76,6 +91,7 @@ def channels(db: int) -> Channels:
         f"{LOBBY_CHANNEL}:{db}",
         f"{EVENTS_CHANNEL}:{db}:game:",
         f"{NOTICES_CHANNEL}:{db}",
+        f"{ANALYSIS_CHANNEL}:{db}",
     )
 
 
@@ -158,3 +174,27 @@ def unpack_notice(data: bytes) -> tuple[list[str], bytes]:
     """A message of the notices channel (``pack_notice``): the players, and the frame."""
     players, frame = msgpack.unpackb(data)
     return [p for p in players if isinstance(p, str)], bytes(frame)
+
+
+class AnalysisNews(NamedTuple):
+    """A message of the analyses' channel: how far the analysis of ``game`` is."""
+
+    game: str
+    done: int
+    total: int
+    finished: bool
+    """Stored in the database: read it there."""
+
+
+def pack_analysis(news: AnalysisNews) -> bytes:
+    """The analyses' channel's message (``ANALYSIS_CHANNEL``)."""
+    packed: bytes = msgpack.packb(list(news))
+    return packed
+
+
+def unpack_analysis(data: bytes) -> AnalysisNews | None:
+    """A message of the analyses' channel (``pack_analysis``); None: not one."""
+    game, done, total, finished = msgpack.unpackb(data)
+    if not isinstance(game, str) or not isinstance(done, int) or not isinstance(total, int):
+        return None
+    return AnalysisNews(game, done, total, bool(finished))

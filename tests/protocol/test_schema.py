@@ -23,6 +23,7 @@ from protocol import (
     SERVER_MESSAGES,
     SIGNED_OUT,
     AllowChallenges,
+    AnalyseGame,
     AnswerChallenge,
     Block,
     BotReady,
@@ -40,6 +41,7 @@ from protocol import (
     GetProfile,
     Hello,
     JoinGame,
+    LeaveAnalysis,
     LogIn,
     Logout,
     Message,
@@ -393,6 +395,10 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await ada.receive("social", lambda b: b["blocked"] == [] and b["allow"] == "everyone")
         await ada.send(GetOnline())
         await ada.receive("online", lambda b: "cy_acct" in [p["name"] for p in b["players"]])
+        # The computer analysis of her game against the bot, followed by bob until it is done.
+        await bob.send(AnalyseGame(versus["game"], start=True))
+        await bob.receive("game_analysis", lambda b: b["status"] == "done")
+        await bob.send(LeaveAnalysis(versus["game"]))
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")

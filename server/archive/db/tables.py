@@ -18,6 +18,10 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
 - ``rating_history``: each rated game's rating after it, per player (the profile's chart).
 - ``follows`` and ``blocks``: who follows, and who blocked, whom (accounts both), since when;
   ``social_settings``: whose challenges by name an account takes (no row: everyone's).
+- ``analyses``: a finished game's computer analysis (``server.live.analyst``), written once:
+  the plies each position was searched (``depth``), every move's review (``moves``: JSON, a
+  list of ``ai.review.PlyReview``'s fields), each side's accuracy (None: no move) for the
+  profile's averages, and when it was made.
 """
 
 from __future__ import annotations
@@ -168,4 +172,15 @@ social_settings: Final = Table(
     metadata,
     Column("player", String(40), ForeignKey("accounts.player"), primary_key=True),
     Column("challenges", String(10), nullable=False),  # everyone, followed or nobody
+)
+
+analyses: Final = Table(
+    "analyses",
+    metadata,
+    Column("game", String(16), ForeignKey("games.id"), primary_key=True),
+    Column("depth", Integer, nullable=False),
+    Column("moves", Text, nullable=False),  # JSON: [[ply, move, best, ...], ...]
+    Column("white_accuracy", Float),
+    Column("black_accuracy", Float),
+    Column("created", BigInteger, nullable=False),
 )

@@ -1,9 +1,9 @@
 """Who follows whom, who blocked whom, and whose challenges by name an account takes.
 
-Independent of 0007 (made alongside it): it touches only tables of its own.
+After 0007 (made alongside it): it touches only tables of its own.
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

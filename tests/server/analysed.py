@@ -1,0 +1,92 @@
+"""Finished games for the tests of computer analyses (tests/server/test_reviews.py, and in the
+browser tests/client/test_analysis.py): archived as the sweep does, and the messages of one
+game's analysis read until it is done."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from protocol import (
+    AnalyseGame,
+    CreateGame,
+    Error,
+    GameAnalysis,
+    JoinGame,
+    Play,
+    Resign,
+    Seat,
+    TimeControl,
+    Update,
+)
+from protocol.client import Client
+from server.archive import analyses
+from server.game.clock import now_ms
+from tests.server.conftest import Running
+from tests.server.support import decisive_game, finished
+from tests.support import until
+
+ANN: Final = Seat("p-ann", "ann")
+BOB: Final = Seat("p-bob", "bob")
+HARD: Final = Seat("bot:hard", "hard bot", "hard", account="bot")
+BLITZ: Final = TimeControl("clock", 180, 2)
+PLIES: Final = 24
+"""Plies of the games analysed here: the first of a decisive game between two beginner bots
+(marks to find), short enough to be searched in a few seconds."""
+
+
+def short_game() -> tuple[str, ...]:
+    return decisive_game()[:PLIES]
+
+
+async def archive_game(
+    srv: Running, game_id: str, white: Seat = ANN, black: Seat = BOB, *, time: TimeControl = BLITZ
+) -> None:
+    """Write a finished game of ``PLIES`` plies to the archive, as the sweep does."""
+    record = finished(
+        game_id, white, black, "WhiteWins", "resigned", now_ms(), time=time, moves=short_game()
+    )
+    assert await srv.hub.archive.write(record)
+
+
+async def analysis(client: Client, game: str, *, start: bool = False) -> GameAnalysis | Error:
+    """The answer to ``analyse_game`` (or its refusal)."""
+    await client.send(AnalyseGame(game, start))
+    while True:
+        answer = await client.recv()
+        if isinstance(answer, Error) or (isinstance(answer, GameAnalysis) and answer.game == game):
+            return answer
+
+
+async def until_done(client: Client, game: str, timeout: float = 120) -> list[GameAnalysis]:
+    """The analysis messages of ``game`` pushed to ``client`` until the finished one (last)."""
+    seen = []
+    while True:
+        message = await client.recv(timeout)
+        if isinstance(message, GameAnalysis) and message.game == game:
+            seen.append(message)
+            if message.status == "done":
+                return seen
+
+
+async def played_game(srv: Running) -> tuple[str, str]:
+    """Two guests, ann (White) and ben, play ``short_game`` through the server, then ben
+    resigns; the game's id and ann's session token, once the game is archived."""
+    moves = short_game()
+    async with srv.connect("ann") as ann, srv.connect("ben") as ben:
+        await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
+        game_id = (await ann.expect(Update)).game
+        await ben.send(JoinGame(game_id))
+        clients = (ann, ben)
+        for ply, text in enumerate(moves):
+            mover = clients[ply % 2]
+            update = await mover.expect(Update)
+            while len(update.state.moves) != ply or update.state.status != "live":
+                update = await mover.expect(Update)
+            await mover.send(Play(game_id, update.version, text))
+        await ben.send(Resign(game_id))
+        update = await ann.expect(Update)
+        while update.state.status != "over":
+            update = await ann.expect(Update)
+        token = ann.welcome.token
+    await until(lambda: analyses.archived(srv.hub.database, game_id), f"game {game_id} archived")
+    return game_id, token
