@@ -7,10 +7,10 @@ order and at most ``workers`` run at once, each game having at most one request 
 the pool is shared fairly: a game waits for at most the requests made before its own.
 
 ``BotPool.run`` sends any other work (a function of a worker, such as an analysis of a
-position) at a lower priority: ``BACKGROUND`` work takes a free worker only when no bot move
-waits for one, and at most ``workers - 1`` run at once (one if there is only one worker), so a
-live game's bot waits at most for one piece of background work to end (keep each piece short:
-a position, a depth). The
+position) to worker processes of its own, at most ``workers - 1`` of them (one if there is
+only one worker), run at the operating system's lowest priority (``nice`` 19): a bot's move
+never waits for background work, neither for a worker nor, on a busy machine, for a core
+(background work takes the CPU the moves leave). The
 expensive levels (searching 4 plies or more: ``hard``, ``expert``) take at most ``workers - 1``
 workers at once (one if there is only one), so the cheap levels' moves, which take
 milliseconds, never wait behind a queue of searches that take seconds. A worker that dies
@@ -30,15 +30,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
-import heapq
-import itertools
 import json
 import logging
 import multiprocessing
+import os
 import signal
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -53,10 +52,6 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
-LIVE: Final = 0
-"""The priority of a bot's move in a game being played."""
-BACKGROUND: Final = 1
-"""The priority of work nobody's clock waits for (``BotPool.run``'s default)."""
 
 TRACE_DEPTH: Final = 2
 """Plies below the root kept in a bot move's trace."""
@@ -159,48 +154,10 @@ def _warm() -> None:
     Bot("beginner")
 
 
-class Slots:
-    """``count`` slots, handed out by priority (the lowest number first), and in the order
-    they were asked for within one priority."""
-
-    def __init__(self, count: int) -> None:
-        self.free = count
-        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._order = itertools.count()
-
-    def waiting(self, priority: int) -> int:
-        """How many wait for a slot at ``priority``."""
-        return sum(1 for p, _, f in self._waiting if p == priority and not f.done())
-
-    @contextlib.asynccontextmanager
-    async def taken(self, priority: int) -> AsyncIterator[None]:
-        """A slot, held for the block."""
-        await self._acquire(priority)
-        try:
-            yield
-        finally:
-            self._release()
-
-    async def _acquire(self, priority: int) -> None:
-        if self.free and not any(not f.done() for _, _, f in self._waiting):
-            self.free -= 1
-            return
-        future = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiting, (priority, next(self._order), future))
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                self._release()  # handed a slot just as it was cancelled: pass it on
-            raise
-
-    def _release(self) -> None:
-        while self._waiting:
-            _, _, future = heapq.heappop(self._waiting)
-            if not future.done():  # (a cancelled waiter's future is done)
-                future.set_result(None)
-                return
-        self.free += 1
+def _warm_low() -> None:
+    """A background worker: as ``_warm``, at the lowest priority (``nice`` 19)."""
+    os.nice(19 - os.nice(0))
+    _warm()
 
 
 class BotPool:
@@ -215,16 +172,20 @@ class BotPool:
             raise ValueError(f"a bot pool needs at least one worker, not {workers}")
         self.workers = workers
         self.trace_bytes = trace_bytes
-        self._slots = Slots(workers)
+        self._slots = asyncio.Semaphore(workers)
         self._expensive = asyncio.Semaphore(max(1, workers - 1))
         self._background = asyncio.Semaphore(max(1, workers - 1))
         self._executor = self._new_executor()
+        self._low: ProcessPoolExecutor | None = None  # started by the first background work
         self.queued = 0
         self.background_queued = 0
         self.replaced = 0
 
-    def _new_executor(self) -> ProcessPoolExecutor:
+    def _new_executor(self, *, low: bool = False) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
+        if low:
+            count = max(1, self.workers - 1)
+            return ProcessPoolExecutor(count, mp_context=context, initializer=_warm_low)
         return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_warm)
 
     @staticmethod
@@ -254,7 +215,7 @@ class BotPool:
         lane = self._expensive if expensive(level) else contextlib.nullcontext()
         try:
             # FIFO within a lane: asyncio.Semaphore wakes waiters in order
-            async with lane, self._slots.taken(LIVE):
+            async with lane, self._slots:
                 return await self._submit(
                     f"game {game_id}",
                     compute,
@@ -271,26 +232,34 @@ class BotPool:
             self.queued -= 1
 
     async def run(self, work: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """``work(*args, **kwargs)`` in a worker (a module-level function; its arguments and
-        answer are pickled), at ``BACKGROUND`` priority: after every bot move waiting, and at
-        most ``workers - 1`` at once (see the module's docstring)."""
+        """``work(*args, **kwargs)`` in a background worker (a module-level function; its
+        arguments and answer are pickled): at most ``workers - 1`` at once, at the lowest
+        priority of the machine (see the module's docstring)."""
         self.background_queued += 1
         try:
-            async with self._background, self._slots.taken(BACKGROUND):
-                return await self._submit(getattr(work, "__name__", "work"), work, *args, **kwargs)
+            async with self._background:
+                return await self._submit(
+                    getattr(work, "__name__", "work"), work, *args, low=True, **kwargs
+                )
         finally:
             self.background_queued -= 1
 
-    def waiting(self, priority: int = LIVE) -> int:
-        """How many requests at ``priority`` wait for a free worker."""
-        return self._slots.waiting(priority)
-
     async def _submit(
-        self, what: str, work: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+        self,
+        what: str,
+        work: Callable[..., T],
+        /,
+        *args: object,
+        low: bool = False,
+        **kwargs: object,
     ) -> T:
-        """``work`` in a worker, on a new pool if a worker died (up to ``_RETRIES`` times)."""
+        """``work`` in a worker (a background one when ``low``), on a new pool if a worker
+        died (up to ``_RETRIES`` times)."""
         for attempt in range(_RETRIES):
-            executor = self._executor
+            if low and self._low is None:
+                self._low = self._new_executor(low=True)
+            executor = self._low if low else self._executor
+            assert executor is not None
             try:
                 future = executor.submit(work, *args, **kwargs)
                 return await asyncio.wrap_future(future)
@@ -300,10 +269,14 @@ class BotPool:
                     what,
                     attempt + 1,
                 )
-                if self._executor is executor:
+                if low and self._low is executor:
+                    self._low = self._new_executor(low=True)
+                elif not low and self._executor is executor:
                     self._executor = self._new_executor()
-                    self.replaced += 1
-                    executor.shutdown(wait=False, cancel_futures=True)
+                else:
+                    continue
+                self.replaced += 1
+                executor.shutdown(wait=False, cancel_futures=True)
         raise RuntimeError(f"bot workers kept dying on {what}")
 
     def pids(self) -> list[int]:
@@ -313,3 +286,5 @@ class BotPool:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._low is not None:
+            self._low.shutdown(wait=True, cancel_futures=True)

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 from ai.bots import LEVELS
-from ai.pool import LIVE, BotPool
+from ai.pool import BotPool
 from protocol import (
     Account,
     AnalyseGame,
@@ -199,20 +198,19 @@ async def test_a_live_bot_answers_within_its_budget_while_two_games_are_analysed
 
 
 def timed_live_slots(pool: BotPool) -> list[float]:
-    """The waits of the pool's bot moves for a worker, in seconds, as they come."""
+    """The waits of the pool's bot moves for a worker, in seconds, as they come (only bot
+    moves take its slots: background work has workers of its own)."""
     waits: list[float] = []
     slots = pool._slots
-    taken = slots.taken
+    acquire = slots.acquire
 
-    @contextlib.asynccontextmanager
-    async def timed(priority: int) -> AsyncIterator[None]:
+    async def timed() -> bool:
         asked = time.monotonic()
-        async with taken(priority):
-            if priority == LIVE:
-                waits.append(time.monotonic() - asked)
-            yield
+        got = await acquire()
+        waits.append(time.monotonic() - asked)
+        return got
 
-    slots.taken = timed  # type: ignore[method-assign]
+    slots.acquire = timed  # type: ignore[method-assign,assignment]
     return waits
 
 
