@@ -9,10 +9,9 @@ each frame to its handler) -> the requests, ``requests.signin`` and ``requests.a
 ``requests.creation``'s limits), ``requests.commands`` (each request to its rule in
 ``game.match``) -> live, ``live.changes`` (decide, commit, apply) -> ``live.fanout`` (pass
 on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
-(and the download of a player's games) from the database alone; ``requests.analysis`` the
-analysis board (positions from the positions' worker, engine lines from the bot pool).
-(and the download of a player's games) from the database alone; ``requests.reviews`` the
-computer analyses of finished games, which ``live.analyst`` makes in the bot pool.
+(and the download of a player's games) from the database alone; ``requests.coaching`` builds
+the analysis board (``requests.analysis``) and the computer analyses of finished games
+(``requests.reviews``, made by ``live.analyst``).
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
@@ -60,7 +59,6 @@ from server.edge.metrics import Figures, Metrics, metrics_endpoint
 from server.edge.review import Positions
 from server.embedded import RedisProcess
 from server.game.movers import SERVER_BOT
-from server.live.analyst import Analyst
 from server.live.backlog import Backlog
 from server.live.botturns import BotTurns
 from server.live.cache import GameCache
@@ -73,17 +71,15 @@ from server.live.presence import Presence, tell
 from server.live.recovery import Recovery
 from server.live.timers import Timers
 from server.requests.accounts import Accounts
-from server.requests.analysis import Analysis
 from server.requests.challenges import Challenges
+from server.requests.coaching import coaching
 from server.requests.commands import Commands
 from server.requests.friends import Friends
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
-from server.requests.reviews import Reviews
 from server.requests.seating import Seating
 from server.requests.signin import SignIn
 from server.settings import Settings
-from server.storage.analyses import AnalysisQueue
 from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
 
@@ -226,21 +222,6 @@ class Parts:
             session_ttl=settings.session_ttl,
         )
         self.profiles = Profiles(database, store=store, per_address=settings.lookups_per_address)
-        queue = AnalysisQueue(store, limit=settings.analyses_queued)
-        self.analyst = analyst = Analyst(
-            queue,
-            database,
-            pool,
-            at_once=settings.analyses_at_once,
-            counted=metrics.analysed.inc,
-        )
-        self.reviews = reviews = Reviews(
-            database,
-            store,
-            queue,
-            wake=analyst.wake,
-            per_address=settings.analyses_per_address,
-        )
         self.seating = Seating(settings, store, database, cache, changes, board, presence, pool)
         self.challenges = Challenges(
             store, database, self.seating, cache, changes, open_game_ttl=settings.open_game_ttl
@@ -257,16 +238,10 @@ class Parts:
             move_seconds=metrics.move_seconds,
             blocked_by_any=self.friends.blocked_by_any,
         )
-        # The analysis board's positions are checked in the positions' worker, its engine
-        # lines searched in the bot pool, below live bot moves.
-        self.analysis = analysis = Analysis(
-            self.positions.call,
-            pool,
-            seconds=settings.engine_seconds,
-            depth=settings.engine_depth,
-            runs=settings.engine_runs,
-            per_address=settings.engine_runs_per_address,
+        self.analysis, self.analyst, self.reviews = coaching(
+            settings, store, database, pool, self.positions.call, metrics.analysed.inc
         )
+        analysis, reviews = self.analysis, self.reviews
         self.connections = Connections(
             settings,
             dispatch(

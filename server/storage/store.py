@@ -29,6 +29,11 @@ key                            type        holds
 ``hive:g:{ID}:trace:PLY``      string      a bot move's search trace (gzipped JSON), expiring
 ``hive:g:{ID}:archiving``      string      a process archiving the finished game (10 s; deleted
                                            once archived): the others pass it by
+``hive:analyses``              zset        the computer analyses asked for and not stored yet,
+                                          by when they were asked (``storage.analyses``)
+``hive:g:{ID}:analysing``      string      the process analysing the game (15 s, renewed)
+``hive:g:{ID}:analysed``       hash        the positions of the game searched so far (ply ->
+                                          the move's review, msgpack), until it is stored
 ``hive:open``                  zset        open games, by expiry time
 ``hive:live``                  zset        games in progress, by start time
 ``hive:over``                  zset        finished games not yet archived, by end time
