@@ -219,15 +219,14 @@ class App {
       case P.ServerType.ENGINE_DONE:
         this.screen?.received?.(message); // the analysis board's
         break;
-      case P.ServerType.ERROR:
-        if (ANALYSIS_REQUESTS.has(message.request)) {
-          this.screen?.received?.(message);
-          break;
-        }
       case P.ServerType.GAME_ANALYSIS:
         this.dispatch(analysisReceived, message);
         break;
       case P.ServerType.ERROR:
+        if (ANALYSIS_REQUESTS.has(message.request)) {
+          this.screen?.received?.(message); // the analysis board's
+          break;
+        }
         this.dispatch(analysisRefused, message);
         this.dispatch(Sub.refused, message); // a create, join or watch refused
         this.dispatch(S.errorReceived, message);

@@ -94,7 +94,7 @@ export class ReviewScreen {
     if (current) current.scrollIntoView({ block: "nearest" });
     render(this.slots.info, html`<div class="info-row"><span>${doc.game_type}</span>
       <span><a href="/games/${review.id}.txt" target="_blank">record</a> ·
-      <a href="${routeHash({ page: "analysis", gameType: doc.game_type, moves: doc.moves, ply: review.ply })}" data-testid="analyse">analyse</a> ·
+      <a href="${routeHash({ page: "analysis", gameType: doc.game_type, moves: doc.moves, ply: review.ply })}" data-testid="analysis-board">analyse</a> ·
       <a href="#/game/${review.id}">game page</a></span></div>
       <p class="muted small">← and → step through the moves; Home and End jump.</p>`);
   }

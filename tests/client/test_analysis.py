@@ -46,7 +46,7 @@ async def test_a_game_is_analysed_from_its_review_with_a_branch_and_a_link(
     game_id = await play_out(srv, moves)
     cy = await Person.open(browser, srv.http_url, "cy", f"/#/review/{game_id}/10")
     await expect(cy.page.get_by_test_id("review")).to_have_attribute("data-ply", "10")
-    await cy.page.get_by_test_id("analyse").click()
+    await cy.page.get_by_test_id("analysis-board").click()
     board = cy.page.locator(SCOPE)
     await expect(board).to_have_attribute("data-ply", "10")
     await expect(board).to_have_attribute("data-ready", "true", timeout=FIRST)
