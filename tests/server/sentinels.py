@@ -162,8 +162,9 @@ class Topology:
 
             return check
 
-        for sentinel in self.sentinels:
-            poll(known(sentinel), f"sentinel {sentinel.port} never saw the others")
+        for sentinel in self.sentinels:  # (a sentinel asks the primary for its replicas every
+            # 10 s, and hears of the others every 2 s: a loaded machine has taken over 30 s)
+            poll(known(sentinel), f"sentinel {sentinel.port} never saw the others", timeout=60)
 
     def named_primary(self) -> str | None:
         """The primary the sentinels agree on, as ``HOST:PORT`` (None: they do not agree)."""
