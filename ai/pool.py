@@ -174,7 +174,9 @@ class BotPool:
         self.trace_bytes = trace_bytes
         self._slots = asyncio.Semaphore(workers)
         self._expensive = asyncio.Semaphore(max(1, workers - 1))
-        self._background = asyncio.Semaphore(max(1, workers - 1))
+        self.background_workers = max(1, workers - 1)
+        """Processes of background work (``run``)."""
+        self._background = asyncio.Semaphore(self.background_workers)
         self._executor = self._new_executor()
         self._low: ProcessPoolExecutor | None = None  # started by the first background work
         self.queued = 0
@@ -184,7 +186,7 @@ class BotPool:
     def _new_executor(self, *, low: bool = False) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
         if low:
-            count = max(1, self.workers - 1)
+            count = self.background_workers
             return ProcessPoolExecutor(count, mp_context=context, initializer=_warm_low)
         return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_warm)
 

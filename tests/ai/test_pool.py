@@ -40,7 +40,7 @@ async def test_background_work_runs_at_the_lowest_priority_on_workers_1_fewer() 
         assert await pool.run(sum, [1, 2, 3]) == 6  # any function of a worker, its answer
         assert await pool.run(os.nice, 0) == 19  # nice 19
         assert await pool.run(os.getpid) not in pool.pids()  # not a bot move's worker
-        assert pool._low is not None and pool._low._max_workers == 2
+        assert pool._low is not None and pool.background_workers == 2
         assert pool._background._value == 2  # (two at once, both free again)
     finally:
         pool.close()
