@@ -8,6 +8,7 @@ import contextlib
 import time
 
 import pytest
+import redis.asyncio as aioredis
 from websockets.exceptions import ConnectionClosed
 
 from ai.bots import LEVELS
@@ -33,6 +34,8 @@ from protocol import (
 from protocol.client import Client
 from server.archive.db import tables
 from server.live.session import LOOKUP_BURST
+from server.storage.analyses import AnalysisQueue
+from server.storage.store import Store
 from tests.server.analysed import BLITZ, PLIES, analysis, archive_game, until_done
 from tests.server.archived import ask
 from tests.server.conftest import Running, StartServer
@@ -143,9 +146,10 @@ async def test_another_process_takes_up_an_analysis_stopped_midway(
         async with Client.connect(first.ws_url, nickname="ann") as ann:
             await analysis(ann, "dddddddd", start=True)
             await until(lambda: analysed_now(first) >= 4, "4 positions searched", timeout=60)
-        queue = first.hub.reviews.queue
-    # stopped midway (its claim let go on the way out; a killed one's expires)
-    kept = len(await queue.saved("dddddddd"))
+    # stopped midway (its claim let go on the way out; a killed one's expires); read with a
+    # client of the test's own, the stopped server's being closed
+    async with contextlib.aclosing(aioredis.Redis.from_url(first.redis_url)) as redis:
+        kept = len(await AnalysisQueue(Store(redis), limit=1).saved("dddddddd"))
     assert 4 <= kept < PLIES
     async with start_server() as second:
         async with Client.connect(second.ws_url, nickname="ann") as ann:
