@@ -87,6 +87,9 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_SECONDS: Final = 15
 """Longest wait for connections and tasks to end when the server stops."""
+RECANCEL_SECONDS: Final = 0.02
+"""How long a stopping task has before it is cancelled again (a cancellation that lands in a
+redis-py command can be swallowed, the task then going on to its next wait)."""
 
 
 class Parts:
@@ -342,13 +345,13 @@ class Parts:
 async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
     """Cancel ``tasks`` and wait until they end. A task cancelled inside a redis-py command may
     swallow the cancellation and go on, so the ones still running are cancelled again (for at
-    most SHUTDOWN_SECONDS)."""
+    most SHUTDOWN_SECONDS, every RECANCEL_SECONDS)."""
     give_up = asyncio.get_running_loop().time() + SHUTDOWN_SECONDS
     pending = [task for task in tasks if not task.done()]
     while pending:
         for task in pending:
             task.cancel()
-        await asyncio.wait(pending, timeout=0.5)
+        await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
         pending = [task for task in pending if not task.done()]
         if pending and asyncio.get_running_loop().time() > give_up:
             log.warning("%d background tasks would not stop", len(pending))
