@@ -15,14 +15,18 @@ from hive import Game
 from hive.pieces import NAMES
 from protocol import (
     PUZZLE_BURST,
+    Account,
     Error,
     ErrorCode,
+    GetProfile,
     GetPuzzle,
     Message,
+    Profile,
     Puzzle,
     PuzzleAnswer,
     PuzzleMove,
     ShowSolution,
+    SignUp,
     to_plain,
 )
 from protocol.client import Client
@@ -31,6 +35,7 @@ from server.archive.db import tables
 from server.archive.db.database import Database
 from server.game.clock import now_ms
 from tests.puzzled import fixture_puzzles, write
+from tests.server.archived import ask
 from tests.server.conftest import Running
 from tests.server.support import rows
 
@@ -218,3 +223,22 @@ async def test_the_puzzle_of_the_day_is_everyone_s_and_requests_are_limited(
         assert "puzzle requests" in refused.message
         # the other connection is not limited
         assert isinstance(await answer(ann, GetPuzzle()), Puzzle)
+
+
+async def test_an_account_s_profile_shows_its_puzzle_rating_and_tries(srv: Running) -> None:
+    await loaded(srv)
+    async with Client.connect(srv.ws_url, nickname="ada") as ada:
+        await ada.send(SignUp("ada_p", "correct horse"))
+        await ada.expect(Account)
+        empty = await ask(ada, GetProfile("ada_p"))
+        assert isinstance(empty, Profile) and empty.puzzles is None and empty.puzzle_tries == []
+        shown = await answer(ada, GetPuzzle(theme="win1"))
+        assert isinstance(shown, Puzzle)
+        given = await answer(ada, ShowSolution(shown.id))
+        assert isinstance(given, PuzzleAnswer) and given.player is not None
+        profile = await ask(ada, GetProfile("ada_p"))
+    assert isinstance(profile, Profile)
+    assert profile.puzzles == given.player
+    assert [(t.puzzle, t.solved, t.rating, t.change) for t in profile.puzzle_tries] == [
+        (shown.id, False, given.player.rating, given.change)
+    ]
