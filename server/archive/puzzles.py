@@ -24,6 +24,7 @@ from sqlalchemy import Row, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ai.puzzles import Puzzle
+from hive import Game, HiveError
 from server.archive.db import tables
 from server.archive.db.database import Database
 from server.game.rating import START, Rating, rated
@@ -110,12 +111,14 @@ def read_lines(lines: Iterable[str]) -> list[Puzzle]:
         try:
             item = json.loads(text)
             found.append(
-                Puzzle(
-                    str(item["game_string"]),
-                    tuple(map(str, item["solution"])),
-                    str(item["theme"]),
-                    tuple(map(str, item.get("bugs", ()))),
-                    str(item.get("source", "")),
+                checked(
+                    Puzzle(
+                        str(item["game_string"]),
+                        tuple(map(str, item["solution"])),
+                        str(item["theme"]),
+                        tuple(map(str, item.get("bugs", ()))),
+                        str(item.get("source", "")),
+                    )
                 )
             )
         except (ValueError, KeyError, TypeError) as error:
@@ -123,9 +126,25 @@ def read_lines(lines: Iterable[str]) -> list[Puzzle]:
     return found
 
 
-def _row(puzzle: Puzzle) -> dict[str, Any]:
+def checked(puzzle: Puzzle) -> Puzzle:
+    """``puzzle`` when its position reads and its line is legal there (as the generator reads
+    it: no draw by repetition), its theme known.
+
+    Raises:
+        ValueError: Which of them is wrong.
+    """
     if puzzle.theme not in FIRST_RATING or not puzzle.solution:
         raise ValueError(f"not a puzzle's theme or line: {puzzle.theme!r}")
+    try:
+        game = Game.from_game_string(puzzle.game_string)
+        for move in puzzle.solution:
+            game.play(move)
+    except HiveError as error:
+        raise ValueError(f"not a puzzle: {error}") from None
+    return puzzle
+
+
+def _row(puzzle: Puzzle) -> dict[str, Any]:
     return {
         "key": key(puzzle),
         "game_type": puzzle.game_type,
@@ -144,7 +163,7 @@ def _row(puzzle: Puzzle) -> dict[str, Any]:
 async def load(database: Database, puzzles: Iterable[Puzzle], *, batch: int = 1000) -> int:
     """Store ``puzzles``, each once (one already stored is left as it is); the count added."""
     added = 0
-    rows = [_row(puzzle) for puzzle in puzzles]
+    rows = [_row(checked(puzzle)) for puzzle in puzzles]
     async with database.engine.begin() as connection:
         for start in range(0, len(rows), batch):
             done = await connection.execute(

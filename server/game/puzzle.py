@@ -5,6 +5,9 @@ the stored line, and the line's positions (the solution). Pure; run in the posit
 A move is right when it is the line's move, compared as the engine compares moves, by piece
 and destination (never by its spelling: ``wQ -bA1`` and ``wQ \\bG1`` may be one move), or
 when it wins the game at once (a last move that surrounds the Queen another way wins too).
+
+A puzzle's position is read as the generator read it, without the draw by repetition (its
+game's history may hold a position thrice; the puzzle's few moves never repeat one).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ class Step:
 
 def shown(game_string: str) -> Position | Refusal:
     """The puzzle's position as its page shows it."""
-    return position("", game_string, [])
+    return position("", game_string, [], repetition_draw=False)
 
 
 def step(game_string: str, solution: list[str], played: int, move: str) -> Step | Refusal:
@@ -42,7 +45,7 @@ def step(game_string: str, solution: list[str], played: int, move: str) -> Step 
     A wrong move plays nothing (``frames`` empty); an illegal or unreadable one is refused
     (``illegal_move``), as in a game.
     """
-    game = replay("", game_string, solution[:played])
+    game = replay("", game_string, solution[:played], repetition_draw=False)
     if isinstance(game, Refusal):
         return game
     try:
@@ -71,7 +74,7 @@ def line(game_string: str, solution: list[str]) -> list[Position] | Refusal:
     """The positions along the whole solution, one after each of its moves."""
     frames = []
     for ply in range(1, len(solution) + 1):
-        frame = position("", game_string, solution[:ply])
+        frame = position("", game_string, solution[:ply], repetition_draw=False)
         if isinstance(frame, Refusal):
             return frame
         frames.append(frame)
@@ -79,7 +82,7 @@ def line(game_string: str, solution: list[str]) -> list[Position] | Refusal:
 
 
 def _framed(game_string: str, moves: list[str]) -> Position:
-    frame = position("", game_string, moves)
+    frame = position("", game_string, moves, repetition_draw=False)
     assert not isinstance(frame, Refusal)  # (the line's moves were checked on load)
     return frame
 

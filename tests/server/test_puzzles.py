@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ai.puzzles import Puzzle as Proved
@@ -93,6 +94,14 @@ def test_hive_server_puzzles_load_stores_each_puzzle_once(
         assert f"{added} puzzles added" in done.stderr
     stored = asyncio.run(rows(database_url, tables.puzzles))
     assert sorted(r["theme"] for r in stored) == ["win1"] * 3 + ["win2"] * 3
+    # a line not legal in its position is not a puzzle: the file is refused, nothing stored
+    wrong = replace(PUZZLES[0], solution=(PUZZLES[0].solution[1],), source="bad")
+    bad = write(tmp_path / "bad.jsonl", (PUZZLES[1], wrong))
+    refused = subprocess.run(
+        [*command[:-1], str(bad), "--database-url", database_url], capture_output=True, text=True
+    )
+    assert refused.returncode == 1 and "line 2: not a puzzle" in refused.stderr
+    assert len(asyncio.run(rows(database_url, tables.puzzles))) == len(PUZZLES)
     assert all(r["rating"] == puzzles.FIRST_RATING[r["theme"]] and r["tries"] == 0 for r in stored)
 
 
