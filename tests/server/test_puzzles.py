@@ -15,6 +15,7 @@ from ai.puzzles import Puzzle as Proved
 from hive import Game
 from hive.pieces import NAMES
 from protocol import (
+    OPEN_PUZZLES,
     PUZZLE_BURST,
     Account,
     Error,
@@ -208,10 +209,10 @@ async def test_a_try_is_rated_once_whoever_sends_it_twice(database_url: str) -> 
         await second.close()
 
 
-async def test_the_puzzle_of_the_day_is_everyone_s_and_requests_are_limited(
+async def test_the_puzzle_of_the_day_is_everyone_s_and_requests_and_open_tries_are_bounded(
     srv: Running,
 ) -> None:
-    await loaded(srv)
+    stored = await loaded(srv)
     async with (
         Client.connect(srv.ws_url, nickname="ann") as ann,
         Client.connect(srv.ws_url, nickname="bob") as bob,
@@ -230,8 +231,15 @@ async def test_the_puzzle_of_the_day_is_everyone_s_and_requests_are_limited(
                 break
         assert refused is not None and refused.code is ErrorCode.RATE_LIMITED
         assert "puzzle requests" in refused.message
-        # the other connection is not limited
-        assert isinstance(await answer(ann, GetPuzzle()), Puzzle)
+        # the other connection is not limited; a player has OPEN_PUZZLES open at most: the
+        # oldest is closed first
+        ids = sorted(set(stored.values()) - {mine.id})
+        for puzzle_id in ids[:OPEN_PUZZLES]:
+            assert isinstance(await answer(ann, GetPuzzle(id=puzzle_id)), Puzzle)
+        closed = await answer(ann, ShowSolution(mine.id))
+        assert isinstance(closed, Error) and closed.code is ErrorCode.NOT_OPEN
+        still = await answer(ann, ShowSolution(ids[0]))
+        assert isinstance(still, PuzzleAnswer) and still.done
 
 
 async def test_an_account_s_profile_shows_its_puzzle_rating_and_tries(srv: Running) -> None:
