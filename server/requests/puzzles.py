@@ -137,7 +137,12 @@ class Puzzles:
         except DATABASE_ERRORS as error:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
         if found is None:
-            raise ProtocolError(ErrorCode.NOT_OPEN, "no puzzle matches: choose another theme")
+            raise ProtocolError(
+                ErrorCode.NOT_OPEN,
+                f"no puzzle {message.id}"
+                if message.id is not None
+                else "no puzzle matches: choose another theme",
+            )
         position = await self._worked(rules.shown, found.game_string)
         self._open(player, Attempt(found))
         await session.send(
