@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final
 
-from sqlalchemy import Row, exists, func, select, update
+from sqlalchemy import Row, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ai.puzzles import Puzzle
@@ -37,6 +37,10 @@ FIRST_RATING: Final = {"win1": 1200.0, "win2": 1500.0, "win3": 1800.0, "defend":
 """A puzzle's rating before its first try, by theme (its deviation is Glicko's new one)."""
 SPREAD: Final = 100.0
 """A puzzle is chosen nearest a point drawn this far either side of the player's rating."""
+WINDOW: Final = 200
+"""The puzzles looked at on each side of that point for one the player never tried."""
+FARTHER: Final = (300.0, 600.0, 1200.0)
+"""The spreads of the points drawn next, when the player tried every puzzle looked at."""
 HISTORY: Final = 20
 """The tries a profile and the puzzle page list."""
 
@@ -222,31 +226,78 @@ async def choose(
     avoid: int | None = None,
     rng: random.Random | None = None,
 ) -> Stored | None:
-    """A puzzle near ``rating`` (of ``theme`` and ``game_type`` when given): the nearest to a
-    point drawn within ``SPREAD`` of it, of those ``player`` never tried, else of all (but
-    ``avoid``, the one just played, when another is left); None: no puzzle matches."""
-    target = rating + (rng or random).uniform(-SPREAD, SPREAD)
+    """A puzzle near ``rating`` (of ``theme`` and ``game_type`` when given; not ``avoid``, the
+    one just played, while another is left): of those ``player`` never tried, the nearest to
+    a point drawn within ``SPREAD`` of it among the ``WINDOW`` nearest that point on each side;
+    when they tried all of those, the same from points drawn farther (``FARTHER``); then the
+    nearest untried anywhere; then the nearest of all. None: no puzzle matches.
+
+    Each look is bounded (``WINDOW`` rows of an index, each checked by the key of
+    ``puzzle_tries``), so a player who tried thousands of puzzles around their rating costs
+    no more than a new one, but in the rare last looks."""
+    draw = (rng or random).uniform
     where = []
     if theme is not None:
         where.append(PUZZLES.c.theme == theme)
     if game_type is not None:
         where.append(PUZZLES.c.game_type == game_type)
-    untried = ~exists().where(TRIES.c.player == player, TRIES.c.puzzle == PUZZLES.c.id)
-    others = [] if avoid is None else [PUZZLES.c.id != avoid]
+    if avoid is not None:
+        where.append(PUZZLES.c.id != avoid)
     async with database.engine.connect() as connection:
-        for extra in ([untried, *others], others, []):
-            above = select(PUZZLES).where(*where, *extra, PUZZLES.c.rating >= target)
-            below = select(PUZZLES).where(*where, *extra, PUZZLES.c.rating < target)
-            rows = [
-                (await connection.execute(above.order_by(PUZZLES.c.rating).limit(1))).first(),
-                (
-                    await connection.execute(below.order_by(PUZZLES.c.rating.desc()).limit(1))
-                ).first(),
-            ]
-            found = [row for row in rows if row is not None]
-            if found:
-                return _stored(min(found, key=lambda row: abs(row.rating - target)))
+        for spread in (SPREAD, *FARTHER):
+            target = rating + draw(-spread, spread)
+            found = await _nearest(connection, where, target, player, WINDOW)
+            if found is not None:
+                return found
+        target = rating + draw(-SPREAD, SPREAD)
+        for tried_too in (False, True):
+            found = await _nearest(connection, where, target, None if tried_too else player)
+            if found is not None:
+                return found
+        if avoid is not None:  # (the one just played, alone left)
+            return await _nearest(connection, where[:-1], target, None)
     return None
+
+
+async def _nearest(
+    connection: AsyncConnection,
+    where: list[Any],
+    target: float,
+    untried_by: str | None,
+    window: int | None = None,
+) -> Stored | None:
+    """The puzzle nearest ``target`` (of ``where``; never tried by ``untried_by`` when given),
+    looking at the ``window`` nearest on each side only (None: at all)."""
+    rows = []
+    for above in (True, False):
+        side = PUZZLES.c.rating >= target if above else PUZZLES.c.rating < target
+        order = PUZZLES.c.rating if above else PUZZLES.c.rating.desc()
+        if window is None:
+            query = select(PUZZLES).where(*where, side)
+            if untried_by is not None:
+                query = query.where(_untried(untried_by, PUZZLES.c.id))
+            query = query.order_by(order).limit(1)
+        else:
+            near = select(PUZZLES.c.id, PUZZLES.c.rating).where(*where, side)
+            nearest = near.order_by(order).limit(window).subquery()
+            query = select(PUZZLES).join(nearest, PUZZLES.c.id == nearest.c.id)
+            if untried_by is not None:
+                query = query.where(_untried(untried_by, nearest.c.id))
+            by = nearest.c.rating if above else nearest.c.rating.desc()
+            query = query.order_by(by).limit(1)
+        rows.append((await connection.execute(query)).first())
+    found = [row for row in rows if row is not None]
+    if not found:
+        return None
+    return _stored(min(found, key=lambda row: abs(row.rating - target)))
+
+
+def _untried(player: str, puzzle: Any) -> Any:
+    """``puzzle`` never tried by ``player``: one probe of ``puzzle_tries``' key for each puzzle
+    looked at (a scalar subquery: as ``NOT EXISTS``, PostgreSQL would hash every try of the
+    player first, thousands for some, for each look)."""
+    tried = select(TRIES.c.puzzle).where(TRIES.c.player == player, TRIES.c.puzzle == puzzle)
+    return tried.limit(1).scalar_subquery().is_(None)
 
 
 async def daily(database: Database, day: date) -> Stored | None:

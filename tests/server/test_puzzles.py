@@ -6,6 +6,7 @@ from two processes), and the requests bounded per connection."""
 from __future__ import annotations
 
 import asyncio
+import random
 import subprocess
 import sys
 from dataclasses import replace
@@ -259,3 +260,25 @@ async def test_an_account_s_profile_shows_its_puzzle_rating_and_tries(srv: Runni
     assert [(t.puzzle, t.solved, t.rating, t.change) for t in profile.puzzle_tries] == [
         (shown.id, False, given.player.rating, given.change)
     ]
+
+
+async def test_a_puzzle_never_tried_is_chosen_while_one_is_left(database_url: str) -> None:
+    database = Database(database_url)
+    try:
+        await database.migrate()
+        await puzzles.load(database, PUZZLES)
+        ones = sorted(
+            row["id"] for row in await rows(database_url, tables.puzzles) if row["theme"] == "win1"
+        )
+        for puzzle_id in ones[:2]:
+            await puzzles.rate(database, "p2", puzzle_id, True, now_ms())
+        for seed in range(5):
+            rng = random.Random(seed)
+            found = await puzzles.choose(database, "p2", 1500.0, theme="win1", rng=rng)
+            assert found is not None and found.id == ones[2]
+        await puzzles.rate(database, "p2", ones[2], False, now_ms())
+        again = await puzzles.choose(database, "p2", 1500.0, theme="win1", avoid=ones[2])
+        assert again is not None and again.id in ones[:2]  # all tried: one again, not the last
+        assert await puzzles.choose(database, "p2", 1500.0, theme="defend") is None
+    finally:
+        await database.close()
