@@ -51,6 +51,12 @@ from server.storage.limits import Bucket
 
 OPEN_PLAYERS: Final = 10_000
 """Players whose open tries one process keeps."""
+MAX_ID: Final = 2**31 - 1
+"""The largest puzzle id (SQL's integer): a larger one names no puzzle."""
+
+
+def _is_id(value: int | None) -> bool:
+    return value is not None and 0 < value <= MAX_ID
 
 
 @dataclass
@@ -118,12 +124,13 @@ class Puzzles:
         player = session.player
         assert player is not None
         game_type = None if message.game_type is None else match.canonical_type(message.game_type)
+        after = message.after if _is_id(message.after) else None
         try:
             rating = await puzzles.rating_of(self.database, player)
             if message.daily:
                 found = await puzzles.daily(self.database, datetime.now(UTC).date())
             elif message.id is not None:
-                found = await puzzles.get(self.database, message.id)
+                found = await puzzles.get(self.database, message.id) if _is_id(message.id) else None
             else:
                 found = await puzzles.choose(
                     self.database,
@@ -131,7 +138,7 @@ class Puzzles:
                     rating.rating.rating,
                     theme=message.theme,
                     game_type=game_type,
-                    avoid=message.after,
+                    avoid=after,
                 )
             tries = await puzzles.history(self.database, player)
         except DATABASE_ERRORS as error:

@@ -175,6 +175,9 @@ async def test_a_wrong_move_fails_at_once_and_the_solution_follows(srv: Running)
         assert isinstance(other, Puzzle)
         given = await answer(client, ShowSolution(other.id))
         assert isinstance(given, PuzzleAnswer) and given.rated and given.change < 0
+        unknown = await answer(client, GetPuzzle(id=2**53 - 1, after=-(2**53 - 1)))
+        assert isinstance(unknown, Error) and unknown.code is ErrorCode.NOT_OPEN
+        assert isinstance(await answer(client, GetPuzzle(after=2**53 - 1)), Puzzle)
         closed = await answer(client, PuzzleMove(999_999, "wQ"))
         assert isinstance(closed, Error) and closed.code is ErrorCode.NOT_OPEN
     tried = await rows(srv.hub.database.url, tables.puzzle_tries)
