@@ -1,7 +1,8 @@
 """The puzzle page in Chromium (client/js/puzzles.js): the puzzle of the day on the lobby, solved
 with the mouse (the defender's reply shown from the server's answer), the rating going up and a
 streak; a puzzle failed from the keyboard, its solution shown, the rating going down; and on a
-phone, the page reached from the ☰ menu and a puzzle solved by tapping."""
+phone, the page reached from the ☰ menu, a puzzle solved by tapping, the account's profile
+showing its puzzle rating and try."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from playwright.async_api import Browser, Page, expect
 from hive import Game
 from hive.board import HAND
 from hive.pieces import NAMES
+from protocol import Account, SignUp
 from server.archive import puzzles
 from tests.client.support import Person
 from tests.puzzled import fixture_puzzles
@@ -118,13 +120,22 @@ async def test_puzzles_solved_failed_and_shown_with_ratings_and_a_streak(
     assert ada.errors == []
     await ada.close()
 
-    # on a phone: the page from the ☰ menu, a puzzle solved by tapping
-    zoe = await Person.open(browser, srv.http_url, "zoe", phone=True)
+    # on a phone, an account: the page from the ☰ menu, a puzzle solved by tapping, and the
+    # puzzle rating on the profile
+    async with srv.connect("zoe") as client:
+        await client.send(SignUp("Zoe", "correct horse"))
+        await client.expect(Account)
+        token = client.welcome.token
+    zoe = await Person.open(browser, srv.http_url, "zoe", phone=True, token=token)
     await zoe.page.get_by_test_id("site-menu").tap()
     await zoe.page.get_by_test_id("menu-puzzles").tap()
     await expect(zoe.page).to_have_url(re.compile(re.escape(f"{srv.http_url}/#/puzzles")))
     await solve(zoe, srv, tap=True)
     await expect(zoe.page.get_by_test_id("streak")).to_have_text("1")
     await zoe.screenshot(artifacts / "issue37-phone-solved.png")
+    solved_at = await rating(zoe.page)
+    await zoe.page.goto(f"{srv.http_url}/#/@/Zoe")
+    await expect(zoe.page.get_by_test_id("profile-puzzle-rating")).to_have_text(f"{solved_at}?")
+    await expect(zoe.page.get_by_test_id("profile-puzzle-try")).to_have_count(1)
     assert zoe.errors == []
     await zoe.close()
