@@ -39,7 +39,7 @@ from server.archive.db.database import Database
 from server.game.clock import now_ms
 from tests.puzzled import fixture_puzzles, write
 from tests.server.archived import ask
-from tests.server.conftest import Running
+from tests.server.conftest import Running, StartServer
 from tests.server.support import rows
 
 PUZZLES = fixture_puzzles()
@@ -285,3 +285,33 @@ async def test_a_puzzle_never_tried_is_chosen_while_one_is_left(database_url: st
         assert await puzzles.choose(database, "p2", 1500.0, theme="defend") is None
     finally:
         await database.close()
+
+
+async def test_one_try_sent_to_two_server_processes_at_once_is_rated_once(
+    start_server: StartServer,
+) -> None:
+    async with start_server() as one, start_server() as two:
+        ids = await loaded(one)
+        puzzle_id = ids[WIN2[0].game_string]
+        async with Client.connect(one.ws_url, nickname="twice") as first:
+            token = first.welcome.token
+            async with Client.connect(two.ws_url, token=token) as second:
+                for client in (first, second):
+                    assert isinstance(await answer(client, GetPuzzle(id=puzzle_id)), Puzzle)
+                wrong = other_move(WIN2[0])
+                done = await asyncio.gather(
+                    answer(first, PuzzleMove(puzzle_id, wrong)),
+                    answer(second, PuzzleMove(puzzle_id, wrong)),
+                )
+    assert all(isinstance(d, PuzzleAnswer) and not d.correct for d in done)
+    assert sorted(d.rated for d in done if isinstance(d, PuzzleAnswer)) == [False, True]
+    mine = await puzzles.rating_of(one.hub.database, first.welcome.player)
+    assert (mine.tries, mine.solved) == (1, 0)
+    stored = {r["id"]: r["tries"] for r in await rows(one.hub.database.url, tables.puzzles)}
+    assert stored[puzzle_id] == 1
+
+
+def other_move(puzzle: Proved) -> str:
+    """A legal move of the puzzle's position that is not its first."""
+    game = Game.from_game_string(puzzle.game_string)
+    return next(m for m in game.move_strings(game.legal_moves()) if m != puzzle.solution[0])
