@@ -52,6 +52,13 @@ MAX_BLOCKS: Final = 500
 """Players an account may block."""
 ONLINE_SHOWN: Final = 100
 """Players listed as online (``online``), and followed players' games in progress."""
+PUZZLE_BURST: Final = 20
+PUZZLE_RATE: Final = 2.0
+"""A connection's puzzle requests (``puzzle``, ``puzzle_move``, ``puzzle_solution``): this
+many at once, then this many a second (then ``rate_limited``)."""
+OPEN_PUZZLES: Final = 4
+"""Puzzles a player has open at once (over their connections to one process): asking for one
+more closes the oldest (its moves are then ``not_open``)."""
 
 
 class ErrorCode(enum.StrEnum):
@@ -129,6 +136,9 @@ ChallengeAllow = Literal["everyone", "followed", "nobody"]
 """Whose challenges by name a player takes."""
 ChallengeAction = Literal["accept", "decline", "withdraw"]
 ChallengeOutcome = Literal["accepted", "declined", "withdrawn", "expired"]
+PuzzleTheme = Literal["win1", "win2", "win3", "defend"]
+"""A puzzle's theme: the Queen surrounded within 1, 2 or 3 of the solver's moves, or the one
+move that saves it (``defend``)."""
 
 
 @dataclass(frozen=True)

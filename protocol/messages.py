@@ -21,6 +21,7 @@ from protocol.common import (
     EngineEnd,
     ErrorCode,
     Message,
+    PuzzleTheme,
     Speed,
     server,
 )
@@ -38,6 +39,8 @@ from protocol.values import (
     OnlinePlayer,
     PieceAt,
     PlayerAnalysis,
+    PuzzleRating,
+    PuzzleTry,
     RatingPoint,
     SpeedAccuracy,
     SpeedRating,
@@ -201,6 +204,10 @@ class Profile(Message):
     page: int
     total_games: int
     accuracy: list[SpeedAccuracy] = field(default_factory=list)
+    puzzles: PuzzleRating | None = None
+    """Its puzzle rating (None: it never tried a puzzle); ``puzzle_tries``: its newest rated
+    tries, newest first."""
+    puzzle_tries: list[PuzzleTry] = field(default_factory=list)
 
 
 @server("leaderboard")
@@ -359,3 +366,48 @@ class GameAnalysis(Message):
     moves: list[MoveAnalysis] = field(default_factory=list)
     white: PlayerAnalysis | None = None
     black: PlayerAnalysis | None = None
+
+
+@server("puzzle")
+@dataclass(frozen=True)
+class Puzzle(Message):
+    """A puzzle (the answer to ``puzzle``): its ``id``, ``game_type``, ``theme``, its
+    ``rating``, the ``position`` to solve (as ``position`` shows one: the side to move, its
+    legal moves, the last move), whether it is the puzzle of the ``daily``, and the player's
+    puzzle ``rating`` (``player``) and newest rated tries (``tries``, newest first). Not its
+    solution."""
+
+    id: int
+    game_type: str
+    theme: PuzzleTheme
+    rating: int
+    position: Position
+    player: PuzzleRating
+    daily: bool = False
+    tries: list[PuzzleTry] = field(default_factory=list)
+
+
+@server("puzzle_answer")
+@dataclass(frozen=True)
+class PuzzleAnswer(Message):
+    """The answer to ``puzzle_move`` and ``puzzle_solution`` in ``puzzle``: the ``move`` as the
+    engine spells it (empty: the solution was asked), ``correct``; ``frames``: the positions to
+    show in turn (after a right move: after it, then after the defender's reply; with the
+    solution: after each of its moves from the puzzle's position); ``done``: the line is over
+    (``solved``: by the player, without a wrong move or asking). Once done, or after a wrong
+    move, the try is rated when it is the player's first of the puzzle (``rated``): their
+    puzzle rating after it (``player``) and its ``change``, and the puzzle's ``rating``.
+    ``solution`` (the whole line) and ``bugs`` (the solver's) only once ``done``."""
+
+    puzzle: int
+    move: str
+    correct: bool
+    done: bool
+    solved: bool
+    frames: list[Position]
+    rated: bool = False
+    player: PuzzleRating | None = None
+    change: int = 0
+    rating: int = 0
+    solution: list[str] = field(default_factory=list)
+    bugs: list[str] = field(default_factory=list)

@@ -14,6 +14,7 @@ from protocol.common import (
     DrawAction,
     Message,
     Opponent,
+    PuzzleTheme,
     Speed,
     TimeKind,
     client,
@@ -386,3 +387,40 @@ class LeaveAnalysis(Message):
     """Stop following the computer analysis of ``game`` (the review page closed)."""
 
     game: str
+
+
+@client("puzzle")
+@dataclass(frozen=True)
+class GetPuzzle(Message):
+    """Ask for a puzzle: answered with ``puzzle``. With ``daily``, the puzzle of the day (the
+    same for everyone that day); with ``id``, that puzzle; else one near this player's puzzle
+    rating, of ``theme`` and ``game_type`` when given, that they have not tried while some
+    are left (and not ``after``, the one just played). Its solution is not sent: the player
+    moves (``puzzle_move``) or asks for it (``puzzle_solution``)."""
+
+    theme: PuzzleTheme | None = None
+    game_type: str | None = None
+    daily: bool = False
+    id: int | None = None
+    after: int | None = None
+
+
+@client("puzzle_move")
+@dataclass(frozen=True)
+class PuzzleMove(Message):
+    """Play ``move`` (a MoveString) in the open ``puzzle``: answered with ``puzzle_answer``
+    at once, right or wrong (the server compares it with the solution by piece and
+    destination), with the defender's reply when right. A wrong move fails the try (the
+    puzzle stays open to try again, unrated)."""
+
+    puzzle: int
+    move: str
+
+
+@client("puzzle_solution")
+@dataclass(frozen=True)
+class ShowSolution(Message):
+    """Show the open ``puzzle``'s solution: answered with ``puzzle_answer``, ``done``, with
+    the whole line. Before the puzzle is solved, it fails the try."""
+
+    puzzle: int

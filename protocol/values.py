@@ -358,3 +358,29 @@ class SpeedAccuracy:
     speed: Speed | None
     accuracy: float
     games: int
+
+
+@dataclass(frozen=True)
+class PuzzleRating:
+    """A player's puzzle rating (shown with "?" while ``provisional``), their rated ``tries``
+    (a player's first try of each puzzle), those ``solved``, and the ``streak`` of rated
+    tries solved in a row."""
+
+    rating: int
+    provisional: bool
+    tries: int
+    solved: int
+    streak: int
+
+
+@dataclass(frozen=True)
+class PuzzleTry:
+    """A rated try of ``puzzle`` (its ``theme``): ``solved`` or not, the player's ``rating``
+    after it and its ``change``, when (``at``, milliseconds)."""
+
+    puzzle: int
+    theme: str
+    solved: bool
+    rating: int
+    change: int
+    at: int

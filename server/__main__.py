@@ -6,6 +6,10 @@ account, flagged as a bot, in its database) and print its secret token (for ``hi
 
 ``hive-server migrate``: bring the database's schema up to date, and stop (the server does it
 on start too).
+
+``hive-server puzzles load FILE``: store the puzzles of a file of ``hive-ai puzzles`` (a JSON
+object a line) in the database; a puzzle stored already (the same position and line) is not
+stored again.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import resource
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import redis
 import uvloop
 
 from ai.bots import LEVELS
 from protocol import MAX_NICKNAME, ProtocolError
+from server.archive import puzzles
 from server.archive.db.database import Database, default_url, shown
 from server.archive.games import DATABASE_ERRORS
 from server.edge.connection import Connections
@@ -207,12 +213,47 @@ def migrate(argv: Sequence[str]) -> int:
     return 0
 
 
+def load_puzzles(argv: Sequence[str]) -> int:
+    """``hive-server puzzles load FILE``: print how many puzzles were added."""
+    p = argparse.ArgumentParser(
+        prog="hive-server puzzles load",
+        description="Store the puzzles of FILE (hive-ai puzzles --out) in the database, each once.",
+    )
+    p.add_argument("file", type=Path, help="a JSON-lines file of hive-ai puzzles")
+    add_database_arguments(p)
+    args = p.parse_args(argv)
+    try:
+        with args.file.open(encoding="utf-8") as lines:
+            found = puzzles.read_lines(lines)
+    except (OSError, ValueError) as error:
+        print(f"hive-server puzzles load: {args.file}: {error}", file=sys.stderr)
+        return 1
+    database = Database(args.database_url or default_url(args.data))
+
+    async def run() -> int:
+        try:
+            await database.migrate()
+            return await puzzles.load(database, found)
+        finally:
+            await database.close()
+
+    try:
+        added = asyncio.run(run())
+    except (*DATABASE_ERRORS, ValueError) as error:
+        print(f"hive-server puzzles load: {shown(database.url)}: {error}", file=sys.stderr)
+        return 2
+    print(f"{added} puzzles added, {len(found) - added} stored already", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["create-bot"]:
         return create_bot(argv[1:])
     if argv[:1] == ["migrate"]:
         return migrate(argv[1:])
+    if argv[:2] == ["puzzles", "load"]:
+        return load_puzzles(argv[2:])
     settings = from_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -11,7 +11,8 @@ each frame to its handler) -> the requests, ``requests.signin`` and ``requests.a
 on: the lobby and the watchers here); ``requests.profiles`` answers profiles and leaderboards
 (and the download of a player's games) from the database alone; ``requests.coaching`` builds
 the analysis board (``requests.analysis``) and the computer analyses of finished games
-(``requests.reviews``, made by ``live.analyst``).
+(``requests.reviews``, made by ``live.analyst``); ``requests.puzzles`` serves puzzles and
+rates their tries (``archive.puzzles``, moves checked by ``game.puzzle`` in the positions' worker).
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
@@ -77,6 +78,7 @@ from server.requests.commands import Commands
 from server.requests.friends import Friends
 from server.requests.passwords import Hashing
 from server.requests.profiles import Profiles
+from server.requests.puzzles import Puzzles
 from server.requests.seating import Seating
 from server.requests.signin import SignIn
 from server.settings import Settings
@@ -245,6 +247,7 @@ class Parts:
             settings, store, database, pool, self.positions.call, metrics.analysed.inc
         )
         analysis, reviews = self.analysis, self.reviews
+        self.puzzles = Puzzles(database, self.positions.call)
         self.connections = Connections(
             settings,
             dispatch(
@@ -257,6 +260,7 @@ class Parts:
                 self.challenges,
                 self.friends,
                 reviews,
+                self.puzzles,
             ),
             metrics=metrics,
             health=self.health,

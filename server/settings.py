@@ -385,7 +385,8 @@ def parser() -> argparse.ArgumentParser:
         epilog="hive-server create-bot NAME [--redis-url URL | --data DIR]: create a bot account"
         " and print its token (for hive-bot). hive-server migrate [--database-url URL | --data"
         " DIR]: bring the database's schema up to date, and nothing else (the server does it"
-        " on start too).",
+        " on start too). hive-server puzzles load FILE [--database-url URL | --data DIR]: store"
+        " the puzzles of hive-ai puzzles --out FILE, each once.",
     )
     for name in _FIELDS:
         _add(p, name)

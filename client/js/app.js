@@ -16,6 +16,7 @@ import { LobbyScreen } from "./lobby.js";
 import { playing } from "./play.js";
 import { accountMade, authOpened, leaderboardReceived, profileReceived } from "./players.js";
 import { ProfileScreen } from "./profile.js";
+import { PuzzleScreen, dailyReceived } from "./puzzles.js";
 import * as P from "./protocol.js";
 import { ReviewScreen } from "./review.js";
 import { parseRoute, routeHash } from "./route.js";
@@ -29,6 +30,9 @@ import { lowTimeTurn } from "./views.js";
 
 /** The analysis board's requests: their refusals are its own to show. */
 const ANALYSIS_REQUESTS = new Set([P.ClientType.POSITION, P.ClientType.ENGINE, P.ClientType.ENGINE_STOP]);
+/** The puzzle page's requests: their refusals are its own to show (the lobby's puzzle of the
+ * day refused: there is none). */
+const PUZZLE_REQUESTS = new Set([P.ClientType.PUZZLE, P.ClientType.PUZZLE_MOVE, P.ClientType.PUZZLE_SOLUTION]);
 
 function guestName() {
   return `guest-${Math.floor(1000 + Math.random() * 9000)}`;
@@ -130,6 +134,7 @@ class App {
       else if (route.page === "profile") this.screen = new ProfileScreen(host);
       else if (route.page === "leaderboard") this.screen = new LeaderboardScreen(host);
       else if (route.page === "analysis") this.screen = new AnalysisScreen(host, route, { send: (m) => this.conn.send(m) });
+      else if (route.page === "puzzles") this.screen = new PuzzleScreen(host, route, { send: (m) => this.conn.send(m) });
       else this.screen = new LobbyScreen(host);
       this.screenKey = key;
     }
@@ -171,7 +176,8 @@ class App {
         if (!message.bot) localStorage.setItem(NICKNAME_KEY, message.nickname); // as the server spells it
         this.dispatch(S.welcomed, message, Date.now());
         this.subscribe();
-        this.screen?.connected?.(); // (the analysis board asks again)
+        this.screen?.connected?.(); // (the analysis board and the puzzle page ask again)
+        this.askDaily();
         this.askOnline(0, true); // (the challenges waiting come first)
         break;
       case P.ServerType.ACCOUNT:
@@ -219,10 +225,20 @@ class App {
       case P.ServerType.ENGINE_DONE:
         this.screen?.received?.(message); // the analysis board's
         break;
+      case P.ServerType.PUZZLE:
+      case P.ServerType.PUZZLE_ANSWER:
+        if (this.state.route.page === "puzzles") this.screen?.received?.(message);
+        else if (message.type === P.ServerType.PUZZLE && message.daily) this.dispatch(dailyReceived, message);
+        break;
       case P.ServerType.GAME_ANALYSIS:
         this.dispatch(analysisReceived, message);
         break;
       case P.ServerType.ERROR:
+        if (PUZZLE_REQUESTS.has(message.request)) {
+          if (this.state.route.page === "puzzles") this.screen?.received?.(message);
+          else this.dispatch(dailyReceived, null);
+          break;
+        }
         if (ANALYSIS_REQUESTS.has(message.request)) {
           this.screen?.received?.(message); // the analysis board's
           break;
@@ -263,6 +279,13 @@ class App {
     this.conn.send(P.GetOnline());
   }
 
+  /** Ask for the puzzle of the day, for the lobby (once a connection). */
+  askDaily() {
+    if (this.conn.online && this.state.route.page === "lobby" && this.state.daily === undefined) {
+      this.conn.send(P.GetPuzzle({ daily: true }));
+    }
+  }
+
   /** Watch what the route shows (after a welcome, or a navigation). */
   subscribe() {
     if (!this.conn.online) return;
@@ -297,6 +320,7 @@ class App {
     this.dispatch(Sub.reopened); // a page opened again: asked again
     this.subscribe();
     this.askOnline(0);
+    this.askDaily();
     window.scrollTo(0, 0);
   }
 
@@ -324,7 +348,7 @@ class App {
       return;
     }
     if (event.target.closest?.("input, textarea, select")) return;
-    if (this.state.route.page === "analysis") return; // its screen has its own keys
+    if (this.state.route.page === "analysis" || this.state.route.page === "puzzles") return; // their own keys
     if (this.state.route.page === "review" && this.state.review?.doc) {
       const ply = this.state.review.ply;
       const last = this.state.review.doc.frames.length - 1;

@@ -10,6 +10,7 @@ import { noticeMarkup } from "./game.js";
 import { pieceSvg } from "./bugs.js";
 import { toPixel } from "./hex.js";
 import { isBusy, nicknameLength } from "./views.js";
+import { dailyCard } from "./puzzles.js";
 import { hasProfile, profileHref, rangeText, seatRating, speedOf, whyNotJoin } from "./players.js";
 
 /** Time controls offered by the create form: value -> [label, TimeControl]. */
@@ -144,6 +145,10 @@ export class LobbyScreen {
             <h2>Games in progress <span class="count" data-slot="live-count"></span></h2>
             <div data-slot="live" data-testid="live-games"></div>
           </section>
+          <section class="card daily" data-testid="daily-puzzle">
+            <h2>Puzzle of the day</h2>
+            <div data-slot="daily"></div>
+          </section>
           <section class="card">
             <h2>Your games</h2>
             <div data-slot="mine" data-testid="my-games"></div>
@@ -226,6 +231,7 @@ export class LobbyScreen {
         <span class="meta">${g.result ?? g.status} · ${ago(g.at)}</span>
         <span class="row-actions">${g.status === "over" ? html`<a class="button" href="#/review/${g.id}">Review</a>` : html`<a class="button" href="#/game/${g.id}">Open</a>`}</span></li>`);
     }
+    render(this.slots.daily, state.daily === undefined ? html`<p class="muted">Loading…</p>` : dailyCard(state.daily));
     render(this.slots.mine, rows.length ? html`<ul class="games">${rows}</ul>` : html`<p class="muted">Games you play or watch show here.</p>`);
   }
 }

@@ -1,7 +1,7 @@
 // A player's profile (#/@/NAME): their rating in each speed (with "?" while provisional), the
 // history of their ratings as a chart (js/chart.js: uPlot), wins, draws and losses, their record
 // against each of the server's bot levels, their average accuracy per speed over their games with a
-// computer analysis (js/evaluation.js shows one), their games newest first, a page at a time (result,
+// computer analysis (js/evaluation.js shows one), their puzzle rating and newest tries, their games newest first, a page at a time (result,
 // opponent and rating, game type, time control, date, a link to review), and a download of all
 // their games as UHP GameStrings. Renders from the state (`state.profile`).
 
@@ -26,6 +26,7 @@ export class ProfileScreen {
         <section class="card"><h2>Results</h2><div data-slot="record" data-testid="record"></div></section>
         <section class="card"><h2>Against the bots</h2><div data-slot="levels" data-testid="levels"></div></section>
         <section class="card"><h2>Accuracy</h2><div data-slot="accuracy" data-testid="accuracy"></div></section>
+        <section class="card"><h2>Puzzles</h2><div data-slot="puzzles" data-testid="profile-puzzles"></div></section>
       </div>
       <section class="card"><h2>Games <span class="count" data-slot="total"></span></h2>
         <div data-slot="games" data-testid="profile-games"></div>
@@ -72,6 +73,13 @@ export class ProfileScreen {
       : html`<table class="figures"><thead><tr><th scope="col">Speed</th><th scope="col">Accuracy</th><th scope="col">Games analysed</th></tr></thead>
         <tbody>${accuracy.map((a) => html`<tr data-speed="${a.speed ?? "untimed"}"><th scope="row">${a.speed ? speedName(a.speed) : "No clock"}</th>
           <td data-testid="accuracy-${a.speed ?? "untimed"}">${a.accuracy.toFixed(1)}</td><td>${a.games}</td></tr>`)}</tbody></table>`);
+
+    const tries = p.puzzle_tries ?? [];
+    render(this.slots.puzzles, !p.puzzles ? html`<p class="muted">No puzzle tried yet (<a href="#/puzzles">puzzles</a>).</p>`
+      : html`<p>Rating <b data-testid="profile-puzzle-rating">${ratingText(p.puzzles.rating, p.puzzles.provisional)}</b>
+        · ${p.puzzles.solved} of ${p.puzzles.tries} solved · streak ${p.puzzles.streak}</p>
+        <ol class="moves">${tries.map((t) => html`<li data-testid="profile-puzzle-try"><a href="#/puzzles/${t.puzzle}">${t.theme}</a>
+          ${t.solved ? "solved" : "failed"} · ${t.rating} (${t.change >= 0 ? "+" : ""}${t.change}) · ${new Date(t.at).toLocaleDateString()}</li>`)}</ol>`);
 
     render(this.slots.record, html`<dl class="record">
       <div><dt>Wins</dt><dd data-testid="wins">${p.wins}</dd></div>

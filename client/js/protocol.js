@@ -76,6 +76,9 @@ export const ClientType = Object.freeze({
   ONLINE: "online",
   ANALYSE_GAME: "analyse_game",
   LEAVE_ANALYSIS: "leave_analysis",
+  PUZZLE: "puzzle",
+  PUZZLE_MOVE: "puzzle_move",
+  PUZZLE_SOLUTION: "puzzle_solution",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -98,6 +101,8 @@ export const ServerType = Object.freeze({
   SOCIAL: "social",
   ONLINE: "online",
   GAME_ANALYSIS: "game_analysis",
+  PUZZLE: "puzzle",
+  PUZZLE_ANSWER: "puzzle_answer",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -217,6 +222,17 @@ export const GetOnline = () => ({ type: ClientType.ONLINE });
 export const AnalyseGame = (game, start = false) => ({ type: ClientType.ANALYSE_GAME, game, start });
 /** LeaveAnalysis: stop following the analysis of `game`. */
 export const LeaveAnalysis = (game) => ({ type: ClientType.LEAVE_ANALYSIS, game });
+/** The themes of puzzles (PuzzleTheme). */
+export const PUZZLE_THEMES = Object.freeze(["win1", "win2", "win3", "defend"]);
+/** GetPuzzle: a puzzle near this player's puzzle rating (of `theme` and `game_type` when
+ * given; not `after`, the one just played), the puzzle of the day (`daily`), or puzzle `id`;
+ * answered `puzzle`, without its solution. */
+export const GetPuzzle = ({ theme = null, game_type = null, daily = false, id = null, after = null } = {}) =>
+  ({ type: ClientType.PUZZLE, theme, game_type, daily, id, after });
+/** PuzzleMove: `move` in the open `puzzle`; answered `puzzle_answer` (right or wrong). */
+export const PuzzleMove = (puzzle, move) => ({ type: ClientType.PUZZLE_MOVE, puzzle, move });
+/** ShowSolution: the open `puzzle`'s whole line (a failed try unless solved). */
+export const ShowSolution = (puzzle) => ({ type: ClientType.PUZZLE_SOLUTION, puzzle });
 
 // -- encoding -----------------------------------------------------------------------------------
 

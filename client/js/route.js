@@ -11,7 +11,7 @@ const GAME_TYPE = /^Base(\+[MLP]{1,3})?$/;
 
 /** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY], #/rules, #/@/NAME (a
  * profile), #/leaderboard[/SPEED], #/analysis[/GAMETYPE[/MOVES[/PLY]]] (the analysis board:
- * MOVES are MoveStrings joined by ";", URI-encoded; PLY the one on show). */
+ * MOVES are MoveStrings joined by ";", URI-encoded; PLY the one on show), #/puzzles[/daily|/ID]. */
 export function parseRoute(hash) {
   const [page, id, ply, more] = hash.replace(/^#\/?/, "").split("/");
   if (page === "analysis") return analysisRoute(id, ply, more);
@@ -30,6 +30,9 @@ export function parseRoute(hash) {
     return { page: "review", id, ply: ply !== undefined && /^\d+$/.test(ply) ? Number(ply) : null };
   }
   if (page === "rules") return { page: "rules" };
+  if (page === "puzzles") {
+    return { page: "puzzles", daily: id === "daily", puzzle: /^\d{1,9}$/.test(id ?? "") ? Number(id) : null };
+  }
   return { page: "lobby" };
 }
 
@@ -54,6 +57,7 @@ export function routeHash(route) {
   if (route.page === "game") return `#/game/${route.id}`;
   if (route.page === "review") return `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}`;
   if (route.page === "rules") return "#/rules";
+  if (route.page === "puzzles") return `#/puzzles${route.daily ? "/daily" : route.puzzle ? `/${route.puzzle}` : ""}`;
   if (route.page === "profile") return `#/@/${encodeURIComponent(route.name)}`;
   if (route.page === "leaderboard") return `#/leaderboard/${route.speed}`;
   return "#/";

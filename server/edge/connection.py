@@ -52,6 +52,7 @@ from protocol import (
     GetOnline,
     GetPosition,
     GetProfile,
+    GetPuzzle,
     Hello,
     JoinGame,
     LeaveAnalysis,
@@ -62,8 +63,10 @@ from protocol import (
     Ping,
     Play,
     ProtocolError,
+    PuzzleMove,
     Rematch,
     Resign,
+    ShowSolution,
     SignUp,
     SpectatorChat,
     StartEngine,
@@ -94,6 +97,7 @@ if TYPE_CHECKING:
     from server.requests.commands import Commands
     from server.requests.friends import Friends
     from server.requests.profiles import Profiles
+    from server.requests.puzzles import Puzzles
     from server.requests.reviews import Reviews
     from server.requests.seating import Seating
     from server.requests.signin import SignIn
@@ -120,6 +124,7 @@ def dispatch(
     challenges: Challenges,
     friends: Friends,
     reviews: Reviews,
+    puzzles: Puzzles,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -158,6 +163,9 @@ def dispatch(
         GetOnline: friends.online,
         AnalyseGame: reviews.analyse,
         LeaveAnalysis: reviews.leave,
+        GetPuzzle: puzzles.puzzle,
+        PuzzleMove: puzzles.move,
+        ShowSolution: puzzles.solution,
     }
 
 

@@ -37,23 +37,26 @@ class Checked:
     moves: list[str]
 
 
-def replay(game_type: str, game_string: str | None, moves: list[str]) -> Game | Refusal:
+def replay(
+    game_type: str, game_string: str | None, moves: list[str], *, repetition_draw: bool = True
+) -> Game | Refusal:
     """The game of a GameString (or the start of ``game_type``) followed by ``moves``, every
     move checked, or why not: ``bad_message`` (an unknown game type, a malformed GameString),
     ``too_long`` (more than ``MAX_ANALYSIS_MOVES`` moves in all), ``illegal_move`` (which
-    move, and why)."""
+    move, and why). ``repetition_draw``: a third repetition ends the game (as on the server;
+    a puzzle's position is read without it, as the generator reads it)."""
     head = moves
     if game_string is not None:
         fields = [part.strip() for part in game_string.split(";")]
         if len(fields) + len(moves) - 3 > MAX_ANALYSIS_MOVES:
             return Refusal(ErrorCode.TOO_LONG, f"at most {MAX_ANALYSIS_MOVES} moves in all")
         try:
-            game = Game.from_game_string(game_string, repetition_draw=True)
+            game = Game.from_game_string(game_string, repetition_draw=repetition_draw)
         except HiveError as error:
             return Refusal(ErrorCode.BAD_MESSAGE, f"not a GameString: {_quoted(str(error))}")
     else:
         try:
-            game = Game(game_type, repetition_draw=True)
+            game = Game(game_type, repetition_draw=repetition_draw)
         except HiveError:
             return Refusal(ErrorCode.BAD_MESSAGE, f"unknown game type {game_type[:QUOTED]!r}")
     if len(game.moves) + len(head) > MAX_ANALYSIS_MOVES:
@@ -77,10 +80,15 @@ def check(game_type: str, game_string: str | None, moves: list[str]) -> Checked 
 
 
 def position(
-    game_type: str, game_string: str | None, moves: list[str], asked: int = 0
+    game_type: str,
+    game_string: str | None,
+    moves: list[str],
+    asked: int = 0,
+    *,
+    repetition_draw: bool = True,
 ) -> Position | Refusal:
     """The ``position`` answer for the request ``asked`` (in the worker; see ``replay``)."""
-    game = replay(game_type, game_string, moves)
+    game = replay(game_type, game_string, moves, repetition_draw=repetition_draw)
     if isinstance(game, Refusal):
         return game
     layout = game.layout()

@@ -53,12 +53,13 @@ from protocol import (
     Profile,
     ProtocolError,
 )
-from server.archive import analyses, queries
+from server.archive import analyses, puzzles, queries
 from server.archive.db.database import Database
 from server.archive.games import DATABASE_ERRORS
 from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
 from server.game.record import game_string
 from server.live.session import LOOKUP_RATE, Session
+from server.requests.puzzles import wire_rating, wire_tries
 from server.storage.limits import per_origin
 
 if TYPE_CHECKING:
@@ -176,6 +177,8 @@ class Profiles:
             records = await queries.records(connection, player)
             history = await queries.history(connection, player)
             accuracy = await analyses.accuracies(connection, player)
+            puzzle_rating = await puzzles.rating_in(connection, player)
+            puzzle_tries = await puzzles.history_in(connection, player)
             total = sum(sum(counts.values()) for counts in records.values())
             games: list[ArchivedGame] = []
             if page * PROFILE_PAGE < total:
@@ -198,6 +201,8 @@ class Profiles:
             page=page,
             total_games=total,
             accuracy=accuracy,
+            puzzles=wire_rating(puzzle_rating) if puzzle_rating.tries else None,
+            puzzle_tries=wire_tries(puzzle_tries),
         )
 
     async def download(self, name: str, before: str | None = None) -> Download | None:

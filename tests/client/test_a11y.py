@@ -1,9 +1,9 @@
 """Accessibility in both themes (issue 22): axe-core (npm, ``client/node_modules/axe-core``,
-a devDependency) run on the lobby, a game, its review, the rules, a profile (issue 20), the
-analysis board, the leaderboard and the visualizer, light and dark, finds no serious or
-critical violation of WCAG 2 A and AA, colour contrast included. The themes follow the
-system setting (``prefers-color-scheme``, emulated here) until the switch in the top bar
-chooses one, which the browser remembers.
+a devDependency) run on the lobby (with its puzzle of the day), a game, its review, the rules,
+a profile (issue 20), the analysis board, the puzzle page (issue 37), the leaderboard and the
+visualizer, light and dark, finds no serious or critical violation of WCAG 2 A and AA, colour
+contrast included. The themes follow the system setting (``prefers-color-scheme``, emulated
+here) until the switch in the top bar chooses one, which the browser remembers.
 
 A theme changes colours only (the custom properties of ``client/css/style.css``), so each page
 is checked by every rule in the light theme, then switched to dark in place and checked again
@@ -19,7 +19,9 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from protocol import JoinGame
+from server.archive import puzzles
 from tests.client.support import DESKTOP, Person, play_out
+from tests.puzzled import fixture_puzzles
 from tests.server.archived import seed
 from tests.server.conftest import Running
 from tests.server.support import decisive_game
@@ -89,6 +91,7 @@ async def test_every_page_passes_axe_in_both_themes(
 ) -> None:
     game_id = await play_out(srv, decisive_game("Base"))
     await seed(srv)  # Ann's profile: ratings, a chart, games; the blitz leaderboard
+    await puzzles.load(srv.hub.database, fixture_puzzles()[:1])  # the puzzles, of the day
     found: dict[str, Any] = {}
     figures: dict[str, Any] = {}
     # a game in progress, seen by its player (Ada made it; Cy joins from Python: "Bob" is one
@@ -111,6 +114,7 @@ async def test_every_page_passes_axe_in_both_themes(
             ("profile", "/#/@/Ann", "[data-testid=rating-chart] canvas"),
             ("leaderboard", "/#/leaderboard/blitz", "[data-testid=leader] >> nth=0"),
             ("analysis", "/#/analysis/Base/wS1%3BbG1%20-wS1/2", "[data-ready=true]"),
+            ("puzzles", "/#/puzzles", "[data-testid=puzzles][data-status=solving]"),
             ("visualizer", "/visualizer", "[data-testid=tree]"),
         ]:
             page = await open_page(
@@ -118,6 +122,7 @@ async def test_every_page_passes_axe_in_both_themes(
             )
             await expect(page.locator(ready)).to_have_count(1)
             if name == "lobby":  # with the header's account menu and signup form open
+                await expect(page.get_by_test_id("daily-puzzle-link")).to_be_visible()
                 await expect(page.get_by_test_id("connection")).to_have_attribute(
                     "data-status", "online"
                 )

@@ -38,6 +38,7 @@ from protocol import (
     GetOnline,
     GetPosition,
     GetProfile,
+    GetPuzzle,
     Hello,
     JoinGame,
     Leaderboard,
@@ -64,11 +65,17 @@ from protocol import (
     Position,
     Presence,
     Profile,
+    Puzzle,
+    PuzzleAnswer,
+    PuzzleMove,
+    PuzzleRating,
+    PuzzleTry,
     RatingChange,
     RatingPoint,
     Rematch,
     Resign,
     Seat,
+    ShowSolution,
     SignUp,
     Social,
     SpectatorChat,
@@ -133,6 +140,21 @@ OPEN = GameSummary(
 LIVE = GameSummary("0f1e2d3c", "Base+M", CLOCK, ADA, BOT, 1_795_446_200_000, 12, 2)
 ROBO_READY = BotInfo(ROBO.player, "robo", ["Base"], ["none"], 4, playing=1)
 
+PUZZLE_POSITION: Final = Position(
+    0,
+    "Base",
+    ["wS1", "bG1 -wS1"],
+    "Base;InProgress;White[2];wS1;bG1 -wS1",
+    "InProgress",
+    "white",
+    [PieceAt("wS1", 0, 0, 0), PieceAt("bG1", -1, 0, 0)],
+    [LegalMove("wQ wS1-", "wQ", None, None, 1, 0)],
+    ["wQ", "wS2"],
+    ["bQ", "bS1"],
+    last=LegalMove("bG1 -wS1", "bG1", None, None, -1, 0),
+)
+"""A puzzle's position (as ``position`` gives one)."""
+
 EXAMPLES: Final[dict[str, dict[str, Message]]] = {
     "client": {
         "hello": Hello(nickname="ada", token="lYN-6JeauAJRoAZAteE8Jv7yvNqaj2ws"),
@@ -170,6 +192,9 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "online": GetOnline(),
         "analyse_game": AnalyseGame(GAME, start=True),
         "leave_analysis": LeaveAnalysis(GAME),
+        "puzzle": GetPuzzle("win2", "Base+M", daily=True, id=17, after=16),
+        "puzzle_move": PuzzleMove(17, "wB1 bQ-"),
+        "puzzle_solution": ShowSolution(17),
     },
     "server": {
         "welcome": Welcome(
@@ -240,6 +265,8 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             page=2,
             total_games=45,
             accuracy=[SpeedAccuracy("blitz", 81.4, 3), SpeedAccuracy(None, 64.0, 1)],
+            puzzles=PuzzleRating(1523, True, 3, 2, 1),
+            puzzle_tries=[PuzzleTry(16, "win2", True, 1523, 12, 1_795_446_241_400)],
         ),
         "leaderboard": Leaderboard(
             "blitz",
@@ -322,6 +349,30 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             ],
             PlayerAnalysis(0, 0, 0, 96.1),
             PlayerAnalysis(1, 0, 0, 47.9),
+        ),
+        "puzzle": Puzzle(
+            17,
+            "Base",
+            "win1",
+            1240,
+            PUZZLE_POSITION,
+            PuzzleRating(1523, True, 3, 2, 1),
+            daily=True,
+            tries=[PuzzleTry(16, "win2", True, 1523, 12, 1_795_446_241_400)],
+        ),
+        "puzzle_answer": PuzzleAnswer(
+            17,
+            "wQ wS1-",
+            True,
+            True,
+            True,
+            [PUZZLE_POSITION],
+            rated=True,
+            player=PuzzleRating(1535, True, 4, 3, 2),
+            change=12,
+            rating=1228,
+            solution=["wQ wS1-"],
+            bugs=["Queen"],
         ),
     },
 }

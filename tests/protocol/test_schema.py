@@ -39,6 +39,7 @@ from protocol import (
     GetOnline,
     GetPosition,
     GetProfile,
+    GetPuzzle,
     Hello,
     JoinGame,
     LeaveAnalysis,
@@ -49,8 +50,10 @@ from protocol import (
     Ping,
     Play,
     ProtocolError,
+    PuzzleMove,
     Rematch,
     Resign,
+    ShowSolution,
     SignUp,
     SpectatorChat,
     StartEngine,
@@ -65,10 +68,12 @@ from protocol import (
     encode,
     schema,
 )
+from server.archive import puzzles
 from server.archive.db import tables
 from server.game.clock import now_ms
 from server.game.rating import LEADERBOARD_OPPONENTS
 from tests.protocol.examples import EXAMPLES
+from tests.puzzled import fixture_puzzles
 from tests.server.conftest import Running
 from tests.server.support import http_get
 
@@ -399,6 +404,16 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await bob.send(AnalyseGame(versus["game"], start=True))
         await bob.receive("game_analysis", lambda b: b["status"] == "done")
         await bob.send(LeaveAnalysis(versus["game"]))
+        # A puzzle, a wrong move, its solution.
+        win1 = next(p for p in fixture_puzzles() if p.theme == "win1")
+        await puzzles.load(srv.hub.database, [win1])
+        await cy.send(GetPuzzle(theme="win1"))
+        shown = await cy.receive("puzzle")
+        wrong = next(m["move"] for m in shown["position"]["legal"] if m["move"] != win1.solution[0])
+        await cy.send(PuzzleMove(shown["id"], wrong))
+        await cy.receive("puzzle_answer", lambda b: not b["correct"])
+        await cy.send(ShowSolution(shown["id"]))
+        await cy.receive("puzzle_answer", lambda b: b["done"])
 
         await ada.send(Ping(2.5))
         await ada.receive("pong")

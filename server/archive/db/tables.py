@@ -22,6 +22,14 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
   the plies each position was searched (``depth``), every move's review (``moves``: JSON, a
   list of ``ai.review.PlyReview``'s fields), each side's accuracy (None: no move) for the
   profile's averages, and when it was made.
+- ``puzzles``: a puzzle of ``ai.puzzles`` (loaded by ``hive-server puzzles load``): its position
+  (``game_string``), its ``solution`` (MoveStrings joined by ``;``), ``theme``, ``bugs``
+  (joined by ``,``), ``source``; ``key``, a hash of position and solution, keeps it loaded
+  once; its Glicko-2 ``rating``, ``rd``, ``volatility`` and the rated ``tries`` of it.
+- ``puzzle_ratings``: a player's puzzle rating (a guest's too: keyed by player id, as the
+  server keys guests), the rated tries, those solved, the current ``streak`` of solved.
+- ``puzzle_tries``: each player's rated try of a puzzle, one at most (the key): solved or not,
+  the player's rating before and after, when. Its key is what rates a try once.
 """
 
 from __future__ import annotations
@@ -183,4 +191,49 @@ analyses: Final = Table(
     Column("white_accuracy", Float),
     Column("black_accuracy", Float),
     Column("created", BigInteger, nullable=False),
+)
+
+puzzles: Final = Table(
+    "puzzles",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("key", String(64), nullable=False, unique=True),  # sha256 of position and line
+    Column("game_type", String(32), nullable=False),
+    Column("game_string", Text, nullable=False),
+    Column("solution", Text, nullable=False),  # MoveStrings joined by ";"
+    Column("theme", String(16), nullable=False),
+    Column("bugs", String(200), nullable=False),  # the solver's bugs joined by ","
+    Column("source", String(200), nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("tries", Integer, nullable=False),
+    Index(None, "rating"),
+    Index(None, "theme", "rating"),
+    Index(None, "game_type", "rating"),
+)
+
+puzzle_ratings: Final = Table(
+    "puzzle_ratings",
+    metadata,
+    Column("player", String(40), primary_key=True),  # an account's or a guest's player id
+    Column("rating", Float, nullable=False),
+    Column("rd", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("tries", Integer, nullable=False),
+    Column("solved", Integer, nullable=False),
+    Column("streak", Integer, nullable=False),
+    Column("updated", BigInteger, nullable=False),
+)
+
+puzzle_tries: Final = Table(
+    "puzzle_tries",
+    metadata,
+    Column("player", String(40), primary_key=True),
+    Column("puzzle", Integer, ForeignKey("puzzles.id"), primary_key=True),
+    Column("solved", Boolean, nullable=False),
+    Column("rating_before", Float, nullable=False),
+    Column("rating_after", Float, nullable=False),
+    Column("at", BigInteger, nullable=False),
+    Index(None, "player", "at"),
 )
