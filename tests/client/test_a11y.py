@@ -132,7 +132,7 @@ async def test_every_page_passes_axe_in_both_themes(
                 await expect(page.get_by_test_id("auth-form")).to_be_visible()
                 await page.get_by_test_id("account-menu").click()
             for scheme in ("light", "dark"):
-                await page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+                await page.emulate_media(color_scheme=scheme)
                 await expect(page.locator("html")).to_have_attribute("data-theme", scheme)
                 await page.evaluate(SETTLED)  # colours fade from one theme to the other
                 theme = await page.evaluate(
