@@ -219,8 +219,10 @@ class Played:
 
 
 class Games:
-    """``count`` games, White on the first server and Black on the second (each process hears
-    the other's moves through Redis), played to their end with random legal moves (a
+    """``count`` games, one player on each of the first and last server (each process hears the
+    other's moves through Redis; White on the first in even games, on the last in odd ones, so
+    that each process has players to move whatever the games' parity: they tend to move in
+    step), played to their end with random legal moves (a
     resignation after ``max_plies``); a move refused ``unavailable`` is sent again as it was,
     and one refused ``stale`` waits for the update that says what happened."""
 
@@ -237,12 +239,14 @@ class Games:
 
     async def __aenter__(self) -> Games:
         await self.stack.__aenter__()
+        ends = (self.urls[0], self.urls[-1])
         for n in range(self.count):
+            white_url, black_url = ends if n % 2 == 0 else ends[::-1]
             white = await self.stack.enter_async_context(
-                Client.connect(self.urls[0], nickname=f"w{n}")
+                Client.connect(white_url, nickname=f"w{n}")
             )
             black = await self.stack.enter_async_context(
-                Client.connect(self.urls[-1], nickname=f"b{n}")
+                Client.connect(black_url, nickname=f"b{n}")
             )
             game_id, w, b = await start_game(white, black)
             self.starts.append((white, black, game_id, w, b))
