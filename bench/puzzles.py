@@ -32,24 +32,20 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import select, text
 
 from bench.forced_wins import load as won_in_two
+from bench.profiles import ms, p99, server, timed
 from protocol import GetPuzzle, Puzzle
 from protocol.client import Client
 from server.archive import puzzles
 from server.archive.db import tables
 from server.archive.db.database import Database
-from server.embedded import RedisProcess
 from server.game.clock import now_ms
 from server.game.rating import START
-from tests.server.conftest import free_port
 from tests.server.postgres import PostgresProcess
-from tests.server.support import ServerProcess
 
 PLAYER = "bench"
 BATCH = 2000
@@ -120,24 +116,6 @@ async def fill(url: str, count: int, tried: int, rng: random.Random) -> None:
         await database.close()
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def p99(took: list[float]) -> float:
-    ordered = sorted(took)
-    return ordered[max(0, int(len(ordered) * 0.99) - 1)]
-
-
-async def timed(samples: int, work: Callable[[], Awaitable[Any]]) -> list[float]:
-    took = []
-    for _ in range(samples):
-        started = time.perf_counter()
-        await work()
-        took.append(time.perf_counter() - started)
-    return took
-
-
 async def choice(database: Database, theme: str | None, game_type: str | None) -> None:
     """What a ``puzzle`` request reads of the database."""
     mine = await puzzles.rating_of(database, PLAYER)
@@ -146,25 +124,6 @@ async def choice(database: Database, theme: str | None, game_type: str | None) -
     )
     assert found is not None
     await puzzles.history(database, PLAYER)
-
-
-@contextlib.asynccontextmanager
-async def server(url: str, folder: Path) -> AsyncIterator[str]:
-    """A server process (``python -m server``) on the database at ``url`` and a Redis of its
-    own: its websocket URL."""
-    redis_process = RedisProcess(folder / "redis", port=free_port(), persist=False)
-    redis_process.start()
-    process = ServerProcess(
-        *("--port", str(free_port()), "--redis-url", redis_process.url),
-        *("--database-url", url, "--data", str(folder / "data"), "--bot-workers", "1"),
-        *("--guests-per-address", "10000", "--connections-per-address", "1000"),
-    )
-    try:
-        await process.start()
-        yield process.ws_url
-    finally:
-        await process.stop()
-        redis_process.stop()
 
 
 async def end_to_end(url: str, samples: int, folder: Path) -> list[float]:
