@@ -24,7 +24,7 @@ from ai.proof import (
     winning_now,
     wins_within,
 )
-from hive import Game, GameState, Move
+from hive import Game, GameState, HiveError, Move
 from hive.pieces import BUG_OF, Bug
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "forces",
     "forcing_moves",
     "mine",
+    "mine_moves",
     "puzzle_of",
     "saving_move",
     "solve",
@@ -138,3 +139,15 @@ def mine(index: int, game_type: str, seed: int, max_plies: int = 120) -> list[Pu
     )
     game = Game.from_game_string(record.game_string, repetition_draw=True)
     return list(find([(f"{game_type}#{seed}.{index}", game)]))
+
+
+def mine_moves(game_type: str, moves: tuple[str, ...], source: str) -> list[Puzzle]:
+    """The puzzles of one game given as its moves (an archived game's: the server's miner
+    runs this in a background worker of its bot pool); none when the moves do not replay."""
+    try:
+        game = Game(game_type)
+        for move in moves:
+            game.play(move)
+    except HiveError:
+        return []
+    return list(find([(source, game)]))
