@@ -1,7 +1,8 @@
 """The puzzle miner: finished games of the archive (people's and bots') read for puzzles in the
 background, each once, by one process at a time.
 
-Every ``interval`` seconds (the first pass at start), a process takes the miner's lease in
+Every ``interval`` seconds (the first pass at start; ``CATCH_UP_SECONDS`` after a pass that read
+as many games as a pass may), a process takes the miner's lease in
 Redis (``hive:puzzles:mining``, ``server.storage.leases``; another process holding it: this
 pass is skipped), reads the next ``GAMES_A_PASS`` archived games after the cursor stored in
 SQL (``server.archive.mining``), proves each game's positions in the bot pool's background
@@ -39,6 +40,9 @@ LEASE_MS: Final = 60_000
 within this."""
 GAMES_A_PASS: Final = 20
 """The most games a pass reads (each proved in one job of the pool)."""
+CATCH_UP_SECONDS: Final = 1.0
+"""The wait after a pass that read ``GAMES_A_PASS`` games (more may be waiting), instead of
+the interval: the miner keeps up with a busy archive, a pass at a time."""
 
 
 class PuzzleMiner:
@@ -76,13 +80,15 @@ class PuzzleMiner:
         if self.interval <= 0:
             return
         while True:
+            read = None
             try:
-                await self.mine_once()
+                read = await self.mine_once()
             except (*STORAGE_ERRORS, *DATABASE_ERRORS) as error:
                 log.warning("puzzle mining: pass stopped (%s); the next one goes on", error)
             except Exception:  # (a bug, or workers that kept dying: the next pass tries again)
                 log.exception("puzzle mining: pass failed; the next one goes on")
-            await asyncio.sleep(self.interval)
+            behind = read is not None and read >= self.games_a_pass
+            await asyncio.sleep(min(CATCH_UP_SECONDS, self.interval) if behind else self.interval)
 
     async def mine_once(self) -> int | None:
         """One pass: the games read (None: another process holds the lease, or took the

@@ -1,10 +1,13 @@
 """The puzzle miner through a real server (real Redis, SQLite and PostgreSQL, the bot pool's
 background workers): an archived game that holds a known puzzle's position gives that puzzle,
 once; the game is read once, a restart included; a process without the lease reads nothing;
-a pass whose cursor moved meanwhile writes nothing; and the periodic job finds it alone."""
+a pass whose cursor moved meanwhile writes nothing; the periodic job finds it alone, and a
+full pass is followed by the next at once."""
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from typing import Any
 
 from ai.puzzles import Puzzle
@@ -14,7 +17,7 @@ from server.archive import mining
 from server.archive.db import tables
 from server.game.clock import now_ms
 from server.game.record import Record
-from server.live.miner import LEASE_KEY
+from server.live.miner import LEASE_KEY, PuzzleMiner
 from server.storage.leases import Lease
 from tests.puzzled import fixture_puzzles
 from tests.server.conftest import Running, StartServer
@@ -115,3 +118,28 @@ async def test_the_periodic_job_finds_the_puzzle_of_a_game_archived_while_it_run
         await until(added, "a pass that added the archived game's puzzles", timeout=120)
         assert len(await found()) == 1
         assert (await scrape(srv))["hive_puzzle_games_mined_total"] == 1
+
+
+async def test_a_full_pass_is_followed_by_the_next_at_once_not_after_the_interval(
+    srv: Running,
+) -> None:
+    for game_id in ("g1", "g2"):
+        await archived(srv, played_through(WIN2, game_id))
+    passes: list[int] = []
+    settings = replace(srv.settings, puzzle_mining_interval=600)
+    hub = srv.hub
+    miner = PuzzleMiner(
+        settings,
+        hub.store,
+        hub.database,
+        hub.pool,
+        lambda games, _: passes.append(games),
+        games_a_pass=1,
+    )
+    sweep = asyncio.create_task(miner.sweep())
+    try:
+        await until(lambda: len(passes) >= 3, "three passes, well within the interval")
+    finally:
+        sweep.cancel()
+        await asyncio.gather(sweep, return_exceptions=True)
+    assert passes[:3] == [1, 1, 0]  # a full pass, another, then nothing left: the interval
