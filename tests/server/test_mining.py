@@ -82,8 +82,8 @@ async def test_an_archived_game_s_puzzle_is_added_once_and_a_restart_reads_on(
         figures = await scrape(again)
         assert figures["hive_puzzle_games_mined_total"] == 1
         assert figures["hive_puzzles_mined_total"] == 0
-    cursor = await mining.cursor(again.hub.database)
-    assert (cursor.game, cursor.games) == ("g2", 2)
+        cursor = await mining.cursor(again.hub.database)
+        assert (cursor.game, cursor.games) == ("g2", 2)
 
 
 async def test_one_miner_at_a_time_and_a_moved_cursor_writes_nothing(srv: Running) -> None:
