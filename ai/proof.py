@@ -30,6 +30,7 @@ Compiled with mypyc (``setup.py``): this is the hot part of ``hive-ai puzzles``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from ai.evaluation import evaluate
@@ -88,55 +89,56 @@ def _played(game: Game, ring: tuple[int, ...], stop_at: int) -> list[Move]:
     """``winning_now`` by playing every legal move that lands in ``ring`` or moves the Queen
     it surrounds."""
     queen = FIRST_OF[1 - (game.ply & 1)][Bug.QUEEN]
-    won = WINS[game.ply & 1]
-    found = []
-    for move in game.legal_moves():
-        if move.destination in ring or move.piece == queen:
-            game.push(move)
-            wins = game.state is won
-            game.pop()
-            if wins:
-                found.append(move)
-                if len(found) == stop_at:
-                    break
-    return found
+    near = (m for m in game.legal_moves() if m.destination in ring or m.piece == queen)
+    return _winning(game, near, stop_at)
 
 
 def _into(game: Game, hole: int, stop_at: int) -> list[Move]:
     """``winning_now`` when only a step or jump into ``hole`` can win: each piece of the side
-    to move that the rules let move (its Queen placed; not the piece moved last; not alone on
-    an articulation point) and whose destinations, found as ``hive.movegen.movements`` finds
-    them, hold the hole, is played there."""
+    to move whose destinations (``_steps``) hold the hole is played there."""
     me = game.ply & 1
-    board = game.board
-    top, height, hex_of = board.top, board.height, board.hex_of
+    hex_of = game.board.hex_of
     if hex_of[FIRST_OF[me][Bug.QUEEN]] == HAND:
         return []  # (no piece may move before its Queen is placed)
-    pinned = board.pinned()
-    won = WINS[me]
-    found = []
+    pinned = game.board.pinned()
     first = FIRST_OF[me][Bug.QUEEN]
-    for piece in range(first, first + PIECES_PER_COLOR):
-        where = hex_of[piece]
-        if where == HAND or top[where] != piece or piece == game.last_moved:
-            continue
-        if height[where] == 1 and pinned >> piece & 1:
-            continue
-        board.lift(where)
-        try:
-            ends = destinations(board, BUG_OF[piece], where)
-        finally:
-            board.place(piece, where)
-        if hole in ends:
-            move = Move(piece, where, hole)
-            game.push(move)
-            wins = game.state is won
-            game.pop()
-            if wins:
-                found.append(move)
-                if len(found) == stop_at:
-                    break
+    pieces = range(first, first + PIECES_PER_COLOR)
+    into = (Move(p, hex_of[p], hole) for p in pieces if hole in _steps(game, p, pinned))
+    return _winning(game, into, stop_at)
+
+
+def _winning(game: Game, moves: Iterable[Move], stop_at: int) -> list[Move]:
+    """Those of ``moves`` after which the side to move has won, each played (``stop_at``: the
+    first that many)."""
+    won = WINS[game.ply & 1]
+    found = []
+    for move in moves:
+        game.push(move)
+        wins = game.state is won
+        game.pop()
+        if wins:
+            found.append(move)
+            if len(found) == stop_at:
+                break
     return found
+
+
+def _steps(game: Game, piece: int, pinned: int) -> list[int]:
+    """Where ``piece`` of the side to move may move (throws aside), as
+    ``hive.movegen.movements`` finds it, lifted while its destinations are found: nowhere when
+    it is in hand or covered, was moved last, or stands alone on an articulation point
+    (``pinned``: ``Board.pinned``)."""
+    board = game.board
+    where = board.hex_of[piece]
+    if where == HAND or board.top[where] != piece or piece == game.last_moved:
+        return []
+    if board.height[where] == 1 and pinned >> piece & 1:
+        return []
+    board.lift(where)
+    try:
+        return destinations(board, BUG_OF[piece], where)
+    finally:
+        board.place(piece, where)
 
 
 def _holes(game: Game, ring: tuple[int, ...]) -> int:
@@ -195,28 +197,14 @@ _CHEAP_FIRST: Final = (
 
 
 def _quiet_step(game: Game, ring: tuple[int, ...]) -> bool:
-    """Whether a piece of the side to move other than its Queen may move to a hex away from
-    ``ring`` (its pieces tried cheapest to move first, as ``hive.movegen.movements`` moves
-    them: not the piece moved last, not one alone on an articulation point, lifted while its
-    destinations are found)."""
-    board = game.board
-    top, height, hex_of = board.top, board.height, board.hex_of
-    pinned = board.pinned()
+    """Whether a piece of the side to move other than its Queen may move (``_steps``) to a hex
+    away from ``ring``, its pieces tried cheapest to move first."""
+    pinned = game.board.pinned()
     me = game.ply & 1
     for bug in _CHEAP_FIRST:
         first = FIRST_OF[me][bug]
         for piece in range(first, first + BUG_COUNTS[bug]):  # (those not in the game: in hand)
-            where = hex_of[piece]
-            if where == HAND or top[where] != piece or piece == game.last_moved:
-                continue
-            if height[where] == 1 and pinned >> piece & 1:
-                continue
-            board.lift(where)
-            try:
-                ends = destinations(board, bug, where)
-            finally:
-                board.place(piece, where)
-            if any(h not in ring for h in ends):
+            if any(h not in ring for h in _steps(game, piece, pinned)):
                 return True
     return False
 
