@@ -17,6 +17,7 @@ from ai.puzzles import (
     find,
     forces,
     forcing_moves,
+    mine_moves,
     puzzle_of,
     saving_move,
     solve,
@@ -252,3 +253,16 @@ def test_the_queen_thrown_into_a_hole_wins_and_no_reply_beside_the_thrower_is_qu
     assert throw in winning_now(game)
     game.pop()  # White to move, the Queen's defender: its last reply let the throw in
     assert not _quiet_reply(game)
+
+
+def test_an_archived_game_s_moves_give_its_puzzles_and_bad_moves_none() -> None:
+    """``mine_moves``, what the server's miner runs in a worker: a game given as MoveStrings
+    (its winning line played through) gives the puzzle of its position, named by the game and
+    ply; moves that do not replay give nothing (and raise nothing)."""
+    game, moves = ONE_WAY[0]
+    whole = Game.from_game_string(game.game_string())
+    whole.push(moves[0])
+    played = tuple(m.strip() for m in whole.game_string().split(";")[3:])
+    found = mine_moves(str(whole.game_type), played, "g1")
+    assert any(p.source == f"g1@{game.ply}" and p.theme == "win2" for p in found)
+    assert mine_moves(str(whole.game_type), (*played[:3], "wQ wQ-"), "g2") == []
