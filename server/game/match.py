@@ -200,12 +200,15 @@ def time_left(record: Record, color: Color, now: int) -> int | None:
 
 
 def deadline(record: Record, first_move_ms: int) -> int | None:
-    """When the game changes by itself if nobody acts: an open game expires, a first move not
-    made aborts the game, a flag falls. None: never."""
+    """When the game changes by itself if nobody acts: an open game expires, a clock held for
+    its player after a restart runs again (``server.game.holds``), a first move not made
+    aborts the game, a flag falls. None: never."""
     if record.status == "open":
         return record.expires
     if record.status != "live":
         return None
+    if record.held is not None:  # (before any flag: the clock does not run while held)
+        return record.held
     if not clocks_started(record):  # a first move not made in time aborts the game
         if record.time.kind == "days":
             return record.turn_started + record.time.days * DAY_MS
@@ -223,6 +226,11 @@ def expire(record: Record, now: int, first_move_ms: int) -> tuple[Record, Event]
         return None
     if record.status == "open":
         return _end(record, now, None, "expired")
+    if record.held is not None:  # nobody came back: the clock runs from the hold's end
+        version = record.version + 1
+        return replace(record, held=None, version=version), Event(
+            version, "resumed", now, by=record.turn
+        )
     if not clocks_started(record):
         return _end(record, now, None, "aborted")
     winner: Result = "BlackWins" if record.turn == "white" else "WhiteWins"

@@ -47,7 +47,7 @@ def test_the_player_to_move_is_charged_neither_the_outage_nor_the_wait_for_their
     # nothing runs while her client is away, up to the bound
     assert match.time_left(back, "white", 107_000) == 40_000
     assert view.clocks(back, 107_000).running is None
-    assert match.deadline(back, FIRST) == 110_000 + 40_000
+    assert match.deadline(back, FIRST) == 110_000  # the hold's end, then her flag's
     # her client is back at 104 s: her clock runs from then, bob's never ran
     resumed, event = holds.resume(back, "a", 104_000) or (None, None)
     assert resumed is not None and event is not None
@@ -62,9 +62,23 @@ def test_the_hold_is_bounded_and_only_the_player_to_move_resumes_it() -> None:
     back = holds.held(holds.given_back(played(2), 30_000, 100_000), 100_000, HOLD)
     assert holds.resume(back, "b", 104_000) is None  # bob is not to move
     assert holds.resume(back, "a", 110_000) is None  # the hold is over: nothing to resume
-    # not back by the bound: charged from then, as usual
+    # not back by the bound: charged from then, as usual, and everyone told (the deadline
+    # sweep's change, an event ``resumed``)
     assert match.time_left(back, "white", 115_000) == 35_000
     assert view.clocks(back, 115_000).running == "white"
+    assert match.expire(back, 109_999, FIRST) is None
+    ran, event = match.expire(back, 110_400, FIRST) or (None, None)
+    assert ran is not None and event is not None
+    assert (event.kind, event.by, event.version, ran.held) == (
+        "resumed",
+        "white",
+        ran.version,
+        None,
+    )
+    assert ran.version == back.version + 1 and ran.moved == back.moved
+    assert match.time_left(ran, "white", 115_000) == 35_000
+    assert view.clocks(ran, 110_400).running == "white"
+    assert match.deadline(ran, FIRST) == 110_000 + 40_000
     # a move made during the hold is not charged for it, and ends it
     moved = match.play(back, back.new_game(), "a", "wQ -wS1", back.version, 105_000, FIRST)[0]
     assert moved.clock_white == 40_000 and moved.held is None
@@ -75,7 +89,9 @@ def test_first_moves_keep_their_timeout_and_bots_are_not_held() -> None:
     record = played(0)  # White's first move, from 0
     back = holds.held(holds.given_back(record, 20_000, 100_000), 100_000, HOLD)
     # 20 s of the first move's minute were used: 40 s left after the hold's 10 s
-    assert match.deadline(back, FIRST) == 100_000 + HOLD + 40_000
+    assert match.deadline(back, FIRST) == 100_000 + HOLD
+    ran, _ = match.expire(back, 100_000 + HOLD, FIRST) or (None, None)
+    assert ran is not None and match.deadline(ran, FIRST) == 100_000 + HOLD + 40_000
     resumed, _ = holds.resume(back, "a", 103_000) or (None, None)
     assert resumed is not None and match.deadline(resumed, FIRST) == 103_000 + 40_000
     bot = replace(played(2), white=Seat("bot:easy", "easy bot", "easy", account="bot"))

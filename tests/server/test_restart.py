@@ -79,6 +79,44 @@ async def test_a_game_survives_sigkill_of_the_server_clocks_included(tmp_path: P
             await second.stop()
 
 
+async def test_a_held_clock_whose_player_stays_away_runs_again_for_every_watcher(
+    tmp_path: Path,
+) -> None:
+    """After a restart, the clock of the player to move waits for her client, up to the grace;
+    when she stays away, it runs again at the grace's end and the watchers are told then (an
+    event ``resumed``), with nothing else happening in the game."""
+    moves = decisive_game()
+    args = ("--port", str(free_port()), "--data", str(tmp_path / "data"), "--reconnect-grace", "1")
+    first = ServerProcess(*args)
+    await first.start()
+    async with (
+        Client.connect(first.ws_url, nickname="ada") as white,
+        Client.connect(first.ws_url, nickname="bob") as black,
+    ):
+        game_id, w, b = await start_game(white, black, time=TimeControl("clock", 300, 5))
+        for move in moves[:4]:
+            mover, last = (white, w) if len(w.state.moves) % 2 == 0 else (black, b)
+            await play(mover, last, move)
+            w, b = await updated(white, game_id), await updated(black, game_id)
+        token = black.welcome.token
+        assert b.state.clocks.running == "white"
+        assert await first.stop(signal.SIGKILL) == -signal.SIGKILL
+    await asyncio.sleep(OUTAGE_MS / 1000 + 0.5)  # an outage, given back (see the test above)
+
+    second = ServerProcess(*args)
+    await second.start()
+    try:
+        async with Client.connect(second.ws_url, token=token) as black:
+            await black.send(Watch(game_id, since=b.version))
+            b = await updated(black, game_id)
+            assert b.state.clocks.running is None  # held for ada, who is not back
+            b = await updated(black, game_id)
+            assert [(e.kind, e.by) for e in b.events] == [("resumed", "white")]
+            assert b.state.clocks.running == "white" and len(b.state.moves) == 4
+    finally:
+        await second.stop()
+
+
 async def test_sigterm_closes_connections_with_1001_and_stops_redis(tmp_path: Path) -> None:
     data = tmp_path / "data"
     server = ServerProcess("--port", str(free_port()), "--data", str(data), "--bot-workers", "1")
