@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator
 from typing import Final
@@ -244,7 +245,13 @@ class Parts:
             blocked_by_any=self.friends.blocked_by_any,
         )
         self.analysis, self.analyst, self.reviews = coaching(
-            settings, store, database, pool, self.positions.call, metrics.analysed.inc
+            settings,
+            store,
+            database,
+            pool,
+            self.positions.call,
+            metrics.analysed.inc,
+            functools.partial(archive.archive_finished, grace=int(settings.archive_grace)),
         )
         analysis, reviews = self.analysis, self.reviews
         self.puzzles = Puzzles(database, self.positions.call)

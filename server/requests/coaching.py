@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from ai.pool import BotPool
 from server.archive.db.database import Database
+from server.game.record import Record
 from server.live.analyst import Analyst
 from server.requests.analysis import Analysis, Compute
 from server.requests.reviews import Reviews
@@ -23,13 +24,20 @@ def coaching(
     pool: BotPool,
     compute: Compute,
     counted: Callable[[], None],
+    archive_now: Callable[[str], Awaitable[Record | None]],
 ) -> tuple[Analysis, Analyst, Reviews]:
     """The analysis board (its positions checked by ``compute``, the positions' worker), the
-    analyst and the reviews' requests; ``counted`` is called for each position analysed."""
+    analyst and the reviews' requests; ``counted`` is called for each position analysed,
+    ``archive_now`` archives a game that just ended (``Reviews``)."""
     queue = AnalysisQueue(store, limit=settings.analyses_queued)
     analyst = Analyst(queue, database, pool, at_once=settings.analyses_at_once, counted=counted)
     reviews = Reviews(
-        database, store, queue, wake=analyst.wake, per_address=settings.analyses_per_address
+        database,
+        store,
+        queue,
+        archive_now,
+        wake=analyst.wake,
+        per_address=settings.analyses_per_address,
     )
     analysis = Analysis(
         compute,

@@ -68,9 +68,10 @@ async def until_done(client: Client, game: str, timeout: float = 120) -> list[Ga
                 return seen
 
 
-async def played_game(srv: Running) -> tuple[str, str]:
+async def played_game(srv: Running, *, archived: bool = True) -> tuple[str, str]:
     """Two guests, ann (White) and ben, play ``short_game`` through the server, then ben
-    resigns; the game's id and ann's session token, once the game is archived."""
+    resigns; the game's id and ann's session token, once the game is archived (``archived``;
+    else as soon as it is over)."""
     moves = short_game()
     async with srv.connect("ann") as ann, srv.connect("ben") as ben:
         await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
@@ -88,5 +89,8 @@ async def played_game(srv: Running) -> tuple[str, str]:
         while update.state.status != "over":
             update = await ann.expect(Update)
         token = ann.welcome.token
-    await until(lambda: analyses.archived(srv.hub.database, game_id), f"game {game_id} archived")
+    if archived:
+        await until(
+            lambda: analyses.archived(srv.hub.database, game_id), f"game {game_id} archived"
+        )
     return game_id, token
