@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from collections.abc import AsyncIterator
 from typing import Final
@@ -245,13 +244,7 @@ class Parts:
             blocked_by_any=self.friends.blocked_by_any,
         )
         self.analysis, self.analyst, self.reviews = coaching(
-            settings,
-            store,
-            database,
-            pool,
-            self.positions.call,
-            metrics.analysed.inc,
-            functools.partial(archive.archive_finished, grace=int(settings.archive_grace)),
+            settings, store, database, archive, pool, self.positions.call, metrics.analysed.inc
         )
         analysis, reviews = self.analysis, self.reviews
         self.puzzles = Puzzles(database, self.positions.call)
@@ -276,7 +269,7 @@ class Parts:
             fanout=fanout,
             presence=presence,
             lobby=board,
-            on_closed=analysis.forget,
+            on_closed=(analysis.forget, self.challenges.closed),
         )
         self.routes = Routes(
             self.connections,

@@ -224,10 +224,9 @@ class Archive:
         return True
 
     async def archive_finished(self, game_id: str, grace: int) -> Record | None:
-        """Archive ``game_id`` now if it has finished and waits for the sweep (the review page
-        asks for a game the moment it ends): its record, archived here or, when another
-        process holds the claim, being archived there. None: Redis holds no finished game of
-        that id waiting (unknown, in progress, or archived already)."""
+        """Archive ``game_id`` now if it has finished and waits for the sweep (a review asked
+        for the moment it ended): its record, archived here or, when another process holds
+        the claim, there. None: no finished game of that id waits (unknown, or not over)."""
         store = self.store
         if not await store.is_finished(game_id):
             return None

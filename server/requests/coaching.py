@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import functools
+from collections.abc import Callable
 
 from ai.pool import BotPool
 from server.archive.db.database import Database
-from server.game.record import Record
+from server.archive.games import Archive
 from server.live.analyst import Analyst
 from server.requests.analysis import Analysis, Compute
 from server.requests.reviews import Reviews
@@ -21,21 +22,21 @@ def coaching(
     settings: Settings,
     store: Store,
     database: Database,
+    archive: Archive,
     pool: BotPool,
     compute: Compute,
     counted: Callable[[], None],
-    archive_now: Callable[[str], Awaitable[Record | None]],
 ) -> tuple[Analysis, Analyst, Reviews]:
     """The analysis board (its positions checked by ``compute``, the positions' worker), the
-    analyst and the reviews' requests; ``counted`` is called for each position analysed,
-    ``archive_now`` archives a game that just ended (``Reviews``)."""
+    analyst and the reviews' requests (which have ``archive`` archive a game that just ended);
+    ``counted`` is called for each position analysed."""
     queue = AnalysisQueue(store, limit=settings.analyses_queued)
     analyst = Analyst(queue, database, pool, at_once=settings.analyses_at_once, counted=counted)
     reviews = Reviews(
         database,
         store,
         queue,
-        archive_now,
+        functools.partial(archive.archive_finished, grace=int(settings.archive_grace)),
         wake=analyst.wake,
         per_address=settings.analyses_per_address,
     )
