@@ -84,6 +84,7 @@ from server.requests.signin import SignIn
 from server.settings import Settings
 from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
+from server.storage.tries import OpenTries
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +248,7 @@ class Parts:
             settings, store, database, archive, pool, self.positions.call, metrics.analysed.inc
         )
         analysis, reviews = self.analysis, self.reviews
-        self.puzzles = Puzzles(database, self.positions.call)
+        self.puzzles = Puzzles(database, OpenTries(store), self.positions.call)
         self.connections = Connections(
             settings,
             dispatch(

@@ -58,6 +58,8 @@ key                            type        holds
                                            its end
 ``hive:p:{PID}:challenges-*``  zset        the challenges waiting that the player made
                                            (``-out``) and was sent (``-in``), by lapse time
+``hive:p:{PID}:puzzle-tries``  hash        the player's open tries of puzzles (at most 4,
+                                           ``server.storage.tries``)
 =============================  ==========  =====================================================
 
 A finished game is archived in the database (``server.archive.games``), then marked (``a``) and
