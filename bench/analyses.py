@@ -33,59 +33,25 @@ from pathlib import Path
 from bench.load import Servers, percentile
 from bench.review import build, sixty_plies
 from protocol import (
-    AnalyseGame,
     CreateGame,
     Error,
     ErrorCode,
     GameAnalysis,
-    JoinGame,
     Play,
     Resign,
     Update,
 )
 from protocol.client import Client
+from tests.server.analysed import analysis, played
 
 ARCHIVE_POLL = 0.2
 """Seconds between two asks whether a game is archived yet (a bench polls; tests wait)."""
 
 
-async def play_game(ws_url: str, game_type: str, moves: list[str]) -> str:
-    """Two guests play ``moves``, then Black resigns; the game's id."""
-    async with (
-        Client.connect(ws_url, nickname="ann") as ann,
-        Client.connect(ws_url, nickname="ben") as ben,
-    ):
-        await ann.send(CreateGame(game_type=game_type, color="white"))
-        game_id = (await ann.expect(Update)).game
-        await ben.send(JoinGame(game_id))
-        clients = (ann, ben)
-        for ply, text in enumerate(moves):
-            mover = clients[ply % 2]
-            update = await mover.expect(Update)
-            while len(update.state.moves) != ply or update.state.status != "live":
-                update = await mover.expect(Update)
-            await mover.send(Play(game_id, update.version, text))
-        await clients[len(moves) % 2].send(Resign(game_id))
-        update = await ann.expect(Update)
-        while update.state.status != "over":
-            update = await ann.expect(Update)
-    return game_id
-
-
-async def asked(client: Client, game_id: str, *, start: bool) -> GameAnalysis | Error:
-    await client.send(AnalyseGame(game_id, start))
-    while True:
-        answer = await client.recv(300)
-        if isinstance(answer, Error) or (
-            isinstance(answer, GameAnalysis) and answer.game == game_id
-        ):
-            return answer
-
-
 async def archived(client: Client, game_id: str) -> None:
     """Once the game is in the archive (asked every ``ARCHIVE_POLL`` seconds)."""
     while True:
-        answer = await asked(client, game_id, start=False)
+        answer = await analysis(client, game_id, start=False, timeout=300)
         if isinstance(answer, GameAnalysis):
             return
         if answer.code != ErrorCode.UNKNOWN_GAME:
@@ -95,7 +61,7 @@ async def archived(client: Client, game_id: str) -> None:
 
 async def analysed(client: Client, game_id: str) -> GameAnalysis:
     """Start the game's analysis and wait for it."""
-    answer = await asked(client, game_id, start=True)
+    answer = await analysis(client, game_id, start=True, timeout=300)
     if isinstance(answer, Error):
         raise RuntimeError(answer.message)
     while answer.status != "done":
@@ -160,7 +126,7 @@ async def bench(ws_url: str, args: argparse.Namespace) -> None:
     async with Client.connect(ws_url, nickname="cy") as cy:
         times = []
         for run in range(args.runs if args.only in (None, "analysis") else 0):
-            game_id = await play_game(ws_url, game_type, moves)
+            game_id = (await played(ws_url, moves, game_type))[0]
             await archived(cy, game_id)
             started = time.perf_counter()
             done = await analysed(cy, game_id)
@@ -178,16 +144,16 @@ async def bench(ws_url: str, args: argparse.Namespace) -> None:
             for run in range(args.runs):
                 games = []
                 if busy:
-                    games = [await play_game(ws_url, game_type, moves) for _ in range(2)]
+                    games = [(await played(ws_url, moves, game_type))[0] for _ in range(2)]
                     for game_id in games:
                         await archived(cy, game_id)
-                        answer = await asked(cy, game_id, start=True)
+                        answer = await analysis(cy, game_id, start=True, timeout=300)
                         if isinstance(answer, Error):
                             raise RuntimeError(answer.message)
                 replies = await bots(ws_url, args, run)
                 if busy:
                     for game_id in games:  # both still going when the bots were done
-                        answer = await asked(cy, game_id, start=False)
+                        answer = await analysis(cy, game_id, start=False, timeout=300)
                         assert isinstance(answer, GameAnalysis)
                         if answer.status == "done":
                             print("  (an analysis ended before the bot games did)")

@@ -26,9 +26,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -37,7 +37,7 @@ from pathlib import Path
 from sqlalchemy import select, text
 
 from bench.forced_wins import load as won_in_two
-from bench.profiles import ms, p99, server, timed
+from bench.profiles import report, server, timed
 from protocol import GetPuzzle, Puzzle
 from protocol.client import Client
 from server.archive import puzzles
@@ -178,25 +178,7 @@ async def bench(count: int, tried: int, samples: int, runs: int) -> bool:
                     f"{kind}: {count} puzzles, {tried} tried by the player: "
                     f"filled in {time.perf_counter() - started:.0f} s"
                 )
-                medians: dict[str, list[float]] = {}
-                p99s: dict[str, list[float]] = {}
-                for run in range(runs):
-                    took = await run_once(url, samples, folder / f"{kind}-run{run}")
-                    for what, values in took.items():
-                        median, high = statistics.median(values), p99(values)
-                        medians.setdefault(what, []).append(median)
-                        p99s.setdefault(what, []).append(high)
-                        print(
-                            f"{kind} run {run + 1}: {what}: {len(values)} samples, "
-                            f"median {ms(median)}, p99 {ms(high)}"
-                        )
-                for what in medians:
-                    high = statistics.median(p99s[what])
-                    ok = ok and high < 0.050
-                    print(
-                        f"{kind}: {what}, medians of {runs} runs: median "
-                        f"{ms(statistics.median(medians[what]))}, p99 {ms(high)}"
-                    )
+                ok &= await report(kind, runs, functools.partial(run_once, url, samples), folder)
                 load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
                 print(f"{kind}: the machine's load average then: {load} ({os.cpu_count()} cores)")
     finally:

@@ -54,6 +54,8 @@ class Board:
     """
 
     __slots__ = (
+        "_holder",
+        "_lender",
         "_low",
         "_order",
         "_points",
@@ -71,6 +73,8 @@ class Board:
         self.under: dict[int, list[int]] = {}
         self.hex_of: list[int] = [HAND] * NUM_PIECES
         self.shape = 0
+        self._lender: Board | None = None
+        self._holder: Board | None = None
         self._scratch()
 
     def _scratch(self) -> None:
@@ -95,14 +99,58 @@ class Board:
         self._low = other._low
         self._points = other._points
 
+    def share_stacks(self, lender: Board) -> None:
+        """Keep this board's ``top`` and ``height`` in ``lender``'s lists, and drop its own (16
+        KiB): for many boards kept at once and used one at a time, as a server keeps the games
+        it serves. The lists hold one board's stacks at a time: a board must ``hold`` them
+        before any use, which gives them back from the board that held them last. A board
+        that does not hold them has empty ones, so that a use without ``hold`` raises
+        ``IndexError`` rather than reads another board's stacks. ``lender`` is a board kept
+        only to lend (never played on); the boards must be used by one thread, and this board
+        holds the lists when this returns."""
+        self.top, self.height = [], []
+        self._lender = lender
+        self.hold()
+
+    def hold(self) -> None:
+        """Take the lender's lists (``share_stacks``) for this board's stacks: clear the hexes
+        of the board that held them (at most 28) and write this one's (from ``hex_of`` and
+        ``under``, which every board keeps). Nothing to do for a board with lists of its own
+        or that holds them already."""
+        lender = self._lender
+        if lender is None or lender._holder is self:
+            return
+        top, height = lender.top, lender.height
+        held = lender._holder
+        if held is not None:
+            for h in held.hex_of:
+                if h != HAND:
+                    top[h] = EMPTY
+                    height[h] = 0
+            held.top, held.height = [], []
+        under = self.under
+        for piece, h in enumerate(self.hex_of):
+            if h != HAND:
+                covered = under.get(h)
+                if covered is None:
+                    top[h] = piece
+                    height[h] = 1
+                elif piece not in covered:
+                    top[h] = piece
+                    height[h] = len(covered) + 1
+        self.top, self.height = top, height
+        lender._holder = self
+
     def copy(self) -> Board:
-        """An independent board with the same stacks."""
+        """An independent board with the same stacks, and lists of its own."""
+        self.hold()
         board = Board.__new__(Board)
         board.top = self.top.copy()
         board.height = self.height.copy()
         board.under = {h: covered.copy() for h, covered in self.under.items()}
         board.hex_of = self.hex_of.copy()
         board.shape = self.shape
+        board._lender = board._holder = None
         board._scratch()
         return board
 

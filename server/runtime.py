@@ -86,6 +86,7 @@ from server.requests.signin import SignIn
 from server.settings import Settings
 from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
+from server.storage.tries import OpenTries
 
 log = logging.getLogger(__name__)
 
@@ -244,10 +245,10 @@ class Parts:
             blocked_by_any=self.friends.blocked_by_any,
         )
         self.analysis, self.analyst, self.reviews = coaching(
-            settings, store, database, pool, self.positions.call, metrics.analysed.inc
+            settings, store, database, archive, pool, self.positions.call, metrics.analysed.inc
         )
         analysis, reviews = self.analysis, self.reviews
-        self.puzzles = Puzzles(database, self.positions.call)
+        self.puzzles = Puzzles(database, OpenTries(store), self.positions.call)
         self.miner = PuzzleMiner(settings, store, database, pool, metrics.mined)
         self.connections = Connections(
             settings,
@@ -270,7 +271,7 @@ class Parts:
             fanout=fanout,
             presence=presence,
             lobby=board,
-            on_closed=analysis.forget,
+            on_closed=(analysis.forget, self.challenges.closed),
         )
         self.routes = Routes(
             self.connections,

@@ -9,7 +9,7 @@
 import { Board, reserveMarkup } from "./board.js";
 import { ICONS, html, render } from "./dom.js";
 import { moveMarkup } from "./game.js";
-import { bindBoard, bindReserve } from "./input.js";
+import { bindPlayable } from "./input.js";
 import * as P from "./protocol.js";
 import { routeHash } from "./route.js";
 import * as T from "./movetree.js";
@@ -93,26 +93,7 @@ export class AnalysisScreen {
       </div>`);
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.board = new Board(this.slots.board, { label: "Analysis board" });
-    const handlers = {
-      canDrag: (piece) => this.movable().has(piece),
-      pick: (piece, from, { drag = false } = {}) => {
-        this.selected = !drag && this.selected?.piece === piece ? null : { piece, from };
-        this.show();
-      },
-      target: (text) => this.play(text),
-      drop: (piece, from, q, r) => {
-        const legal = this.position()?.legal.find((m) => m.piece === piece && m.to_q === q && m.to_r === r);
-        if (legal) this.play(legal.move);
-        else {
-          this.selected = null;
-          this.show();
-        }
-      },
-      empty: (q, r) => (this.selected ? handlers.drop(this.selected.piece, this.selected.from, q, r) : undefined),
-    };
-    bindBoard(this.board, handlers);
-    bindReserve(this.slots.top, this.board, handlers);
-    bindReserve(this.slots.bottom, this.board, handlers);
+    bindPlayable(this, this.board, [this.slots.top, this.slots.bottom]);
     this.board.onFlip = () => this.show();
     root.addEventListener("click", (event) => {
       const el = event.target.closest("[data-analysis]");
@@ -193,6 +174,11 @@ export class AnalysisScreen {
 
   position() {
     return this.positions.get(key(this.gameType, T.movesTo(this.tree))) ?? null;
+  }
+
+  /** The legal moves of the position shown (undefined: none yet). */
+  legalMoves() {
+    return this.position()?.legal;
   }
 
   movable() {

@@ -1,7 +1,8 @@
 // Input binding: pointer, wheel and keys on the board and the reserves, turned into calls of
-// the handlers app.js gives (pick, target, drop, empty); delegated clicks and submits
-// (bindActions); the page's document listeners (bindPage); the visualizer's tree (bindTree).
-// Nothing here knows the game.
+// the handlers app.js gives (pick, target, drop, empty), or made here for the pages that play
+// the legal moves they were given (bindPlayable); delegated clicks and submits (bindActions);
+// the page's document listeners (bindPage); the visualizer's tree (bindTree). Nothing here
+// knows the rules.
 
 const DRAG_START = 6; // pixels a press must travel to become a drag or a pan
 const LONG_PRESS = 450; // ms: a still press on a stack shows what lies beneath
@@ -186,6 +187,40 @@ export const READ_ONLY = Object.freeze({
 function pinchOf(pointers) {
   const [a, b] = [...pointers.values()];
   return { distance: Math.max(1, Math.hypot(a.x - b.x, a.y - b.y)), midX: (a.x + b.x) / 2, midY: (a.y + b.y) / 2 };
+}
+
+/**
+ * The board and its reserves of a page that plays the legal moves the server gave it (the
+ * analysis board, puzzles): a piece picked (`view.selected`), then a target or a drop plays
+ * the legal move there, found by (piece, destination); anything else puts the piece back.
+ * @param {{selected: {piece: string, from: {q: number, r: number} | null} | null,
+ *          movable(): Set<string>,
+ *          legalMoves(): Array<{piece: string, to_q: number, to_r: number, move: string}> | undefined,
+ *          play(move: string): void, show(): void}} view
+ * @param {import("./board.js").Board} board
+ * @param {Element[]} reserves
+ */
+export function bindPlayable(view, board, reserves) {
+  const handlers = {
+    canDrag: (piece) => view.movable().has(piece),
+    pick: (piece, from, { drag = false } = {}) => {
+      if (!view.movable().has(piece)) return;
+      view.selected = !drag && view.selected?.piece === piece ? null : { piece, from };
+      view.show();
+    },
+    target: (text) => view.play(text),
+    drop: (piece, from, q, r) => {
+      const legal = view.legalMoves()?.find((m) => m.piece === piece && m.to_q === q && m.to_r === r);
+      if (legal) view.play(legal.move);
+      else {
+        view.selected = null;
+        view.show();
+      }
+    },
+    empty: (q, r) => (view.selected ? handlers.drop(view.selected.piece, view.selected.from, q, r) : undefined),
+  };
+  bindBoard(board, handlers);
+  for (const reserve of reserves) bindReserve(reserve, board, handlers);
 }
 
 /** Reserves: click a piece to pick it up, or drag it onto the board. */

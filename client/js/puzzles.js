@@ -9,7 +9,7 @@ import { Board, reserveMarkup } from "./board.js";
 import { pieceSvg } from "./bugs.js";
 import { html, render } from "./dom.js";
 import { toPixel } from "./hex.js";
-import { bindBoard, bindReserve } from "./input.js";
+import { bindPlayable } from "./input.js";
 import * as P from "./protocol.js";
 import { legalByPiece } from "./views.js";
 
@@ -108,27 +108,7 @@ export class PuzzleScreen {
       </div>`);
     this.slots = Object.fromEntries([...root.querySelectorAll("[data-slot]")].map((el) => [el.dataset.slot, el]));
     this.board = new Board(this.slots.board, { label: "Puzzle board" });
-    const handlers = {
-      canDrag: (piece) => this.movable().has(piece),
-      pick: (piece, from, { drag = false } = {}) => {
-        if (!this.movable().has(piece)) return;
-        this.selected = !drag && this.selected?.piece === piece ? null : { piece, from };
-        this.show();
-      },
-      target: (text) => this.play(text),
-      drop: (piece, from, q, r) => {
-        const legal = this.frame?.legal.find((m) => m.piece === piece && m.to_q === q && m.to_r === r);
-        if (legal) this.play(legal.move);
-        else {
-          this.selected = null;
-          this.show();
-        }
-      },
-      empty: (q, r) => (this.selected ? handlers.drop(this.selected.piece, this.selected.from, q, r) : undefined),
-    };
-    bindBoard(this.board, handlers);
-    bindReserve(this.slots.top, this.board, handlers);
-    bindReserve(this.slots.bottom, this.board, handlers);
+    bindPlayable(this, this.board, [this.slots.top, this.slots.bottom]);
     this.board.onFlip = () => this.show();
     root.addEventListener("click", (event) => {
       const el = event.target.closest("[data-puzzle]");
@@ -275,6 +255,11 @@ export class PuzzleScreen {
   }
 
   // -- drawing --------------------------------------------------------------------------------
+
+  /** The legal moves of the position shown (undefined: none yet). */
+  legalMoves() {
+    return this.frame?.legal;
+  }
 
   movable() {
     if (this.busy || !["solving", "right", "wrong"].includes(this.status)) return new Set();

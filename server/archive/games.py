@@ -223,6 +223,19 @@ class Archive:
             raise
         return True
 
+    async def archive_finished(self, game_id: str, grace: int) -> Record | None:
+        """Archive ``game_id`` now if it has finished and waits for the sweep (a review asked
+        for the moment it ended): its record, archived here or, when another process holds
+        the claim, there. None: no finished game of that id waits (unknown, or not over)."""
+        store = self.store
+        if not await store.is_finished(game_id):
+            return None
+        record = await store.get(game_id)
+        if record is None or record.status != "over":
+            return None
+        await self.archive(game_id, grace)
+        return record
+
     async def _archive(self, game_id: str, grace: int) -> None:
         store = self.store
         record = await store.get(game_id)

@@ -20,7 +20,7 @@ import resource
 import socket
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
 
@@ -173,7 +173,8 @@ class Connections:
     """The connections of this process: each message to its handler in ``handlers``
     (``dispatch``), counted in ``metrics``; a failure of storage told to ``health``. When a
     connection ends, it stops watching its games (``cache``) and being owed an update
-    (``fanout``), its engine run ends (``on_closed``), and its player, if it was their last
+    (``fanout``), those who keep something of it are told (``on_closed``: its engine run
+    ends, its player's challenges may end), and its player, if it was their last
     here, goes offline (``presence``, ``store``; a bot account no longer listed in
     ``lobby``)."""
 
@@ -189,7 +190,7 @@ class Connections:
         fanout: Fanout,
         presence: Presence,
         lobby: LobbyBoard,
-        on_closed: Callable[[Session], None] = lambda session: None,
+        on_closed: Sequence[Callable[[Session], None]] = (),
     ) -> None:
         self.settings = settings
         self.on_closed = on_closed
@@ -366,7 +367,8 @@ class Connections:
             del self.by_address[session.address]
         for game_id in list(session.watching):
             self.cache.unwatch(session, game_id)
-        self.on_closed(session)
+        for closed in self.on_closed:
+            closed(session)
         player = session.player
         if player is None:
             return

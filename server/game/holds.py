@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from protocol import Event
-from server.game.match import clocks_started, time_left
+from server.game.clock import clocks_started, time_left
 from server.game.record import Record
 
 

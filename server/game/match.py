@@ -38,9 +38,8 @@ from protocol import (
     Seat,
     TimeControl,
 )
+from server.game.clock import DAY_MS, clocks_started, deadline, initial_clock, time_left
 from server.game.record import Record, other
-
-DAY_MS: Final = 86_400_000
 
 _RESULTS: Final[dict[GameState, Result]] = {
     GameState.WHITE_WINS: "WhiteWins",
@@ -172,50 +171,6 @@ def _may_join(record: Record, seat: Seat) -> None:
         )
 
 
-def initial_clock(time: TimeControl) -> int | None:
-    if time.kind == "clock":
-        return time.base * 1000
-    if time.kind == "days":
-        return time.days * DAY_MS
-    return None
-
-
-# -- clocks ------------------------------------------------------------------------------------
-
-
-def clocks_started(record: Record) -> bool:
-    """Whether the clocks run: from each side's second turn (the first moves have
-    ``first_move_timeout`` instead)."""
-    return len(record.moves) >= 2
-
-
-def time_left(record: Record, color: Color, now: int) -> int | None:
-    """Milliseconds ``color`` has left at ``now`` (None: no clock)."""
-    stored = record.clock_white if color == "white" else record.clock_black
-    if stored is None:
-        return None
-    if record.status == "live" and record.turn == color and clocks_started(record):
-        return max(0, stored - max(0, now - record.turn_started))  # (held: not yet started)
-    return stored
-
-
-def deadline(record: Record, first_move_ms: int) -> int | None:
-    """When the game changes by itself if nobody acts: an open game expires, a first move not
-    made aborts the game, a flag falls. None: never."""
-    if record.status == "open":
-        return record.expires
-    if record.status != "live":
-        return None
-    if not clocks_started(record):  # a first move not made in time aborts the game
-        if record.time.kind == "days":
-            return record.turn_started + record.time.days * DAY_MS
-        return record.turn_started + first_move_ms
-    left = record.clock_white if record.turn == "white" else record.clock_black
-    if left is None:
-        return None
-    return record.turn_started + left
-
-
 def expire(record: Record, now: int, first_move_ms: int) -> tuple[Record, Event] | None:
     """The change a passed deadline makes (None: the deadline has not passed)."""
     due = deadline(record, first_move_ms)
@@ -223,6 +178,11 @@ def expire(record: Record, now: int, first_move_ms: int) -> tuple[Record, Event]
         return None
     if record.status == "open":
         return _end(record, now, None, "expired")
+    if record.held is not None:  # nobody came back: the clock runs from the hold's end
+        version = record.version + 1
+        return replace(record, held=None, version=version), Event(
+            version, "resumed", now, by=record.turn
+        )
     if not clocks_started(record):
         return _end(record, now, None, "aborted")
     winner: Result = "BlackWins" if record.turn == "white" else "WhiteWins"

@@ -29,9 +29,11 @@ hexadecimal ones; one in 43 of those is digits only)."""
 
 
 SCRATCH: Final = Board()
-"""The scratch lists every game the server replays shares (``Board.share_scratch``): the
-server's games are used in its one thread, one at a time, and without it each cached game
-would carry 24 KiB of lists, and the articulation points of every shape it went through."""
+"""The lists every game the server replays shares, never played on itself: its scratch lists
+(``Board.share_scratch``) and its stacks' (``Board.share_stacks``: a game's board must
+``hold`` them before each use). The server's games are used in its one thread, one at a time,
+and without it each cached game would carry 40 KiB of lists indexed by hex, and the
+articulation points of every shape it went through."""
 
 
 def new_game_id() -> str:
@@ -159,9 +161,11 @@ class Record:
 
     def new_game(self) -> Game:
         """A ``hive.Game`` with this record's moves (trusted: they were checked when played),
-        on the shared scratch lists (``SCRATCH``)."""
+        on the shared lists (``SCRATCH``): its board holds them when this returns, and must
+        ``hold`` them again before a later use."""
         game = Game(self.game_type, repetition_draw=True)
         game.board.share_scratch(SCRATCH)
+        game.board.share_stacks(SCRATCH)
         for move in self.moves:
             game.play_unchecked(move)
         return game

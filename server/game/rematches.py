@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from protocol import ErrorCode, Event, ProtocolError
-from server.game.match import initial_clock
+from server.game.clock import initial_clock
 from server.game.record import Record, other
 
 

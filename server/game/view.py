@@ -11,7 +11,7 @@ from hive import PASS, Game, Layout
 from hive.pieces import NAMES
 from protocol import Clocks, Color, GameSummary, LegalMove, PieceAt, Seat
 from protocol import GameState as StateMessage
-from server.game.match import clocks_started, time_left
+from server.game.clock import clocks_started, time_left
 from server.game.rating import speed
 from server.game.record import Record
 

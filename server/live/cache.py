@@ -30,11 +30,20 @@ def unknown(game_id: str) -> ProtocolError:
 
 @dataclass
 class CachedGame:
-    """A game cached here: its record, a ``hive.Game`` of its moves, its recent events."""
+    """A game cached here: its record, a ``hive.Game`` of its moves (``game``), its recent
+    events."""
 
     record: Record
-    game: Game
+    _game: Game
     recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+
+    @property
+    def game(self) -> Game:
+        """The ``hive.Game`` of the record's moves, its board holding the lists the cached
+        games share (``server.game.record.SCRATCH``): use it before the next ``await``, and
+        ask for it again after."""
+        self._game.board.hold()
+        return self._game
 
     @classmethod
     def of(
@@ -56,7 +65,7 @@ class CachedGame:
             for move in record.moves[len(played) :]:
                 self.game.play_unchecked(move)  # committed: checked when played
         else:
-            self.game = record.new_game()
+            self._game = record.new_game()
         if event is None or (self.recent and self.recent[-1].version != event.version - 1):
             self.recent.clear()
         if event is not None:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import redis.exceptions
 
 from protocol import ErrorCode, Event, ProtocolError, RatingChange
-from server.game import match
+from server.game import clock, match
 from server.game.clock import now_ms
 from server.game.record import GAME_ID, Record
 from server.live import lobby
@@ -83,7 +83,7 @@ class Changes:
         self._prefix = f"{process}:"  # of this process's change ids
 
     def deadline(self, record: Record) -> int | None:
-        return match.deadline(record, self.first_move_ms)
+        return clock.deadline(record, self.first_move_ms)
 
     def _next_id(self) -> str:
         return f"{self._prefix}{next(self._ids)}"

@@ -1,5 +1,6 @@
 """Challenges by name: ``challenge`` a person's account connected now, ``answer_challenge``
-(accept, decline, or withdraw one's own), and the sweep that ends those that lapsed.
+(accept, decline, or withdraw one's own), and the sweep that ends those that lapsed, and
+withdraws those of a challenger gone from every process for ``GONE_SECONDS``.
 
 A challenge is kept in Redis (``server.storage.invites``) and told to both its players, on
 whichever processes they are connected, through the notices channel: ``challenge`` when it
@@ -64,6 +65,10 @@ PER_ADDRESS: Final = 30
 SWEEP_SECONDS: Final = 0.5
 """How often a process looks for challenges that lapsed."""
 MAX_NAME: Final = 24
+GONE_SECONDS: Final = 15.0
+"""A challenger away this long (no connection on any process) has their challenges withdrawn:
+longer than a page's reload or a reconnect's backoff, and than a player connected to another
+process takes to be marked online again (``Presence.renew_online``: every 10 s)."""
 
 
 class Challenges:
@@ -96,6 +101,11 @@ class Challenges:
         self.ttl_ms = int(open_game_ttl * 1000)
         self.seconds: float = CHALLENGE_SECONDS
         """How long a challenge waits for its answer (a test may shorten it)."""
+        self.gone_ms = int(GONE_SECONDS * 1000)
+        """How long a challenger is away before their challenges end (a test may shorten it)."""
+        self.departed: dict[str, int] = {}
+        """The players whose connection closed here, and when: looked at once ``gone_ms``
+        passed (one entry a player, and only for that long)."""
 
     async def challenge(self, session: Session, message: Challenge) -> None:
         player = session.player
@@ -245,9 +255,16 @@ class Challenges:
         players = [offer.challenger_player, offer.challenged_player]
         await self.store.notify(players, encode(ChallengeEnd(offer.id, outcome, game)))
 
+    def closed(self, session: Session) -> None:
+        """A connection closed here: if its player stays away from every process, their
+        challenges end (``sweep``)."""
+        if session.player is not None and not session.bot:
+            self.departed[session.player] = now_ms()
+
     async def sweep(self) -> None:
-        """Forever: end the challenges that lapsed (every process looks; the one that takes a
-        challenge out of Redis tells its players)."""
+        """Forever: end the challenges that lapsed, and withdraw those of the players gone
+        (every process looks; the one that takes a challenge out of Redis tells its
+        players)."""
         store = self.store
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
@@ -258,5 +275,23 @@ class Challenges:
                         await store.forget_challenge(challenge)  # (its body lapsed)
                     elif await store.end_challenge(found[0]):
                         await self._end(found[0], "expired")
+                await self._withdraw_departed()
             except STORAGE_ERRORS as error:
                 log.warning("challenges not swept (%s)", error)
+
+    async def _withdraw_departed(self) -> None:
+        """Withdraw the challenges of the players who left here ``gone_ms`` ago and have not
+        come back on any process since."""
+        now = now_ms()
+        due = [player for player, at in self.departed.items() if now - at >= self.gone_ms]
+        if not due:
+            return
+        for player in due:
+            del self.departed[player]
+        gone = await self.store.gone_since_many(due, now)
+        for player, since in zip(due, gone, strict=True):
+            if since is None or now - since < self.gone_ms:
+                continue  # back, or gone again since (and looked at then)
+            for offer in await self.store.waiting_for(player, now):
+                if offer.challenger_player == player and await self.store.end_challenge(offer):
+                    await self._end(offer, "withdrawn")

@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from ai.pool import BotPool
 from server.archive.db.database import Database
+from server.archive.games import Archive
 from server.live.analyst import Analyst
 from server.requests.analysis import Analysis, Compute
 from server.requests.reviews import Reviews
@@ -20,16 +22,23 @@ def coaching(
     settings: Settings,
     store: Store,
     database: Database,
+    archive: Archive,
     pool: BotPool,
     compute: Compute,
     counted: Callable[[], None],
 ) -> tuple[Analysis, Analyst, Reviews]:
     """The analysis board (its positions checked by ``compute``, the positions' worker), the
-    analyst and the reviews' requests; ``counted`` is called for each position analysed."""
+    analyst and the reviews' requests (which have ``archive`` archive a game that just ended);
+    ``counted`` is called for each position analysed."""
     queue = AnalysisQueue(store, limit=settings.analyses_queued)
     analyst = Analyst(queue, database, pool, at_once=settings.analyses_at_once, counted=counted)
     reviews = Reviews(
-        database, store, queue, wake=analyst.wake, per_address=settings.analyses_per_address
+        database,
+        store,
+        queue,
+        functools.partial(archive.archive_finished, grace=int(settings.archive_grace)),
+        wake=analyst.wake,
+        per_address=settings.analyses_per_address,
     )
     analysis = Analysis(
         compute,

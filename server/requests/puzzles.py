@@ -1,17 +1,18 @@
 """Puzzles: ``puzzle`` (one near the player's puzzle rating, a chosen one, or the puzzle of
 the day), ``puzzle_move`` and ``puzzle_solution``.
 
-The client never holds a solution before it failed or asked: the line stays here, in the
-player's open try (``Attempt``), and each move is checked by the rules engine
+The client never holds a solution before it failed or asked: the line stays on the server,
+the player's open try in Redis (``server.storage.tries``: it goes on on any process), and each
+move is checked by the rules engine
 (``server.game.puzzle.step``, in the positions' worker, as the analysis board's positions
 are): right, the defender's reply from the stored line is played and sent; wrong, it is said
 at once and the try fails. A try is rated once (``server.archive.puzzles.rate``: the first
 try of a player and puzzle, whatever was sent twice or by which process).
 
 Bounded: a connection's puzzle requests take from a bucket (``PUZZLE_BURST`` at once, then
-``PUZZLE_RATE`` a second: ``rate_limited``), a player has at most ``OPEN_PUZZLES`` open here
-(the oldest closed first), and the process keeps the open tries of at most ``OPEN_PLAYERS``
-players (the longest idle forgotten first).
+``PUZZLE_RATE`` a second: ``rate_limited``), a player has at most ``OPEN_PUZZLES`` open (the
+oldest closed first, all of them an hour after their last request), and a process keeps at
+most ``KNOWN_PUZZLES`` puzzles read from the archive (the longest unused forgotten first).
 """
 
 from __future__ import annotations
@@ -19,12 +20,11 @@ from __future__ import annotations
 import time
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from protocol import (
-    OPEN_PUZZLES,
     PUZZLE_BURST,
     PUZZLE_RATE,
     ErrorCode,
@@ -48,27 +48,16 @@ from server.game.position import Refusal
 from server.live.session import Session
 from server.requests.analysis import Compute
 from server.storage.limits import Bucket
+from server.storage.tries import OpenTries, Try
 
-OPEN_PLAYERS: Final = 10_000
-"""Players whose open tries one process keeps."""
+KNOWN_PUZZLES: Final = 1_000
+"""Puzzles one process keeps as read from the archive (their lines: a try's moves need them)."""
 MAX_ID: Final = 2**31 - 1
 """The largest puzzle id (SQL's integer): a larger one names no puzzle."""
 
 
 def _is_id(value: int | None) -> bool:
     return value is not None and 0 < value <= MAX_ID
-
-
-@dataclass
-class Attempt:
-    """A player's open try of a puzzle: the moves of its line played, whether it failed (a
-    wrong move, or the solution asked) and whether it was rated already."""
-
-    puzzle: puzzles.Stored
-    played: int = 0
-    failed: bool = False
-    rated: bool = False
-    done: bool = False
 
 
 def wire_rating(rating: puzzles.PlayerRating) -> PuzzleRating:
@@ -89,13 +78,15 @@ class Puzzles:
 
     Args:
         database: Where puzzles, puzzle ratings and tries are.
+        tries: The players' open tries.
         compute: Where positions and moves are checked (``Positions.call``).
     """
 
-    def __init__(self, database: Database, compute: Compute) -> None:
+    def __init__(self, database: Database, tries: OpenTries, compute: Compute) -> None:
         self.database = database
+        self.tries = tries
         self.compute = compute
-        self.open: OrderedDict[str, OrderedDict[int, Attempt]] = OrderedDict()
+        self.known: OrderedDict[int, puzzles.Stored] = OrderedDict()
         self._buckets: weakref.WeakKeyDictionary[Session, Bucket] = weakref.WeakKeyDictionary()
 
     def _take(self, session: Session) -> None:
@@ -151,7 +142,8 @@ class Puzzles:
                 else "no puzzle matches: choose another theme",
             )
         position = await self._worked(rules.shown, found.game_string)
-        self._open(player, Attempt(found))
+        self._know(found)
+        await self.tries.open(player, found.id, now_ms())
         await session.send(
             Puzzle(
                 found.id,
@@ -167,18 +159,16 @@ class Puzzles:
 
     async def move(self, session: Session, message: PuzzleMove) -> None:
         self._take(session)
-        attempt = self._attempt(session, message.puzzle)
+        stored, attempt = await self._attempt(session, message.puzzle)
         if attempt.done:
             raise ProtocolError(ErrorCode.GAME_OVER, "this puzzle is over: ask for another")
-        stored = attempt.puzzle
         step: rules.Step = await self._worked(
             rules.step, stored.game_string, list(stored.solution), attempt.played, message.move
         )
         if step.correct:
-            attempt.played = step.played
-            attempt.done = step.done
+            attempt = attempt._replace(played=step.played, done=step.done)
         else:
-            attempt.failed = True
+            attempt = attempt._replace(failed=True)
         answer = PuzzleAnswer(
             stored.id,
             step.move,
@@ -188,51 +178,60 @@ class Puzzles:
             step.frames,
         )
         if attempt.done or attempt.failed:
-            answer = await self._rated(session, attempt, answer)
+            answer, attempt = await self._rated(session, stored, attempt, answer)
+        await self._keep(session, stored, attempt)
         await session.send(answer)
 
     async def solution(self, session: Session, message: ShowSolution) -> None:
         self._take(session)
-        attempt = self._attempt(session, message.puzzle)
-        stored = attempt.puzzle
+        stored, attempt = await self._attempt(session, message.puzzle)
         frames = await self._worked(rules.line, stored.game_string, list(stored.solution))
-        if not attempt.done:
-            attempt.failed = True
-        attempt.done = True
+        attempt = attempt._replace(failed=attempt.failed or not attempt.done, done=True)
         answer = PuzzleAnswer(stored.id, "", False, True, False, frames)
-        await session.send(await self._rated(session, attempt, answer))
+        answer, attempt = await self._rated(session, stored, attempt, answer)
+        await self._keep(session, stored, attempt)
+        await session.send(answer)
 
     # -- tries ---------------------------------------------------------------------------------
 
-    def _open(self, player: str, attempt: Attempt) -> None:
-        mine = self.open.pop(player, None) or OrderedDict()
-        mine.pop(attempt.puzzle.id, None)
-        mine[attempt.puzzle.id] = attempt
-        while len(mine) > OPEN_PUZZLES:
-            mine.popitem(last=False)
-        self.open[player] = mine
-        while len(self.open) > OPEN_PLAYERS:
-            self.open.popitem(last=False)
+    def _know(self, found: puzzles.Stored) -> None:
+        self.known.pop(found.id, None)
+        self.known[found.id] = found
+        while len(self.known) > KNOWN_PUZZLES:
+            self.known.popitem(last=False)
 
-    def _attempt(self, session: Session, puzzle_id: int) -> Attempt:
+    async def _attempt(self, session: Session, puzzle_id: int) -> tuple[puzzles.Stored, Try]:
+        """The puzzle ``puzzle_id`` and ``session``'s player's open try of it."""
         assert session.player is not None
-        mine = self.open.get(session.player)
-        attempt = None if mine is None else mine.get(puzzle_id)
+        attempt = await self.tries.get(session.player, puzzle_id) if _is_id(puzzle_id) else None
         if attempt is None:
             raise ProtocolError(
                 ErrorCode.NOT_OPEN, f"puzzle {puzzle_id} is not open: ask for it (puzzle)"
             )
-        return attempt
+        stored = self.known.get(puzzle_id)
+        if stored is None:  # opened on another process
+            try:
+                stored = await puzzles.get(self.database, puzzle_id)
+            except DATABASE_ERRORS as error:
+                raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
+            if stored is None:
+                raise ProtocolError(ErrorCode.NOT_OPEN, f"no puzzle {puzzle_id}")
+        self._know(stored)
+        return stored, attempt
+
+    async def _keep(self, session: Session, stored: puzzles.Stored, attempt: Try) -> None:
+        assert session.player is not None
+        await self.tries.put(session.player, stored.id, attempt)
 
     async def _rated(
-        self, session: Session, attempt: Attempt, answer: PuzzleAnswer
-    ) -> PuzzleAnswer:
-        """``answer`` with the try rated (when it was not yet), and, once done, the line."""
-        stored = attempt.puzzle
+        self, session: Session, stored: puzzles.Stored, attempt: Try, answer: PuzzleAnswer
+    ) -> tuple[PuzzleAnswer, Try]:
+        """``answer`` with the try rated (when it was not yet), and, once done, the line;
+        the try as it then stands."""
         if attempt.done:
             answer = replace(answer, solution=list(stored.solution), bugs=list(stored.bugs))
         if attempt.rated:
-            return answer
+            return answer, attempt
         assert session.player is not None
         try:
             done = await puzzles.rate(
@@ -240,13 +239,14 @@ class Puzzles:
             )
         except DATABASE_ERRORS as error:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
-        attempt.rated = True
+        attempt = attempt._replace(rated=True)
         if not done.rated:
-            return replace(answer, rating=round(done.puzzle))
-        return replace(
+            return replace(answer, rating=round(done.puzzle)), attempt
+        rated = replace(
             answer,
             rated=True,
             player=wire_rating(done.player),
             change=round(done.change),
             rating=round(done.puzzle),
         )
+        return rated, attempt

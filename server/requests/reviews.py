@@ -32,8 +32,9 @@ from server.storage.channels import AnalysisNews
 from server.storage.limits import per_origin
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
+    from server.game.record import Record
     from server.storage.store import Store
 
 START_WINDOW: Final = 600.0
@@ -50,6 +51,8 @@ class Reviews:
         database: Where analyses are stored, and the archived games.
         store: Where each address's analyses are counted.
         queue: The analyses waiting and running, over every process.
+        archive_now: Archives a game that has finished and waits for the archive's sweep,
+            and returns its record (None: no such game waits; ``Archive.archive_finished``).
         wake: Called when an analysis was queued here (``Analyst.wake``).
         per_address: Analyses an address may start in ``START_WINDOW``.
     """
@@ -59,6 +62,7 @@ class Reviews:
         database: Database,
         store: Store,
         queue: AnalysisQueue,
+        archive_now: Callable[[str], Awaitable[Record | None]],
         *,
         wake: Callable[[], None],
         per_address: int,
@@ -66,6 +70,7 @@ class Reviews:
         self.database = database
         self.store = store
         self.queue = queue
+        self.archive_now = archive_now
         self.wake = wake
         self.per_address = per_address
         self.followers: dict[str, weakref.WeakSet[Session]] = {}
@@ -102,12 +107,18 @@ class Reviews:
         if stored is not None:
             return stored
         played = await analyses.archived(self.database, game_id)
-        if played is None:
-            raise ProtocolError(
-                ErrorCode.UNKNOWN_GAME,
-                f"no finished game {game_id} in the archive (a game is archived a few "
-                "seconds after it ends)",
-            )
+        if played is None:  # a game that just ended is archived now
+            finished = await self.archive_now(game_id)
+            if finished is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no finished game {game_id}")
+            played = await analyses.archived(self.database, game_id)
+            if played is None:  # another process is archiving it, this very moment
+                if start:
+                    raise ProtocolError(
+                        ErrorCode.UNAVAILABLE,
+                        f"game {game_id} is being archived: try again in a moment",
+                    )
+                return GameAnalysis(game_id, "none", 0, len(finished.moves))
         queue = self.queue
         queued = await queue.is_queued(game_id)
         if start and not queued:

@@ -34,6 +34,10 @@ class Archiving:
         count: int = await self.redis.zcard("hive:over")
         return count
 
+    async def is_finished(self, game_id: str) -> bool:
+        """Whether ``game_id`` has finished and is not yet archived (in ``hive:over``)."""
+        return await self.redis.zscore("hive:over", game_id) is not None
+
     async def claim_archive(self, game_id: str, seconds: int) -> bool:
         """Claim the archiving of a finished game for ``seconds``: False while another
         process holds the claim. The claim spares the work twice, nothing more: the archive's

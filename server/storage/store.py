@@ -58,6 +58,8 @@ key                            type        holds
                                            its end
 ``hive:p:{PID}:challenges-*``  zset        the challenges waiting that the player made
                                            (``-out``) and was sent (``-in``), by lapse time
+``hive:p:{PID}:puzzle-tries``  hash        the player's open tries of puzzles (at most 4,
+                                           ``server.storage.tries``)
 =============================  ==========  =====================================================
 
 A finished game is archived in the database (``server.archive.games``), then marked (``a``) and
@@ -87,7 +89,7 @@ import redis.exceptions
 from redis.asyncio import Redis
 
 from protocol import Event
-from server.game import match
+from server.game import clock
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.storage.archiving import PUT_TRACE, Archiving
@@ -244,7 +246,7 @@ class Store(Players, Liveness, Archiving, Replicas, Invites):
         While the status stays, only a changed deadline is written (a move of a game in
         progress touches no other index).
 
-        ``deadline_of``: a game's deadline (``match.deadline``). The indexes are written after
+        ``deadline_of``: a game's deadline (``clock.deadline``). The indexes are written after
         the script, so another process's next change of the game may be committed and
         indexed first; this update, landing after it, would put back what that one replaced
         (an older deadline: a flag that falls a minute late). When the game has moved on by
@@ -406,7 +408,7 @@ class Store(Players, Liveness, Archiving, Replicas, Invites):
             if raw is None or archived is not None:
                 continue
             record = unpack(raw)
-            await self.index(record, match.deadline(record, first_move_ms))
+            await self.index(record, clock.deadline(record, first_move_ms))
             if record.status != "over":
                 active.append(record)
         return active

@@ -199,10 +199,12 @@ class Person:
 
     # -- acting -------------------------------------------------------------------------------
 
-    async def play(self, game: Game, text: str, *, tap: bool = False, hold: bool = False) -> None:
+    async def play(
+        self, game: Game, text: str, *, tap: bool = False, hold: bool = False, drag: bool = False
+    ) -> None:
         """Make ``text`` (a MoveString legal in ``game``) by clicking, tapping or (``hold``)
-        pressing a finger for a while on its piece and then its destination; ``game`` is not
-        changed."""
+        pressing a finger for a while on its piece and then its destination, or (``drag``)
+        dragging the piece there with the mouse; ``game`` is not changed."""
         move = game.parse_move(text)
         if move == PASS:
             await self.page.get_by_test_id("pass").click()
@@ -211,10 +213,14 @@ class Person:
         assert target is not None
         name = Piece(move.piece).name
         if source is None:
-            piece = self.page.locator(f'[data-hand="{name}"]')
+            selector = f'[data-hand="{name}"]'
         else:
-            piece = self.page.locator(f'.board-svg .piece[data-piece="{name}"]:not(.under)')
+            selector = f'.board-svg .piece[data-piece="{name}"]:not(.under)'
+        piece = self.page.locator(selector)
         q, r = target
+        if drag:
+            await self.drag(selector, q, r)
+            return
         destination = self.page.locator(f'[data-target][data-q="{q}"][data-r="{r}"]')
         if hold:
             await self.hold(piece)

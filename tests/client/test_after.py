@@ -15,8 +15,7 @@ from playwright.async_api import Browser, expect
 from hive import Game
 from protocol import JoinGame
 from server.archive.db import tables
-from server.game.clock import now_ms
-from server.game.match import time_left
+from server.game.clock import now_ms, time_left
 from server.live.recovery import OUTAGE_MS
 from tests.client.support import Link, Person, duel, reply, wait_until
 from tests.server.archived import insert, point, seed

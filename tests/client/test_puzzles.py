@@ -32,8 +32,11 @@ async def rating(page: Page) -> int:
     return int(text.rstrip("?"))
 
 
-async def solve(person: Person, srv: Running, *, tap: bool = False) -> puzzles.Stored:
-    """Solve the puzzle on show, move by move, each reply seen before the next move."""
+async def solve(
+    person: Person, srv: Running, *, tap: bool = False, drag: bool = False
+) -> puzzles.Stored:
+    """Solve the puzzle on show, move by move (clicked, tapped or dragged), each reply seen
+    before the next move."""
     page = person.page
     scope = page.locator(SCOPE)
     await expect(scope).to_have_attribute("data-status", "solving")
@@ -43,7 +46,7 @@ async def solve(person: Person, srv: Running, *, tap: bool = False) -> puzzles.S
     game = Game.from_game_string(stored.game_string)
     start = len(game.moves)
     for ply in range(0, len(stored.solution), 2):
-        await person.play(game, stored.solution[ply], tap=tap)
+        await person.play(game, stored.solution[ply], tap=tap, drag=drag)
         for move in stored.solution[ply : ply + 2]:
             game.play(move)
         await expect(scope).to_have_attribute(
@@ -70,8 +73,8 @@ async def test_puzzles_solved_failed_and_shown_with_ratings_and_a_streak(
     await expect(page).to_have_url(f"{srv.http_url}/#/puzzles/daily")
     await expect(page.get_by_test_id("puzzle-title")).to_contain_text("Puzzle of the day")
     await expect(page.get_by_test_id("puzzle-rating")).to_have_text("1500?")
-    # solved with the mouse: the rating goes up, a streak of one
-    first = await solve(ada, srv)
+    # solved with the mouse, each piece dragged: the rating goes up, a streak of one
+    first = await solve(ada, srv, drag=True)
     await expect(page.get_by_test_id("rating-change")).to_have_text(re.compile(r"^\+\d+$"))
     await expect(page.get_by_test_id("streak")).to_have_text("1")
     await expect(page.get_by_test_id("solution")).to_contain_text(first.solution[0])

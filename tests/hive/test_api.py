@@ -509,6 +509,50 @@ def test_boards_sharing_scratch_give_each_other_new_stamps_and_the_same_moves() 
             game.pop()
 
 
+def test_boards_sharing_stacks_hold_them_in_turn_and_play_as_boards_of_their_own() -> None:
+    """Boards whose stacks live in one lender's lists (``Board.share_stacks``, as the server
+    keeps its games) each take them with ``hold`` before a use, and then generate, play and
+    undo exactly as games with lists of their own, interleaved move by move; a board that does
+    not hold them fails loudly rather than read another's stacks."""
+
+    def stacks(board: Board) -> list[list[int]]:
+        return [board.stack(h) for h in range(CELLS)]
+
+    rng = random.Random(7)
+    lender = Board()
+    starts = [STACKED_AND_THROWN, MIDGAME, "Base+MLP;NotStarted;White[1]", STACKED_AND_THROWN]
+    alone = [Game.from_game_string(text) for text in starts]
+    shared = [game.copy() for game in alone]
+    for game in shared:
+        game.board.share_stacks(lender)
+    for _ in range(40):
+        for own, game in zip(alone, shared, strict=True):
+            if own.state is not GameState.IN_PROGRESS and own.state is not GameState.NOT_STARTED:
+                continue
+            game.board.hold()
+            moves = own.legal_moves()
+            assert sorted(game.legal_moves()) == sorted(moves)
+            assert game.layout().positions == own.layout().positions
+            if rng.random() < 0.2 and own.moves:
+                own.pop()
+                game.pop()
+            else:
+                move = rng.choice(moves)
+                own.push(move)
+                game.push(move)
+            tops = [h for h in range(CELLS) if lender.top[h] != EMPTY]
+            assert sorted(tops) == sorted(own.board.occupied())  # no other board's pieces
+            assert [lender.height[h] for h in tops] == [own.board.height[h] for h in tops]
+    held, idle = shared[-1].board, shared[0].board
+    with pytest.raises(IndexError):
+        idle.stack(idle.hex_of[next(p for p, h in enumerate(idle.hex_of) if h != HAND)])
+    copied = idle.copy()  # (takes the lists first: the copy has the stacks, and its own lists)
+    assert copied.top is not lender.top
+    assert stacks(copied) == stacks(alone[0].board)
+    held.hold()
+    assert stacks(held) == stacks(alone[-1].board)
+
+
 def test_board_copy_is_independent() -> None:
     board = Game.from_game_string(STACKED_AND_THROWN).board
     other = board.copy()

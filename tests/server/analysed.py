@@ -4,7 +4,8 @@ game's analysis read until it is done."""
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
 
 from protocol import (
     AnalyseGame,
@@ -21,9 +22,11 @@ from protocol import (
 from protocol.client import Client
 from server.archive import analyses
 from server.game.clock import now_ms
-from tests.server.conftest import Running
 from tests.server.support import decisive_game, finished
 from tests.support import until
+
+if TYPE_CHECKING:
+    from tests.server.conftest import Running
 
 ANN: Final = Seat("p-ann", "ann")
 BOB: Final = Seat("p-bob", "bob")
@@ -48,11 +51,13 @@ async def archive_game(
     assert await srv.hub.archive.write(record)
 
 
-async def analysis(client: Client, game: str, *, start: bool = False) -> GameAnalysis | Error:
-    """The answer to ``analyse_game`` (or its refusal)."""
+async def analysis(
+    client: Client, game: str, *, start: bool = False, timeout: float = 30.0
+) -> GameAnalysis | Error:
+    """The answer to ``analyse_game`` (or its refusal), within ``timeout`` seconds."""
     await client.send(AnalyseGame(game, start))
     while True:
-        answer = await client.recv()
+        answer = await client.recv(timeout)
         if isinstance(answer, Error) or (isinstance(answer, GameAnalysis) and answer.game == game):
             return answer
 
@@ -68,12 +73,15 @@ async def until_done(client: Client, game: str, timeout: float = 120) -> list[Ga
                 return seen
 
 
-async def played_game(srv: Running) -> tuple[str, str]:
-    """Two guests, ann (White) and ben, play ``short_game`` through the server, then ben
-    resigns; the game's id and ann's session token, once the game is archived."""
-    moves = short_game()
-    async with srv.connect("ann") as ann, srv.connect("ben") as ben:
-        await ann.send(CreateGame(game_type="Base", time=TimeControl(), color="white"))
+async def played(ws_url: str, moves: Sequence[str], game_type: str = "Base") -> tuple[str, str]:
+    """Two guests, ann (White) and ben, play ``moves`` (a game of ``game_type`` without a
+    clock) through the server at ``ws_url``, then ben resigns; the game's id and ann's session
+    token, as soon as it is over."""
+    async with (
+        Client.connect(ws_url, nickname="ann") as ann,
+        Client.connect(ws_url, nickname="ben") as ben,
+    ):
+        await ann.send(CreateGame(game_type=game_type, time=TimeControl(), color="white"))
         game_id = (await ann.expect(Update)).game
         await ben.send(JoinGame(game_id))
         clients = (ann, ben)
@@ -87,6 +95,15 @@ async def played_game(srv: Running) -> tuple[str, str]:
         update = await ann.expect(Update)
         while update.state.status != "over":
             update = await ann.expect(Update)
-        token = ann.welcome.token
-    await until(lambda: analyses.archived(srv.hub.database, game_id), f"game {game_id} archived")
+        return game_id, ann.welcome.token
+
+
+async def played_game(srv: Running, *, archived: bool = True) -> tuple[str, str]:
+    """``played`` of ``short_game`` on ``srv``, once the game is archived (``archived``; else
+    as soon as it is over)."""
+    game_id, token = await played(srv.ws_url, short_game())
+    if archived:
+        await until(
+            lambda: analyses.archived(srv.hub.database, game_id), f"game {game_id} archived"
+        )
     return game_id, token

@@ -15,7 +15,7 @@ import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
@@ -197,6 +197,10 @@ async def scrape(srv: Running) -> dict[str, float]:
     return samples
 
 
+STOP_SECONDS: Final = 30.0
+"""How long a child process (a server, a bot) has to stop once signalled."""
+
+
 class ChildProcess:
     """``python -m MODULE ARGS`` in a child process; ``log`` holds what it printed on stderr
     (read as it comes, so ``wait_for`` can wait for a line)."""
@@ -253,14 +257,23 @@ class ChildProcess:
 
     async def stop(self, sig: int = signal.SIGTERM) -> int:
         """Send ``sig``; its exit status once it and everything it started have gone (its
-        children hold its stderr open until then)."""
+        children hold its stderr open until then). One not gone within ``STOP_SECONDS`` is
+        killed (no process outlives its test), and the test fails."""
         assert self.process is not None
         if self.process.returncode is None:
             self.process.send_signal(sig)
-        async with asyncio.timeout(30):
-            status = await self.process.wait()
-            if self._reader is not None:
-                await self._reader
+        try:
+            async with asyncio.timeout(STOP_SECONDS):
+                status = await self.process.wait()
+                if self._reader is not None:
+                    await self._reader
+        except TimeoutError:
+            if self.process.returncode is None:
+                self.process.kill()
+                await self.process.wait()
+            raise AssertionError(
+                f"{self.module} did not stop within {STOP_SECONDS} s of signal {sig}: killed"
+            ) from None
         return status
 
 

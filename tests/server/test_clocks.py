@@ -12,7 +12,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from protocol import CreateGame, Seat, TimeControl, Update
-from server.game import match
+from server.game import clock, match
 from server.storage.codec import pack, unpack
 from server.storage.keys import game_key
 from tests.server.conftest import Running, StartServer
@@ -66,7 +66,7 @@ def test_the_docs_say_which_first_moves_have_the_first_move_timeout() -> None:
     for time, due in [
         (TimeControl("clock", 60, 0), 60_000),
         (TimeControl(), 60_000),
-        (TimeControl("days", days=2), 2 * match.DAY_MS),
+        (TimeControl("days", days=2), 2 * clock.DAY_MS),
     ]:
         record = match.create(
             "0000cafe",
@@ -79,7 +79,7 @@ def test_the_docs_say_which_first_moves_have_the_first_move_timeout() -> None:
             seed=0,
         )
         started, _ = match.join(record, seats[1], 1_000)
-        assert match.deadline(started, 60_000) == 1_000 + due, time
+        assert clock.deadline(started, 60_000) == 1_000 + due, time
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     protocol = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     [flag] = [line for line in readme.splitlines() if line.startswith("| `--first-move-timeout`")]

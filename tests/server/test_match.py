@@ -8,8 +8,8 @@ import msgpack
 import pytest
 
 from protocol import ErrorCode, ProtocolError, Seat, TimeControl
-from server.game import match, rematches, social, view
-from server.game.match import DAY_MS
+from server.game import clock, match, rematches, social, view
+from server.game.clock import DAY_MS
 from server.game.record import Record
 from server.storage import codec
 
@@ -34,11 +34,11 @@ def test_clocks_start_with_each_sides_second_turn_and_add_the_increment() -> Non
     record = move(record, "b", "bS1 wS1-", 9_000)
     assert (record.clock_white, record.clock_black) == (60_000, 60_000)
     assert view.clocks(record, 9_000).running == "white"
-    assert match.time_left(record, "white", 19_000) == 50_000
+    assert clock.time_left(record, "white", 19_000) == 50_000
     record = move(record, "a", "wQ -wS1", 19_000)
     assert record.clock_white == 52_000  # 60 - 10 + 2
-    assert match.time_left(record, "black", 20_500) == 58_500
-    assert match.deadline(record, FIRST) == 19_000 + 60_000
+    assert clock.time_left(record, "black", 20_500) == 58_500
+    assert clock.deadline(record, FIRST) == 19_000 + 60_000
 
 
 def test_a_move_after_the_flag_fell_loses_on_time_instead() -> None:
@@ -62,7 +62,7 @@ def test_days_per_move_reset_with_every_move() -> None:
     moved = 1_000 + 3 * DAY_MS // 2  # a day and a half for this move: within the two
     record = move(record, "a", "wQ -wS1", moved)
     assert record.clock_white == 2 * DAY_MS
-    assert match.deadline(record, FIRST) == moved + 2 * DAY_MS
+    assert clock.deadline(record, FIRST) == moved + 2 * DAY_MS
     assert match.expire(record, moved + 2 * DAY_MS - 1, FIRST) is None
     flagged = match.expire(record, moved + 2 * DAY_MS, FIRST)
     assert flagged is not None and flagged[0].result == "WhiteWins"
@@ -70,9 +70,9 @@ def test_days_per_move_reset_with_every_move() -> None:
 
 def test_the_first_moves_have_a_timeout_of_their_own() -> None:
     record = started(TimeControl("clock", 60, 0), now=1_000)
-    assert match.deadline(record, FIRST) == 1_000 + FIRST
+    assert clock.deadline(record, FIRST) == 1_000 + FIRST
     record = move(record, "a", "wS1", 30_000)
-    assert match.deadline(record, FIRST) == 30_000 + FIRST
+    assert clock.deadline(record, FIRST) == 30_000 + FIRST
     aborted = match.expire(record, 30_000 + FIRST, FIRST)
     assert aborted is not None
     assert (aborted[0].status, aborted[0].result, aborted[0].reason) == ("over", None, "aborted")
@@ -82,7 +82,7 @@ def test_a_game_without_a_clock_has_no_deadline_once_started() -> None:
     record = started(TimeControl())
     record = move(record, "a", "wS1", 0)
     record = move(record, "b", "bS1 wS1-", 0)
-    assert match.deadline(record, FIRST) is None
+    assert clock.deadline(record, FIRST) is None
     assert view.clocks(record, 10**12) == view.clocks(record, 0)
 
 
@@ -270,12 +270,12 @@ def test_a_record_spells_its_game_string_as_the_engine_does() -> None:
 
 def test_first_moves_not_made_abort_the_game_whatever_the_time_control() -> None:
     days = started(TimeControl("days", days=3), now=0)
-    assert match.deadline(days, FIRST) == 3 * DAY_MS  # a correspondence move has its days
+    assert clock.deadline(days, FIRST) == 3 * DAY_MS  # a correspondence move has its days
     assert match.expire(days, FIRST + 1, FIRST) is None
     aborted = match.expire(days, 3 * DAY_MS, FIRST)
     assert aborted is not None and aborted[0].reason == "aborted"
     untimed = started(TimeControl(), now=0)
-    assert match.deadline(untimed, FIRST) == FIRST
+    assert clock.deadline(untimed, FIRST) == FIRST
     assert match.expire(untimed, FIRST - 1, FIRST) is None
     aborted = match.expire(untimed, FIRST, FIRST)
     assert aborted is not None and (aborted[0].reason, aborted[0].result) == ("aborted", None)

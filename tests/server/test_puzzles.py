@@ -312,6 +312,26 @@ async def test_one_try_sent_to_two_server_processes_at_once_is_rated_once(
     assert stored[puzzle_id] == 1
 
 
+async def test_a_try_begun_on_one_process_goes_on_on_another(start_server: StartServer) -> None:
+    """A player whose connection comes back on another process (behind a balancer) goes on
+    with the try they began: its moves so far count, and it is rated once."""
+    async with start_server() as one, start_server() as two:
+        ids = await loaded(one)
+        proved = WIN2[0]
+        puzzle_id = ids[proved.game_string]
+        async with Client.connect(one.ws_url, nickname="mover") as first:
+            assert isinstance(await answer(first, GetPuzzle(id=puzzle_id)), Puzzle)
+            right = await answer(first, PuzzleMove(puzzle_id, proved.solution[0]))
+            assert isinstance(right, PuzzleAnswer) and right.correct and not right.done
+            token = first.welcome.token
+        async with Client.connect(two.ws_url, token=token) as again:
+            last = await answer(again, PuzzleMove(puzzle_id, proved.solution[2]))
+            assert isinstance(last, PuzzleAnswer), last
+            assert last.correct and last.done and last.solved and last.rated
+            over = await answer(again, PuzzleMove(puzzle_id, proved.solution[2]))
+            assert isinstance(over, Error) and over.code is ErrorCode.GAME_OVER
+
+
 def other_move(puzzle: Proved) -> str:
     """A legal move of the puzzle's position that is not its first."""
     game = Game.from_game_string(puzzle.game_string)

@@ -32,11 +32,20 @@ from protocol import (
     Update,
 )
 from protocol.client import Client
+from server.archive import analyses
 from server.archive.db import tables
 from server.live.session import LOOKUP_BURST
 from server.storage.analyses import AnalysisQueue
 from server.storage.store import Store
-from tests.server.analysed import BLITZ, PLIES, analysis, archive_game, until_done
+from tests.server.analysed import (
+    BLITZ,
+    PLIES,
+    analysis,
+    archive_game,
+    played_game,
+    short_game,
+    until_done,
+)
 from tests.server.archived import ask
 from tests.server.conftest import Running, StartServer
 from tests.server.support import rows, scrape
@@ -87,6 +96,29 @@ async def test_only_archived_games_are_analysed(srv: Running) -> None:
         assert getattr(refused, "code", None) == ErrorCode.UNKNOWN_GAME
         refused = await analysis(ann, "not-a-game", start=True)
         assert getattr(refused, "code", None) == ErrorCode.UNKNOWN_GAME
+
+
+async def test_a_game_that_just_ended_is_reviewed_at_once(start_server: StartServer) -> None:
+    """The review page asks for a game's analysis the moment it ends, before the archive's
+    sweep comes (here: not for an hour): the game is archived then and there, and its analysis
+    may start; a game in progress is still unknown to reviews."""
+    async with start_server(archive_interval=3600) as srv:
+        game_id, token = await played_game(srv, archived=False)
+        assert await analyses.archived(srv.hub.database, game_id) is None
+        async with srv.connect("ann") as ann:
+            await ann.send(CreateGame(game_type="Base", time=TimeControl()))
+            open_id = (await ann.expect(Update)).game
+            refused = await analysis(ann, open_id)
+            assert getattr(refused, "code", None) == ErrorCode.UNKNOWN_GAME
+        async with Client.connect(srv.ws_url, token=token) as ann:
+            answer = await analysis(ann, game_id)
+            assert isinstance(answer, GameAnalysis)
+            assert (answer.status, answer.total) == ("none", len(short_game()))
+            started = await analysis(ann, game_id, start=True)
+            assert isinstance(started, GameAnalysis) and started.status in {"queued", "running"}
+        assert await analyses.archived(srv.hub.database, game_id) is not None
+        archived = await rows(srv.hub.database.url, tables.games)
+        assert [row["id"] for row in archived] == [game_id]  # once
 
 
 async def test_one_address_may_start_few_analyses(start_server: StartServer) -> None:

@@ -121,6 +121,28 @@ async def test_a_challenge_lapses_and_both_are_told(srv: Running) -> None:
         assert "no longer open" in refused.message
 
 
+async def test_a_challenger_who_stays_away_has_their_challenges_withdrawn(srv: Running) -> None:
+    """A challenger whose last connection closed and who is back before ``gone_ms`` (a page
+    reloaded) keeps their challenge; one who stays away has it withdrawn, both told."""
+    challenges = srv.hub.challenges
+    challenges.gone_ms = 3_600_000  # (no withdrawal while ann leaves and comes back)
+    async with account(srv.ws_url, "bob") as bob:
+        async with account(srv.ws_url, "ann") as ann:
+            offer = await offered(ann, Challenge("bob"))
+            await bob.expect(ChallengeOffer)
+            player, token = ann.welcome.player, ann.welcome.token
+        await until(lambda: player in challenges.departed, "ann's departure noted")
+        async with Client.connect(srv.ws_url, token=token) as ann:
+            challenges.gone_ms = 0  # her departure looked at now: she is back
+            await until(lambda: player not in challenges.departed, "ann's departure looked at")
+            waiting = await srv.hub.store.waiting_for(player, int(time.time() * 1000))
+            assert [o.id for o in waiting] == [offer.id]
+        end = await bob.expect(ChallengeEnd, timeout=5)  # gone again, and this time away
+        assert (end.id, end.outcome) == (offer.id, "withdrawn")
+        refused = await refusal(bob, AnswerChallenge(offer.id, "accept"))
+        assert refused.code == ErrorCode.NOT_OPEN
+
+
 async def test_a_flood_of_challenges_is_refused_with_a_clear_error(srv: Running) -> None:
     async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
         for _ in range(CHALLENGES_PER_MINUTE):

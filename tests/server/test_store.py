@@ -14,7 +14,7 @@ from redis.asyncio.client import Pipeline
 
 from protocol import Event, Seat, TimeControl
 from server.embedded import RedisProcess
-from server.game import match
+from server.game import clock, match
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.live.locks import Locks
@@ -134,7 +134,7 @@ async def test_a_late_index_update_leaves_the_deadline_of_the_next_change(
     client.pipeline = held_pipeline  # type: ignore[method-assign]
 
     def deadline_of(game: Record) -> int | None:
-        return match.deadline(game, 60_000)
+        return clock.deadline(game, 60_000)
 
     try:
         first = replace(live, version=3, moves=["wS1"], turn_started=3000)

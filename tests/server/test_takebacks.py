@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from protocol import ErrorCode, ProtocolError, Seat, TimeControl
-from server.game import match, view
+from server.game import clock, match, view
 from server.game.record import Record
 from server.game.takebacks import TAKEBACKS_PER_GAME, takeback
 from server.storage import codec
@@ -45,7 +45,7 @@ def test_an_accepted_takeback_of_the_askers_own_last_move_takes_back_one_ply() -
     assert taken.takeback_offer is None and taken.moved == taken.version
     # the clocks as they were when Black's turn began (White had spent 10 s, gained 2)
     assert (taken.clock_white, taken.clock_black) == (52_000, 60_000)
-    assert match.time_left(taken, "black", 50_000) == 55_000  # runs again from the takeback
+    assert clock.time_left(taken, "black", 50_000) == 55_000  # runs again from the takeback
     # the stored form keeps the clocks a takeback puts back
     assert codec.unpack(codec.pack(taken)) == taken
 
@@ -106,4 +106,4 @@ def test_nobody_asks_before_moving_and_asks_are_counted() -> None:
     assert asked.white_takebacks == 1 and asked.black_takebacks == 0
     taken, _ = takeback(asked, "b", "accept", 12_000)
     assert taken.moves == [] and taken.turn == "white"
-    assert match.deadline(taken, FIRST) == 12_000 + FIRST  # the first move's time, anew
+    assert clock.deadline(taken, FIRST) == 12_000 + FIRST  # the first move's time, anew
