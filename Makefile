@@ -25,8 +25,8 @@ $(STAMP): pyproject.toml setup.py $(LOCKS)
 # the compiled .so files lie beside the sources and would otherwise run stale code. Without a
 # C compiler it is the pure build; either way one line says which. The log: .venv/build.log.
 BUILD := $(VENV)/.built
-COMPILED := $(wildcard hive/*.py) ai/book.py ai/bots.py ai/evaluation.py ai/search.py \
-	ai/symmetry.py ai/table.py ai/trace.py
+COMPILED := $(wildcard hive/*.py) ai/book.py ai/bots.py ai/evaluation.py ai/proof.py \
+	ai/search.py ai/symmetry.py ai/table.py ai/trace.py
 $(BUILD): $(STAMP) $(COMPILED)
 	$(BIN)/pip install --verbose --no-build-isolation --no-deps -e . > $(VENV)/build.log 2>&1 \
 		|| { cat $(VENV)/build.log; exit 1; }

@@ -33,14 +33,15 @@ COMPILED = [
     "ai/book.py",
     "ai/bots.py",
     "ai/evaluation.py",
+    "ai/proof.py",
     "ai/search.py",
     "ai/symmetry.py",
     "ai/table.py",
     "ai/trace.py",
 ]
-"""The modules compiled: the rules and the search with everything it calls per node. The
-packages' ``__init__`` modules, the IO (``ai/uhp.py``, ``ai/cli.py``, ``ai/arena.py``) and
-``server/`` stay Python."""
+"""The modules compiled: the rules, the search with everything it calls per node, and the
+puzzles' proof. The packages' ``__init__`` modules, the IO (``ai/uhp.py``, ``ai/cli.py``,
+``ai/arena.py``) and ``server/`` stay Python."""
 
 PURE = "hive-arena: {}: installing the pure Python build (the same rules, slower bots)"
 

@@ -304,7 +304,8 @@ def _puzzles(args: argparse.Namespace) -> int:
     except OSError as error:
         return _fail(f"cannot write the puzzles: {error}")
     found: Counter[str] = Counter()
-    done = 0
+    seen: set[tuple[int, int]] = set()
+    again = done = 0
     started = time.monotonic()
     jobs = [(n, types[n % len(types)], args.seed) for n in range(args.games)]
     with (
@@ -316,6 +317,10 @@ def _puzzles(args: argparse.Namespace) -> int:
         try:
             for future in as_completed(futures):
                 for puzzle in future.result():
+                    if puzzle.position() in seen:
+                        again += 1  # (another game reached the same position)
+                        continue
+                    seen.add(puzzle.position())
                     out.write(json.dumps(asdict(puzzle)) + "\n")
                     found[f"{puzzle.theme} {puzzle.game_type}"] += 1
                 out.flush()
@@ -327,7 +332,8 @@ def _puzzles(args: argparse.Namespace) -> int:
     minutes = (time.monotonic() - started) / 60
     total = sum(found.values())
     print(
-        f"{total} puzzles from {done} games in {minutes:.1f} min ({total / minutes:.1f} a minute)"
+        f"{total} puzzles from {done} games in {minutes:.1f} min ({total / minutes:.1f} a minute;"
+        f" {again} found again in another game, left out)"
     )
     for kind, count in sorted(found.items()):
         print(f"  {kind}: {count}")

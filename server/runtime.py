@@ -12,7 +12,8 @@ on: the lobby and the watchers here); ``requests.profiles`` answers profiles and
 (and the download of a player's games) from the database alone; ``requests.coaching`` builds
 the analysis board (``requests.analysis``) and the computer analyses of finished games
 (``requests.reviews``, made by ``live.analyst``); ``requests.puzzles`` serves puzzles and
-rates their tries (``archive.puzzles``, moves checked by ``game.puzzle`` in the positions' worker).
+rates their tries (``archive.puzzles``, moves checked by ``game.puzzle`` in the positions' worker),
+and ``live.miner`` finds new ones in the archived games (``archive.mining``, on ``ai.pool``).
 ``live.listener``: every other process that has the game cached hears of the commit on the
 game's channel (``storage.channels``), and passes it on to its own watchers.
 Beside them, in ``live``: ``cache`` (the games here and who follows them), ``presence`` (who
@@ -68,6 +69,7 @@ from server.live.fanout import Fanout
 from server.live.heartbeat import Guests, Heartbeat
 from server.live.listener import Following, Listener
 from server.live.lobby import LobbyBoard, LobbyFeed
+from server.live.miner import PuzzleMiner
 from server.live.presence import Presence, tell
 from server.live.recovery import Recovery
 from server.live.timers import Timers
@@ -115,9 +117,7 @@ class Parts:
         self.first_move_ms = first_move_ms = int(settings.first_move_timeout * 1000)
         self.metrics = metrics = Metrics()  # first: the parts count in it from their start
         # The store counts the waits for replicas that timed out: its counter is given now.
-        store.wait_timed_out = lambda refused: metrics.wait_timeouts.labels(
-            "refused" if refused else "acknowledged"
-        ).inc()
+        store.wait_timed_out = metrics.wait_timed_out
         self.positions = Positions()
         self.lobby = board = LobbyBoard()
         # /healthz says how many connections are open, and the connections tell the health
@@ -249,6 +249,7 @@ class Parts:
         )
         analysis, reviews = self.analysis, self.reviews
         self.puzzles = Puzzles(database, OpenTries(store), self.positions.call)
+        self.miner = PuzzleMiner(settings, store, database, pool, metrics.mined)
         self.connections = Connections(
             settings,
             dispatch(
@@ -333,6 +334,7 @@ class Parts:
             asyncio.create_task(self.guests.keep()),
             asyncio.create_task(self.challenges.sweep()),
             asyncio.create_task(self.analyst.sweep()),
+            asyncio.create_task(self.miner.sweep()),
         ]
 
     def tasks(self) -> list[asyncio.Task[None]]:

@@ -184,6 +184,11 @@ class Settings:
     analyses_at_once: int = _setting(
         2, "computer analyses this process runs at once (each one position at a time in the pool)"
     )
+    puzzle_mining_interval: float = _setting(
+        600.0,
+        "seconds between passes of the puzzle miner over the archived games (one process at a "
+        "time, 20 games a pass, in the bot pool's background workers; 0: off)",
+    )
     hello_timeout: float = _setting(10.0, "seconds a connection has to say hello")
     hash_workers: int = _setting(
         1,

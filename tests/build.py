@@ -19,6 +19,7 @@ COMPILED_MODULES = (
     "ai.book",
     "ai.bots",
     "ai.evaluation",
+    "ai.proof",
     "ai.search",
     "ai.symmetry",
     "ai.table",

@@ -166,16 +166,28 @@ def _row(puzzle: Puzzle) -> dict[str, Any]:
 
 async def load(database: Database, puzzles: Iterable[Puzzle], *, batch: int = 1000) -> int:
     """Store ``puzzles``, each once (one already stored is left as it is); the count added."""
+    async with database.engine.begin() as connection:
+        return await insert(database, connection, puzzles, batch=batch)
+
+
+async def insert(
+    database: Database,
+    connection: AsyncConnection,
+    puzzles: Iterable[Puzzle],
+    *,
+    batch: int = 1000,
+) -> int:
+    """``load`` in the caller's transaction (the miner's, with its cursor): each puzzle
+    checked, and stored once by its ``key``; the count added."""
     added = 0
     rows = [_row(checked(puzzle)) for puzzle in puzzles]
-    async with database.engine.begin() as connection:
-        for start in range(0, len(rows), batch):
-            done = await connection.execute(
-                database.insert(PUZZLES)
-                .values(rows[start : start + batch])
-                .on_conflict_do_nothing(index_elements=["key"])
-            )
-            added += max(done.rowcount, 0)
+    for start in range(0, len(rows), batch):
+        done = await connection.execute(
+            database.insert(PUZZLES)
+            .values(rows[start : start + batch])
+            .on_conflict_do_nothing(index_elements=["key"])
+        )
+        added += max(done.rowcount, 0)
     return added
 
 

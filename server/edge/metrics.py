@@ -98,6 +98,16 @@ class Metrics:
             "Positions of finished games searched by this process for their computer analysis",
             registry=r,
         )
+        self.games_mined = Counter(
+            "hive_puzzle_games_mined",
+            "Archived games read for puzzles by this process (server.live.miner)",
+            registry=r,
+        )
+        self.puzzles_mined = Counter(
+            "hive_puzzles_mined",
+            "Puzzles found in archived games and added by this process (each stored once)",
+            registry=r,
+        )
         self.redis_seconds = Histogram(
             "hive_redis_round_trip_seconds",
             "A Redis round trip (the heartbeat's, once a second)",
@@ -194,6 +204,15 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+
+    def wait_timed_out(self, refused: bool) -> None:
+        """A change's wait for replicas timed out: it was ``refused``, or acknowledged."""
+        self.wait_timeouts.labels("refused" if refused else "acknowledged").inc()
+
+    def mined(self, games: int, puzzles: int) -> None:
+        """A pass of the puzzle miner read ``games`` and added ``puzzles``."""
+        self.games_mined.inc(games)
+        self.puzzles_mined.inc(puzzles)
 
     def read(self, figures: Figures) -> None:
         """Read ``figures`` from the parts when scraped (given once the parts are built: the

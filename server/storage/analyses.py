@@ -21,6 +21,7 @@ import msgpack
 from ai.review import Mark, PlyReview
 from server.game.clock import now_ms
 from server.storage.channels import AnalysisNews, pack_analysis
+from server.storage.leases import RELEASE, RENEW
 
 if TYPE_CHECKING:
     from server.storage.store import Store
@@ -35,16 +36,6 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 2
-"""
-_RENEW: Final = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_RELEASE: Final = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
 """
 
 
@@ -105,8 +96,8 @@ class AnalysisQueue:
         self.channel = store.channels.analyses
         self.limit = limit
         self._request = self.redis.register_script(_REQUEST)
-        self._renew = self.redis.register_script(_RENEW)
-        self._release = self.redis.register_script(_RELEASE)
+        self._renew = self.redis.register_script(RENEW)
+        self._release = self.redis.register_script(RELEASE)
 
     async def request(self, game_id: str) -> bool | None:
         """Queue the analysis of ``game_id``: True if it was queued now, False if it was

@@ -6,12 +6,18 @@ prover finds the same moves, and keeps a position exactly when one move alone wi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from ai.arena import Player, play_game
+from ai.proof import _quiet_reply
 from ai.puzzles import (
     Puzzle,
     find,
+    forces,
     forcing_moves,
+    mine_moves,
     puzzle_of,
     saving_move,
     solve,
@@ -19,9 +25,15 @@ from ai.puzzles import (
     wins_within,
 )
 from bench.forced_wins import load
-from hive import Game, GameState, Move
+from hive import Game, GameState, GameType, Move
+from hive.board import EMPTY
+from hive.hexes import NEIGHBORS
+from hive.pieces import FIRST_OF, Bug
 
 POSITIONS = load()
+THROWN = (Path(__file__).parent / "data" / "queen_thrown.txt").read_text().strip()
+"""A Base+P position (random moves) where Black wins at once by throwing the white Queen
+with its Pillbug (``wQ -bB1``) while two hexes round that Queen are empty."""
 ONE_WAY = [(game, moves) for game, moves in POSITIONS if len(moves) == 1]
 MANY_WAYS = [(game, moves) for game, moves in POSITIONS if len(moves) > 1]
 
@@ -127,3 +139,130 @@ def test_find_reads_a_game_s_positions_and_names_where_each_came_from() -> None:
         for text in puzzle.solution:
             again.play(text)  # every move of the solution is legal
         assert again.state.is_over or puzzle.theme == "defend"
+
+
+# -- the shortcuts of the proof, against playing every move ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def played() -> list[Game]:
+    """Every position, both Queens down, of two games between the ``easy`` bot and itself in
+    each of three game types (the Pillbug's throws and the Mosquito's copies among them)."""
+    positions = []
+    for index, game_type in enumerate(("Base", "Base+M", "Base+MLP", "Base+MLP", "Base+PL")):
+        easy = Player.bot("easy")
+        record = play_game(easy, easy, index, game_type=GameType.parse(game_type), seed=3)
+        whole = Game.from_game_string(record.game_string)
+        game = Game(whole.game_type)
+        for move in whole.moves:
+            game.push(move)
+            both = game.queen_placed(0) and game.queen_placed(1)
+            if game.state is GameState.IN_PROGRESS and both:
+                positions.append(Game.from_game_string(game.game_string()))
+    return positions
+
+
+def every_winning_move(game: Game) -> list[Move]:
+    """The moves that win at once, each legal move played."""
+    won = (GameState.WHITE_WINS, GameState.BLACK_WINS)[game.ply & 1]
+    found = []
+    for move in game.legal_moves():
+        game.push(move)
+        if game.state is won:
+            found.append(move)
+        game.pop()
+    return found
+
+
+def forces_by_hand(game: Game, move: Move, n: int) -> bool:
+    """``forces`` by playing every reply and every move, no shortcut, no table."""
+    me = game.ply & 1
+    won = (GameState.WHITE_WINS, GameState.BLACK_WINS)[me]
+    game.push(move)
+    try:
+        if game.state is won:
+            return True
+        if game.state is not GameState.IN_PROGRESS or n == 1:
+            return False
+        for reply in game.legal_moves():
+            game.push(reply)
+            try:
+                after = game.state
+                held = after is not won and (
+                    after is not GameState.IN_PROGRESS
+                    or not any(forces_by_hand(game, m, n - 1) for m in game.legal_moves())
+                )
+            finally:
+                game.pop()
+            if held:
+                return False
+        return True
+    finally:
+        game.pop()
+
+
+def holes(game: Game) -> int:
+    queen = FIRST_OF[1 - (game.ply & 1)][Bug.QUEEN]
+    return sum(game.board.top[h] == EMPTY for h in NEIGHBORS[game.board.hex_of[queen]])
+
+
+def test_the_win_at_once_is_found_as_by_playing_every_move(played: list[Game]) -> None:
+    """``winning_now`` plays only the moves into the one hole round the Queen (or every move
+    near a Pillbug): the same moves as playing them all, at every position, and on the same
+    positions with the other side to move (the moves found for a reply)."""
+    kinds = {game.game_type for game in played}
+    assert len(kinds) == 4 and len(played) > 150
+    wins = 0
+    for game in played:
+        assert same(winning_now(game), every_winning_move(game)), game.game_string()
+        wins += bool(winning_now(game))
+        for reply in game.legal_moves()[::7]:
+            game.push(reply)
+            try:
+                assert same(winning_now(game), every_winning_move(game)), game.game_string()
+                wins += bool(winning_now(game))
+            finally:
+                game.pop()
+    assert wins >= 10  # (positions where a move wins, not only those where none does)
+
+
+def test_a_move_forces_the_win_in_two_as_by_playing_every_reply(played: list[Game]) -> None:
+    """``forces`` (its quiet replies found without generating the defender's moves, its table)
+    says of every move what playing every reply and every move says, where the enemy Queen
+    has three holes or fewer round it."""
+    near = [game for game in played if holes(game) <= 3]
+    assert len(near) >= 12
+    forcing = 0
+    for game in near[:: max(1, len(near) // 12)]:
+        for move in game.legal_moves():
+            expected = forces_by_hand(game, move, 2)
+            assert forces(game, move, 2) is expected, (game.game_string(), move)
+            forcing += expected
+    assert forcing >= 1
+
+
+def test_the_queen_thrown_into_a_hole_wins_and_no_reply_beside_the_thrower_is_quiet() -> None:
+    """Beside a Pillbug that can throw it, a Queen with two holes round it can still be
+    surrounded at once: ``winning_now`` plays the throw, and the shortcut that stands in for
+    the defender's quiet replies (private, tested here since only such a rare position tells)
+    stands back, so the search plays those replies."""
+    game = Game.from_game_string(THROWN)
+    throw = game.parse_move("wQ -bB1")
+    assert holes(game) >= 2
+    assert same(winning_now(game), every_winning_move(game))
+    assert throw in winning_now(game)
+    game.pop()  # White to move, the Queen's defender: its last reply let the throw in
+    assert not _quiet_reply(game)
+
+
+def test_an_archived_game_s_moves_give_its_puzzles_and_bad_moves_none() -> None:
+    """``mine_moves``, what the server's miner runs in a worker: a game given as MoveStrings
+    (its winning line played through) gives the puzzle of its position, named by the game and
+    ply; moves that do not replay give nothing (and raise nothing)."""
+    game, moves = ONE_WAY[0]
+    whole = Game.from_game_string(game.game_string())
+    whole.push(moves[0])
+    played = tuple(m.strip() for m in whole.game_string().split(";")[3:])
+    found = mine_moves(str(whole.game_type), played, "g1")
+    assert any(p.source == f"g1@{game.ply}" and p.theme == "win2" for p in found)
+    assert mine_moves(str(whole.game_type), (*played[:3], "wQ wQ-"), "g2") == []

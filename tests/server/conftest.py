@@ -72,7 +72,9 @@ class Running:
 
 StartServer = Callable[..., contextlib.AbstractAsyncContextManager[Running]]
 
-BASE_SETTINGS = Settings(port=0, metrics_port=0, bot_workers=1, sweep_interval=0.02)
+BASE_SETTINGS = Settings(
+    port=0, metrics_port=0, bot_workers=1, sweep_interval=0.02, puzzle_mining_interval=0
+)
 
 
 @pytest.fixture

@@ -30,6 +30,9 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
   server keys guests), the rated tries, those solved, the current ``streak`` of solved.
 - ``puzzle_tries``: each player's rated try of a puzzle, one at most (the key): solved or not,
   the player's rating before and after, when. Its key is what rates a try once.
+- ``puzzle_mining``: one row (id 1, made by its migration): how far the puzzle miner
+  (``server.live.miner``) read the archived games, in the order of (``archived``, ``id``):
+  the last game it read (``archived``, ``game``), and the ``games`` read in all.
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ games: Final = Table(
     # a profile's record: counted from the index alone (server.requests.profiles)
     Index(None, "white", "result", "black_level"),
     Index(None, "black", "result", "white_level"),
+    Index(None, "archived", "id"),  # the puzzle miner's walk (server.archive.mining)
 )
 
 traces: Final = Table(
@@ -236,4 +240,13 @@ puzzle_tries: Final = Table(
     Column("rating_after", Float, nullable=False),
     Column("at", BigInteger, nullable=False),
     Index(None, "player", "at"),
+)
+
+puzzle_mining: Final = Table(
+    "puzzle_mining",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),  # 1: the one row
+    Column("archived", BigInteger, nullable=False),  # the last game read: when archived
+    Column("game", String(16), nullable=False),  # and its id ("" before the first)
+    Column("games", BigInteger, nullable=False),  # games read in all
 )
