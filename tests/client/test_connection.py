@@ -197,13 +197,12 @@ async def test_a_move_on_its_way_is_not_sent_again_when_an_update_comes_first(
 
 
 async def srv_has_moves(srv: Running, game_id: str, count: int) -> None:
-    """Wait until the server's game has ``count`` moves (it publishes each change)."""
+    """Wait until the server's game has ``count`` moves (it publishes each change: heard from
+    a subscription made before the record is read, so that none falls between the two)."""
     from tests.server.support import published
 
-    record = await srv.hub.store.get(game_id)
-    if record is not None and len(record.moves) >= count:
-        return
     async with published(srv.redis_url) as wait:
+        record = await srv.hub.store.get(game_id)
         while record is None or len(record.moves) < count:
             await wait(game_id, "move")
             record = await srv.hub.store.get(game_id)

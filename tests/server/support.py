@@ -322,10 +322,16 @@ async def closed_with(client: object) -> int | None:
 @contextlib.asynccontextmanager
 async def published(redis_url: str) -> AsyncIterator[Callable[[str, str], Awaitable[Event]]]:
     """Listen to the server's committed changes in Redis (no websocket needed): yields
-    ``wait(game_id, kind)``, which returns the next event of that kind in that game."""
+    ``wait(game_id, kind)``, which returns the next event of that kind in that game, once
+    Redis has confirmed the subscription (every change published after, and so every change
+    made after a read that follows, is heard)."""
     client = aioredis.Redis.from_url(redis_url)
     pubsub = client.pubsub()
     await pubsub.psubscribe(channels(database(client)).games + "*")
+    async with asyncio.timeout(30):
+        async for message in pubsub.listen():
+            if message["type"] == "psubscribe":
+                break
 
     async def wait(game_id: str, kind: str) -> Event:
         async with asyncio.timeout(30):
