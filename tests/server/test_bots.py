@@ -118,6 +118,10 @@ async def test_cheap_levels_do_not_wait_behind_expensive_ones() -> None:
         finished.append(level)
 
     try:
+        # both workers started first (two moves at once), so that the order below is the
+        # lanes' alone, not a worker's start under load
+        await asyncio.gather(move("beginner", "warm1"), move("beginner", "warm2"))
+        finished.clear()
         experts = [asyncio.create_task(move("expert", f"game{n}")) for n in range(3)]
         await until(lambda: pool.queued == 3, "the expert moves are asked first")
         await move("beginner", "fast")

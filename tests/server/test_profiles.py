@@ -43,6 +43,7 @@ from protocol import (
     Update,
 )
 from protocol.client import Client
+from server.archive import analyses
 from server.archive.db import tables
 from server.edge import http
 from server.game.clock import now_ms
@@ -67,6 +68,7 @@ from tests.server.archived import (
 from tests.server.conftest import Running, StartServer
 from tests.server.postgres import PostgresProcess
 from tests.server.support import play, start_game, updated
+from tests.support import until
 
 DAYS: Final = TimeControl("days", days=3)
 
@@ -180,7 +182,9 @@ async def test_a_profile_says_everything_of_an_account(
             ],
         )
         created = (await srv.hub.accounts.book.of(ann.player)).created
-        await srv.hub.archive.sweep_once(3600)  # (the sweep's round: the game played)
+        await srv.hub.archive.sweep_once(3600)  # (the sweep's round: the game played, which
+        # the server's own sweep may hold at that moment: archived once it lets go)
+        await until(lambda: analyses.archived(srv.hub.database, played), "the game archived")
 
         found = await ask(gus, GetProfile("ANN_l"))
         assert isinstance(found, Profile), found
