@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import gc
 import logging
 import resource
@@ -23,6 +24,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 import redis
 import uvloop
@@ -51,6 +53,10 @@ from server.storage.store import Store
 log = logging.getLogger("server")
 
 
+STOP_LIMIT_SECONDS: Final = 25.0
+"""How long a stop may take, from SIGTERM: past it the server prints every thread's stack
+(``faulthandler``) and exits with status 1, rather than hang (each step of the stop is bounded
+on its own, ``server.runtime``; this bounds what is not: a thread that will not end)."""
 GC_FREEZE_SECONDS = 5.0
 GC_FULL_SECONDS = 600.0
 GC_FULL_AFTER_CLOSED = 2000
@@ -111,6 +117,7 @@ async def run(settings: Settings) -> None:
         await stop.wait()
         gc_task.cancel()
         log.info("stopping: closing connections (1001), then storage")
+        faulthandler.dump_traceback_later(STOP_LIMIT_SECONDS, exit=True)
 
 
 def create_bot(argv: Sequence[str]) -> int:
@@ -261,6 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # websockets says every connection and HTTP request at INFO: with a proxy's health check
     # every second, that drowns the server's own lines. Its warnings and errors still show.
     logging.getLogger("websockets").setLevel(logging.WARNING)
+    # A process that hangs says where: SIGABRT (or a crash) prints every thread's stack, and
+    # SIGUSR1 prints them and goes on.
+    faulthandler.enable()
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     raise_file_limit()
     try:
         # uvloop: the event loop in C (asyncio's own loop was a fifth of the CPU under load).

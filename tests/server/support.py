@@ -199,6 +199,8 @@ async def scrape(srv: Running) -> dict[str, float]:
 
 STOP_SECONDS: Final = 30.0
 """How long a child process (a server, a bot) has to stop once signalled."""
+ABORT_SECONDS: Final = 5.0
+"""How long one that did not stop has to print its stacks on SIGABRT before it is killed."""
 
 
 class ChildProcess:
@@ -257,24 +259,48 @@ class ChildProcess:
 
     async def stop(self, sig: int = signal.SIGTERM) -> int:
         """Send ``sig``; its exit status once it and everything it started have gone (its
-        children hold its stderr open until then). One not gone within ``STOP_SECONDS`` is
-        killed (no process outlives its test), and the test fails."""
+        children hold its stderr open until then). One that stops badly fails the test: a stop
+        asked for (SIGTERM, SIGINT) that exits with another status than 0 (a server past its
+        own limit printed its stacks and exited with 1), or one not gone within
+        ``STOP_SECONDS``, with where it hung: it is sent SIGABRT (a server prints every
+        thread's stack, ``faulthandler``), then killed; no process outlives its test."""
         assert self.process is not None
-        if self.process.returncode is None:
-            self.process.send_signal(sig)
+        process = self.process
+        if process.returncode is None:
+            process.send_signal(sig)
         try:
             async with asyncio.timeout(STOP_SECONDS):
-                status = await self.process.wait()
+                status = await process.wait()
                 if self._reader is not None:
                     await self._reader
         except TimeoutError:
-            if self.process.returncode is None:
-                self.process.kill()
-                await self.process.wait()
-            raise AssertionError(
-                f"{self.module} did not stop within {STOP_SECONDS} s of signal {sig}: killed"
-            ) from None
-        return status
+            pass
+        else:
+            if sig in (signal.SIGTERM, signal.SIGINT) and status != 0:  # its own stop failed
+                raise AssertionError(
+                    f"{self.module} exited with {status} on signal {sig}\n"
+                    + "".join(self.log[-200:])
+                )
+            return status
+        if process.returncode is not None:
+            why = f"exited ({process.returncode}), but what it started held its stderr open"
+        else:
+            why = "still running: its stacks on SIGABRT"
+            process.send_signal(signal.SIGABRT)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ABORT_SECONDS):
+                    await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        if self._reader is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ABORT_SECONDS):
+                    await self._reader
+        raise AssertionError(
+            f"{self.module} did not stop within {STOP_SECONDS} s of signal {sig}: {why}\n"
+            + "".join(self.log[-200:])
+        )
 
 
 class ServerProcess(ChildProcess):

@@ -134,3 +134,21 @@ async def test_sigterm_closes_connections_with_1001_and_stops_redis(tmp_path: Pa
     # the log has the server's own lines, not one per connection or health check
     assert any("INFO server: stopping" in line for line in server.log), server.log
     assert not any(" websockets." in line for line in server.log), server.log
+
+
+async def test_sigusr1_prints_every_threads_stack_and_the_server_goes_on(tmp_path: Path) -> None:
+    """Where a busy or stuck server is: SIGUSR1 prints its threads' stacks (``faulthandler``),
+    the main thread's in its event loop, and it serves on."""
+    server = ServerProcess(
+        "--port", str(free_port()), "--data", str(tmp_path), "--bot-workers", "1"
+    )
+    await server.start()
+    try:
+        assert server.process is not None
+        server.process.send_signal(signal.SIGUSR1)
+        await server.wait_for(r"^Current thread 0x[0-9a-f]+ \(most recent call first\):")
+        await server.wait_for(r'File ".*server/__main__.py", line \d+ in main')
+        status, _, _ = await http_get(f"{server.url}/healthz")
+        assert status == 200
+    finally:
+        assert await server.stop() == 0
