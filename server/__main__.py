@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import faulthandler
 import gc
+import io
 import logging
 import resource
 import signal
@@ -57,6 +58,8 @@ STOP_LIMIT_SECONDS: Final = 25.0
 """How long a stop may take, from SIGTERM: past it the server prints every thread's stack
 (``faulthandler``) and exits with status 1, rather than hang (each step of the stop is bounded
 on its own, ``server.runtime``; this bounds what is not: a thread that will not end)."""
+TASKS_SHOWN_BEFORE: Final = 5.0
+"""How long before that limit the tasks still running are logged, with where each waits."""
 GC_FREEZE_SECONDS = 5.0
 GC_FULL_SECONDS = 600.0
 GC_FULL_AFTER_CLOSED = 2000
@@ -117,7 +120,18 @@ async def run(settings: Settings) -> None:
         await stop.wait()
         gc_task.cancel()
         log.info("stopping: closing connections (1001), then storage")
+        loop.call_later(STOP_LIMIT_SECONDS - TASKS_SHOWN_BEFORE, show_tasks, loop)
         faulthandler.dump_traceback_later(STOP_LIMIT_SECONDS, exit=True)
+
+
+def show_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Log every task still running, with where each waits (a stop that is taking too long:
+    the threads' stacks follow, but they show a waiting event loop, not what it waits for)."""
+    tasks = asyncio.all_tasks(loop)
+    shown = io.StringIO()
+    for task in tasks:
+        task.print_stack(limit=12, file=shown)
+    log.warning("stopping takes long: %d tasks still running\n%s", len(tasks), shown.getvalue())
 
 
 def create_bot(argv: Sequence[str]) -> int:
