@@ -40,7 +40,7 @@ from server.embedded import RedisProcess
 from server.game import names
 from server.game.clock import now_ms
 from server.requests.accounts import AccountBook
-from server.runtime import running
+from server.runtime import cancel_all, running
 from server.settings import (
     Settings,
     add_database_arguments,
@@ -122,6 +122,9 @@ async def run(settings: Settings) -> None:
         log.info("stopping: closing connections (1001), then storage")
         loop.call_later(STOP_LIMIT_SECONDS - TASKS_SHOWN_BEFORE, show_tasks, loop)
         faulthandler.dump_traceback_later(STOP_LIMIT_SECONDS, exit=True)
+    # Any task left is stopped here, cancelled again until it ends: the event loop's own end
+    # cancels each once and waits for it, forever for one that swallowed that cancellation.
+    await cancel_all([task for task in asyncio.all_tasks() if task is not asyncio.current_task()])
 
 
 def show_tasks(loop: asyncio.AbstractEventLoop) -> None:

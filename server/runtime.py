@@ -44,8 +44,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from typing import Final
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Final
 
 from websockets.asyncio.server import Server, serve
 
@@ -349,7 +349,7 @@ class Parts:
         ]
 
 
-async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
+async def cancel_all(tasks: Sequence[asyncio.Task[Any]]) -> None:
     """Cancel ``tasks`` and wait until they end. A task cancelled inside a redis-py command may
     swallow the cancellation and go on, so the ones still running are cancelled again (for at
     most SHUTDOWN_SECONDS, every RECANCEL_SECONDS)."""
@@ -361,7 +361,7 @@ async def _cancel_all(tasks: list[asyncio.Task[None]]) -> None:
         await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
         pending = [task for task in pending if not task.done()]
         if pending and asyncio.get_running_loop().time() > give_up:
-            log.warning("%d background tasks would not stop", len(pending))
+            log.warning("%d tasks would not stop: %s", len(pending), pending)
             return
 
 
@@ -425,7 +425,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
             except TimeoutError:
                 log.warning("connections still open after %d s; stopping anyway", SHUTDOWN_SECONDS)
     finally:
-        await _cancel_all([*tasks, *hub.tasks()])
+        await cancel_all([*tasks, *hub.tasks()])
         pool.close()
         hub.hashing.close()
         hub.positions.close()
