@@ -18,14 +18,13 @@ import argparse
 import asyncio
 import faulthandler
 import gc
-import io
 import logging
 import resource
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import redis
 import uvloop
@@ -128,13 +127,29 @@ async def run(settings: Settings) -> None:
 
 
 def show_tasks(loop: asyncio.AbstractEventLoop) -> None:
-    """Log every task still running, with where each waits (a stop that is taking too long:
-    the threads' stacks follow, but they show a waiting event loop, not what it waits for)."""
+    """Log every task still running, with where each waits, down its chain of awaits (a stop
+    that is taking too long: the threads' stacks follow, but they show a waiting event loop,
+    not what it waits for)."""
     tasks = asyncio.all_tasks(loop)
-    shown = io.StringIO()
+    lines = [f"stopping takes long: {len(tasks)} tasks still running"]
     for task in tasks:
-        task.print_stack(limit=12, file=shown)
-    log.warning("stopping takes long: %d tasks still running\n%s", len(tasks), shown.getvalue())
+        lines.append(f"{task.get_name()}:")
+        awaited: Any = task.get_coro()
+        while awaited is not None:
+            frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+            frame = frame or getattr(awaited, "gi_frame", None)
+            if frame is not None:
+                code = frame.f_code
+                lines.append(f"  {code.co_filename}:{frame.f_lineno} in {code.co_name}")
+            awaited = (
+                getattr(awaited, "cr_await", None)
+                or getattr(awaited, "ag_await", None)
+                or getattr(awaited, "gi_yieldfrom", None)
+            )
+            if awaited is not None and frame is not None and code.co_name == "__aexit__":
+                # (an async context manager's generator: its asend is no way in)
+                awaited = getattr(frame.f_locals.get("self"), "gen", awaited)
+    log.warning("\n".join(lines))
 
 
 def create_bot(argv: Sequence[str]) -> int:
