@@ -53,7 +53,7 @@ from ai.pool import BotPool
 from protocol import MAX_FRAME_BYTES
 from server.archive.db.database import Database, default_url, shown
 from server.archive.games import DATABASE_ERRORS, Archive
-from server.edge.answers import SERVER
+from server.edge.answers import SERVER, stop_serving
 from server.edge.connection import Connections, counted, dispatch
 from server.edge.health import Health
 from server.edge.http import Routes, http
@@ -401,36 +401,35 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
         tasks = hub.loops()
         if embedded is not None:
             tasks.append(asyncio.create_task(embedded.supervise()))
-        async with (
-            serve(
-                hub.connections.handle,
-                settings.host,
-                settings.port,
-                process_request=lambda connection, request: http(hub.routes, connection, request),
-                server_header=SERVER,
-                max_size=MAX_FRAME_BYTES,
-                max_queue=8,
-                compression=None,
-                create_connection=counted(hub.metrics.sent),
-            ) as server,
-            metrics_endpoint(hub.metrics, settings.host, settings.metrics_port),
-        ):
-            hub.health.ready = True
-            yield server, hub
+        server = await serve(
+            hub.connections.handle,
+            settings.host,
+            settings.port,
+            process_request=lambda connection, request: http(hub.routes, connection, request),
+            server_header=SERVER,
+            max_size=MAX_FRAME_BYTES,
+            max_queue=8,
+            compression=None,
+            create_connection=counted(hub.metrics.sent),
+        )
+        try:
+            async with metrics_endpoint(hub.metrics, settings.host, settings.metrics_port):
+                hub.health.ready = True
+                yield server, hub
+        finally:
             hub.health.ready = False
-            server.close()  # no new connections; open ones are closed with 1001
-            try:
-                async with asyncio.timeout(SHUTDOWN_SECONDS):
-                    await server.wait_closed()
-            except TimeoutError:
-                log.warning("connections still open after %d s; stopping anyway", SHUTDOWN_SECONDS)
+            await stop_serving(server, SHUTDOWN_SECONDS, "the server")
     finally:
         await cancel_all([*tasks, *hub.tasks()])
         pool.close()
         hub.hashing.close()
         hub.positions.close()
         hub.analysis.close()
-        await connections.aclose()
+        try:
+            async with asyncio.timeout(SHUTDOWN_SECONDS):
+                await connections.aclose()
+        except TimeoutError:
+            log.warning("the Redis connections would not close")
         try:
             async with asyncio.timeout(SHUTDOWN_SECONDS):
                 await database.close()

@@ -3,16 +3,22 @@
 Every answer says what the browser may do with it: a Content-Security-Policy that lets a page
 run only the site's own scripts (no inline script, no plugins, no framing), ``nosniff``, and no
 referrer sent elsewhere. The ``Server`` header names no version (see ``SERVER``). Only ``GET``
-is answered, and ``HEAD`` wherever ``GET`` is (``METHODS``, ``headless``).
+is answered, and ``HEAD`` wherever ``GET`` is (``METHODS``, ``headless``). A server stops
+answering within a bound (``stop_serving``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from http import HTTPStatus
 from typing import Final
 
+from websockets.asyncio.server import Server
 from websockets.datastructures import Headers
 from websockets.http11 import Response
+
+log = logging.getLogger(__name__)
 
 SERVER: Final = "Hive Arena"
 """The ``Server`` header: no software version for a scanner to match."""
@@ -68,3 +74,15 @@ def headless(answer: Response) -> Response:
     """The answer to a ``HEAD``: the ``GET``'s status and headers (its ``Content-Length``
     too), without the body (RFC 9110, 9.3.2)."""
     return Response(answer.status_code, answer.reason_phrase, answer.headers, b"")
+
+
+async def stop_serving(server: Server, seconds: float, what: str) -> None:
+    """Close ``server`` (no new connections; open websockets closed with 1001) and wait at
+    most ``seconds`` for its connections and their handlers to end (``serve``'s own exit
+    waits for them without a bound)."""
+    server.close()
+    try:
+        async with asyncio.timeout(seconds):
+            await server.wait_closed()
+    except TimeoutError:
+        log.warning("%s: connections still open after %.0f s; stopping anyway", what, seconds)

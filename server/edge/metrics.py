@@ -35,7 +35,7 @@ from prometheus_client.registry import Collector
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.edge.answers import ALLOW, METHODS, SERVER, headless, response, text
+from server.edge.answers import ALLOW, METHODS, SERVER, headless, response, stop_serving, text
 from server.game.movers import BOT_ACCOUNT, PERSON, SERVER_BOT
 
 if TYPE_CHECKING:
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
+CLOSE_SECONDS: Final = 5.0
+"""Longest wait for the scrapes under way when the endpoint stops."""
 
 _FAST: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _BOT: Final = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
@@ -244,12 +246,13 @@ async def metrics_endpoint(metrics: Metrics, host: str, port: int | None) -> Asy
     async def refuse(connection: ServerConnection) -> None:
         raise AssertionError("unreachable: every request is answered over HTTP")
 
-    async with serve(refuse, host, port, process_request=answer, server_header=SERVER) as server:
-        metrics.port = server.sockets[0].getsockname()[1]
-        try:
-            yield
-        finally:
-            metrics.port = None
+    server = await serve(refuse, host, port, process_request=answer, server_header=SERVER)
+    metrics.port = server.sockets[0].getsockname()[1]
+    try:
+        yield
+    finally:
+        metrics.port = None
+        await stop_serving(server, CLOSE_SECONDS, "the metrics endpoint")
 
 
 class Figures(Collector):
