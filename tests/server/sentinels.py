@@ -303,7 +303,14 @@ class Games:
                 refused = False
                 sent_at = time.monotonic()
                 await client.send(sent)
-            message = await client.recv(timeout=90)
+            try:
+                message = await client.recv(timeout=90)
+            except TimeoutError:
+                raise AssertionError(
+                    f"{color} in {game_id}: nothing heard for 90 s at version {update.version} "
+                    f"({len(update.state.moves)} moves, {update.state.turn} to move), waiting "
+                    f"for the answer to {sent!r} (refused unavailable before: {refused})"
+                ) from None
             if isinstance(message, Update) and message.game == game_id:
                 seen.append((message.version, tuple(message.state.moves)))
                 if message.version > update.version:
