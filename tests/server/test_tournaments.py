@@ -8,30 +8,44 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+import redis.asyncio as aioredis
+
 from protocol import (
+    TOURNAMENT_PLAYERS,
+    TOURNAMENTS_PER_DAY,
     Account,
     CreateTournament,
     Draw,
     Error,
+    ErrorCode,
+    GetTournaments,
     JoinTournament,
+    LeaveTournament,
     Message,
     Resign,
     SignUp,
     TimeControl,
     Tournament,
     TournamentGame,
+    TournamentList,
     Unwatch,
     Update,
     Watch,
     WatchTournament,
 )
 from protocol.client import Client
+from server.embedded import RedisProcess
 from server.game.arena import game_points
-from tests.server.conftest import Running
+from server.storage.store import Store
+from server.storage.tournaments import Arena, Entrant, TournamentStore
+from tests.server.conftest import Running, free_port
+from tests.server.support import ServerProcess
 
 PASSWORD = "correct horse battery"
 BLITZ = TimeControl("clock", 180, 2)
@@ -125,9 +139,14 @@ def expected(players: list[Player]) -> dict[str, list[int]]:
 
 
 async def create(client: Client, **fields: object) -> Tournament:
-    settings: dict[str, object] = {"name": "Test arena", "game_type": "Base", "time": BLITZ}
+    """A new arena (a name of its own: the client may be sent other tournaments' news)."""
+    name = f"Arena {secrets.token_hex(4)}"
+    settings: dict[str, object] = {"name": name, "game_type": "Base", "time": BLITZ}
     await client.send(CreateTournament(**{**settings, **fields}))  # type: ignore[arg-type]
-    return await client.expect(Tournament)
+    while True:
+        made = await client.expect(Tournament)
+        if made.summary.name == name:
+            return made
 
 
 async def standings_until(
@@ -182,5 +201,176 @@ async def test_an_arena_plays_to_its_end_with_standings_by_the_rules(srv: Runnin
         assert player.last == final  # every player was sent the final standings
     ann = next(s for s in final.standings if s.name == "ann")
     assert ann.scores[:2] == [2, 2] and set(ann.scores[2:]) == {4}  # on a streak from her third
-    assert ann.streak and final.winner == ann.player
+    assert ann.streak
     assert any(1 in s.scores for s in final.standings)  # dee and eve drew
+
+
+@contextlib.asynccontextmanager
+async def tournaments_of(redis_url: str) -> AsyncIterator[TournamentStore]:
+    """The tournaments in the Redis at ``redis_url``, as the server keeps them."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        yield TournamentStore(Store(client))
+    finally:
+        await client.aclose()
+
+
+async def test_a_pairing_commits_all_or_nothing_and_a_game_ends_once(
+    redis_server: RedisProcess,
+) -> None:
+    """Two processes pairing the same players at once: one pairing wins whole, the other
+    changes nothing; a game scored twice counts once."""
+    async with tournaments_of(redis_server.url) as store:
+        arena = Arena("a1b2c3d4", "t", "p0", "host", "Base", BLITZ, False, 0, 10**13, 8)
+        await store.create(arena)
+        for n, player in enumerate(["p1", "p2", "p3"]):
+            await store.join(arena, player, Entrant(player, "account", 1500), n)
+        one = store.pair(arena.id, [("p1", "p2", "g1")], 10)
+        other = store.pair(arena.id, [("p3", "p2", "g2")], 10)
+        assert sorted(await asyncio.gather(one, other)) == [False, True]
+        roster = await store.roster(arena.id)
+        assert set(roster.playing) == {"p1", "p2"} or set(roster.playing) == {"p3", "p2"}
+        assert len(await store.pairings(arena.id)) == 1
+        assert await store.waiting(arena.id) in (["p3"], ["p1"])
+        (pairing,) = await store.pairings(arena.id)
+        ended = [store.end_game(arena.id, pairing, 1.0, 20) for _ in range(2)]
+        assert sorted(await asyncio.gather(*ended)) == [False, True]
+        roster = await store.roster(arena.id)
+        assert len(roster.ended) == 1 and roster.playing == {}
+        assert sorted(await store.waiting(arena.id)) == ["p1", "p2", "p3"]
+
+
+async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Running) -> None:
+    async with (
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        made = await create(host, minutes=30, rated=False)
+        tournament = made.summary.id
+        await ann.send(JoinTournament(tournament))
+        await ann.expect(Tournament)
+        await ann.send(LeaveTournament(tournament))
+        left = await standings_until(ann, lambda t: t.standings[0].status != "waiting")
+        assert [(s.name, s.status) for s in left.standings] == [("ann", "paused")]
+        await bob.send(JoinTournament(tournament))
+        await standings_until(bob, lambda t: len(t.standings) == 2)
+        director = srv.hub.director
+        for _ in range(3):  # three steps of the director: nobody to pair with bob
+            await director.drive_once()
+        roster = await srv.hub.tournaments.tournaments.roster(tournament)
+        assert roster.playing == {} and roster.paused == {ann.player}
+        await ann.send(JoinTournament(tournament))
+        paired = await ann.expect(TournamentGame)
+        assert {paired.white, paired.black} == {ann.player, bob.player}
+        assert await bob.expect(TournamentGame) == paired
+
+
+async def test_the_limits_are_refused_with_their_codes(srv: Running) -> None:
+    async with (
+        Client.connect(srv.ws_url, nickname="guest") as guest,
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        refused = await refusal(guest, CreateTournament("Guests' cup"))
+        assert refused.code == ErrorCode.ACCOUNT_REQUIRED
+        for bad, words in [
+            (CreateTournament(" " * 5), "name"),
+            (CreateTournament("x" * 41), "name"),
+            (CreateTournament("No clock", time=TimeControl()), "clock"),
+            (CreateTournament("Short", minutes=4), "minutes"),
+            (CreateTournament("Big", max_players=TOURNAMENT_PLAYERS + 1), "cap"),
+            (CreateTournament("Range", rating_min=1800, rating_max=1600), "rating_min"),
+            (CreateTournament("Late", starts=int(time.time() * 1000) + 8 * 86_400_000), "7 days"),
+        ]:
+            refused = await refusal(host, bad)
+            assert refused.code == ErrorCode.BAD_MESSAGE and words in refused.message, bad
+        made = await create(host, rated=False, max_players=2)
+        for _ in range(TOURNAMENTS_PER_DAY - 1):
+            await create(host, rated=False)
+        refused = await refusal(host, CreateTournament("One too many"))
+        assert (
+            refused.code == ErrorCode.RATE_LIMITED and "3 tournaments in a day" in refused.message
+        )
+        await host.send(GetTournaments())
+        listed = await host.expect(TournamentList)
+        assert len(listed.tournaments) == TOURNAMENTS_PER_DAY
+        tournament = made.summary.id
+        await guest.send(JoinTournament(tournament))
+        assert (await guest.expect(Error)).code == ErrorCode.ACCOUNT_REQUIRED
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))
+            await client.expect(Tournament)
+        refused = await refusal(host, JoinTournament(tournament))
+        assert refused.code == ErrorCode.NOT_ALLOWED and "full (2 players" in refused.message
+        assert (await refusal(host, JoinTournament("nosuchid"))).code == (
+            ErrorCode.UNKNOWN_TOURNAMENT
+        )
+        assert (await refusal(host, LeaveTournament(tournament))).code == ErrorCode.NOT_ALLOWED
+        ranged = await create(ann, rated=False, rating_min=1600)  # a new account has 1500
+        refused = await refusal(bob, JoinTournament(ranged.summary.id))
+        assert refused.code == ErrorCode.OUT_OF_RANGE and "yours is 1500" in refused.message
+
+
+async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
+    redis_server: RedisProcess,
+) -> None:
+    data = str(redis_server.folder.parent / "data")
+    servers = [
+        ServerProcess(
+            *("--port", str(free_port()), "--redis-url", redis_server.url, "--data", data),
+            *("--bot-workers", "1"),
+        )
+        for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await server.start()
+        await _take_over(servers, redis_server.url)
+    finally:
+        for server in servers:  # (the one killed has gone)
+            if server.process is not None and server.process.returncode is None:
+                await server.stop()
+
+
+async def _take_over(servers: list[ServerProcess], redis_url: str) -> None:
+    """An arena on ``servers``, its players on the one that does not drive it, which is
+    killed while they play; the other takes it over."""
+    names = ["ann", "bob", "cy", "dee"]
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
+        made = await create(host, minutes=30, rated=False)
+        tournament = made.summary.id
+        driven = f"tournament {tournament}: driven here"
+        waits = {asyncio.create_task(s.wait_for(driven)): s for s in servers}
+        done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        director = waits[done.pop()]
+        survivor = next(s for s in servers if s is not director)
+        clients = [await stack.enter_async_context(account(survivor.ws_url, n)) for n in names]
+        watcher = await stack.enter_async_context(account(survivor.ws_url, "watcher"))
+        await watcher.send(WatchTournament(tournament))
+        await watcher.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for client in clients:
+            await client.send(JoinTournament(tournament))
+        playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+        await standings_until(watcher, lambda t: sum(len(s.scores) for s in t.standings) >= 8)
+        killed = time.monotonic()
+        assert await director.stop(signal.SIGKILL) == -signal.SIGKILL
+        await survivor.wait_for(driven, timeout=10)
+        assert time.monotonic() - killed < 10
+        before = sum(len(p.games) for p in players)
+        await standings_until(  # paired again by the survivor
+            watcher, lambda t: sum(len(s.scores) for s in t.standings) >= before + 8
+        )
+        async with tournaments_of(redis_url) as store:
+            await store.end_at(tournament, int(time.time() * 1000))
+        final = await standings_until(watcher, lambda t: t.summary.status == "over")
+        await asyncio.gather(*playing)
+    want = expected(players)
+    assert {s.player: s.scores for s in final.standings} == want  # no game, no point lost
+    assert sum(len(p.games) for p in players) == sum(len(s.scores) for s in final.standings)
