@@ -44,7 +44,7 @@ from server.embedded import RedisProcess
 from server.game.arena import game_points
 from server.storage.store import Store
 from server.storage.tournaments import Arena, Entrant, TournamentStore
-from tests.server.conftest import Running, free_port
+from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import ServerProcess
 
 PASSWORD = "correct horse battery"
@@ -285,6 +285,29 @@ async def test_no_player_is_paired_while_in_a_game_nor_with_themselves(srv: Runn
         roster = await store.roster(tournament)
         others = {p: g.game for p, g in games.items() if g.game != first.game}
         assert {p: g for p, g in roster.playing.items() if p in others} == others
+
+
+async def test_a_game_not_begun_counts_for_nothing_and_pauses_the_side_that_did_not_move(
+    start_server: StartServer,
+) -> None:
+    async with (
+        start_server(first_move_timeout=0.5) as srv,
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        tournament = (await create(host, minutes=30, rated=False)).summary.id
+        await host.send(WatchTournament(tournament))
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))
+        paired = await ann.expect(TournamentGame)
+        after = await standings_until(
+            host, lambda t: any(s.status == "paused" for s in t.standings)
+        )
+        status = {s.player: (s.status, s.scores) for s in after.standings}
+        assert status == {paired.white: ("paused", []), paired.black: ("waiting", [])}
+        roster = await srv.hub.tournaments.tournaments.roster(tournament)
+        assert roster.ended == [] and await srv.hub.store.get(paired.game) is not None
 
 
 async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Running) -> None:
