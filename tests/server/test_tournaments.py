@@ -444,3 +444,31 @@ async def _take_over(servers: list[ServerProcess], redis_url: str) -> None:
     want = expected(players)
     assert {s.player: s.scores for s in final.standings} == want  # no game, no point lost
     assert sum(len(p.games) for p in players) == sum(len(s.scores) for s in final.standings)
+
+
+async def test_a_server_restarted_mid_arena_resumes_it(start_server: StartServer) -> None:
+    """The only server stops while an arena's game goes on; started again, it scores that
+    game and pairs its players again."""
+    async with (
+        start_server() as srv,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        tournament = (await create(ann, minutes=30, rated=False)).summary.id
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))
+        first = await ann.expect(TournamentGame)
+        tokens = ann.welcome.token, bob.welcome.token
+    async with (
+        start_server() as srv,
+        Client.connect(srv.ws_url, token=tokens[0]) as ann,
+        Client.connect(srv.ws_url, token=tokens[1]) as bob,
+    ):
+        assert first.game in ann.welcome.games
+        await ann.send(WatchTournament(tournament))
+        await ann.expect(Tournament)
+        await ann.send(Resign(first.game))
+        again = await bob.expect(TournamentGame)
+        assert again.game != first.game and {again.white, again.black} == {ann.player, bob.player}
+        shown = await standings_until(ann, lambda t: any(s.scores for s in t.standings))
+        assert {s.player: s.scores for s in shown.standings} == {bob.player: [2], ann.player: [0]}
