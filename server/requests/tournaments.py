@@ -84,13 +84,14 @@ class Tournaments:
             )
         now = now_ms()
         arena = _arena(message, session.name, player, now)
-        made = await self.store.count_so_far(player, "tournament", DAY, now)
-        if made >= TOURNAMENTS_PER_DAY:
+        # (Counted and read in one step: two creations at once on two processes cannot both
+        # pass as the last one allowed.)
+        if await self.store.count_in_window(player, "tournament", DAY, now) > TOURNAMENTS_PER_DAY:
             raise ProtocolError(
                 ErrorCode.RATE_LIMITED,
-                f"you created {made} tournaments in a day (the most allowed): try again tomorrow",
+                f"you created {TOURNAMENTS_PER_DAY} tournaments in a day (the most allowed): "
+                "try again tomorrow",
             )
-        await self.store.count_in_window(player, "tournament", DAY, now)
         await self.tournaments.create(arena)
         await session.send(await tournament(self.tournaments, arena))
 
