@@ -136,6 +136,7 @@ from protocol.requests import (
     WatchLobby,
 )
 from protocol.tournaments import (
+    SWISS_ROUNDS,
     TOURNAMENT_MINUTES,
     TOURNAMENT_NAME,
     TOURNAMENT_START,
@@ -148,6 +149,7 @@ from protocol.tournaments import (
     Standing,
     Tournament,
     TournamentGame,
+    TournamentKind,
     TournamentList,
     TournamentStatus,
     TournamentSummary,
@@ -204,6 +206,7 @@ __all__ = [
     "PUZZLE_RATE",
     "SERVER_MESSAGES",
     "SIGNED_OUT",
+    "SWISS_ROUNDS",
     "TOURNAMENTS_PER_DAY",
     "TOURNAMENTS_SHOWN",
     "TOURNAMENT_MINUTES",
@@ -312,6 +315,7 @@ __all__ = [
     "TimeKind",
     "Tournament",
     "TournamentGame",
+    "TournamentKind",
     "TournamentList",
     "TournamentStatus",
     "TournamentSummary",

@@ -19,6 +19,10 @@ TOURNAMENT_START: Final = 7 * 24 * 3600 * 1000
 TOURNAMENTS_SHOWN: Final = 50
 """Tournaments listed by ``tournaments`` (upcoming and running, then the last ended)."""
 
+SWISS_ROUNDS: Final = (3, 15)
+"""The fewest and most rounds of a Swiss tournament."""
+
+TournamentKind = Literal["arena", "swiss"]
 TournamentStatus = Literal["upcoming", "running", "over"]
 PlayerStatus = Literal["waiting", "playing", "paused"]
 
@@ -26,10 +30,11 @@ PlayerStatus = Literal["waiting", "playing", "paused"]
 @client("tournament_create")
 @dataclass(frozen=True)
 class CreateTournament(Message):
-    """Make an arena (an account only): ``name``, its games' ``game_type``, ``time`` (a
-    clock) and ``rated``, when it ``starts`` (server time, ms; 0: now) and for how many
-    ``minutes`` it runs, an optional rating range (``rating_min``, ``rating_max``: who may
-    join, by their rating in its speed) and ``max_players``. Answered with ``tournament``."""
+    """Make a tournament (an account only): ``name``, its games' ``game_type``, ``time`` (a
+    clock) and ``rated``, when it ``starts`` (server time, ms; 0: now) and, for an arena, for
+    how many ``minutes`` it runs, for a Swiss (``kind``) how many ``rounds`` it has, an
+    optional rating range (``rating_min``, ``rating_max``: who may join, by their rating in
+    its speed) and ``max_players``. Answered with ``tournament``."""
 
     name: str
     game_type: str = "Base+MLP"
@@ -40,6 +45,8 @@ class CreateTournament(Message):
     rating_min: int | None = None
     rating_max: int | None = None
     max_players: int = TOURNAMENT_PLAYERS
+    kind: TournamentKind = "arena"
+    rounds: int = 7
 
 
 @client("tournaments")
@@ -79,23 +86,29 @@ class WatchTournament(Message):
 
 @dataclass(frozen=True)
 class Standing:
-    """A player's line in the standings: ``points`` (arena points), ``scores`` (each game's,
-    in order: ``2`` a win, ``1`` a draw, ``0`` a loss; doubled on a streak), ``streak``
-    (the next win counts double), ``status`` and the ``game`` they play now."""
+    """A player's line in the standings: ``points``, ``scores`` (each game's, in order: in
+    an arena ``2`` a win, ``1`` a draw, ``0`` a loss, doubled on a streak; in a Swiss 1,
+    0.5, 0, and 1 for a bye), ``streak`` (an arena's: the next win counts double),
+    ``status``, the ``game`` they play now, and a Swiss's ``byes`` and tie-breaks
+    (``buchholz``, ``sonneborn_berger``)."""
 
     player: str
     name: str
     rating: int | None
-    points: int
-    scores: list[int] = field(default_factory=list)
+    points: float
+    scores: list[float] = field(default_factory=list)
     streak: bool = False
     status: PlayerStatus = "waiting"
     game: str | None = None
+    byes: int = 0
+    buchholz: float = 0.0
+    sonneborn_berger: float = 0.0
 
 
 @dataclass(frozen=True)
 class TournamentSummary:
-    """A tournament as listed: its settings, status and number of players."""
+    """A tournament as listed: its settings, status and number of players; a Swiss's
+    ``rounds`` and the ``round`` being played (0: none yet)."""
 
     id: str
     name: str
@@ -110,6 +123,9 @@ class TournamentSummary:
     max_players: int
     rating_min: int | None = None
     rating_max: int | None = None
+    kind: TournamentKind = "arena"
+    rounds: int = 0
+    round: int = 0
 
 
 @server("tournament")

@@ -47,6 +47,7 @@ from server.game import arena as rules
 from server.game import match, rating
 from server.game.clock import now_ms
 from server.game.record import new_game_id
+from server.live import rounds
 from server.storage.keys import tournament_key
 from server.storage.leases import Lease
 from server.storage.store import STORAGE_ERRORS
@@ -82,14 +83,21 @@ def standings(roster: Roster) -> list[Standing]:
         )
         lines.append(
             Standing(
-                player, entrant.name, entrant.rating, sum(points), points, streak, status, game
+                player,
+                entrant.name,
+                entrant.rating,
+                float(sum(points)),
+                [float(p) for p in points],
+                streak,
+                status,
+                game,
             )
         )
     lines.sort(key=lambda line: (-line.points, -(line.rating or 0), line.name))
     return lines
 
 
-def summary(arena: Arena, status: str, players: int) -> TournamentSummary:
+def summary(arena: Arena, status: str, players: int, round_: int = 0) -> TournamentSummary:
     return TournamentSummary(
         arena.id,
         arena.name,
@@ -104,12 +112,20 @@ def summary(arena: Arena, status: str, players: int) -> TournamentSummary:
         arena.max_players,
         arena.rating_min,
         arena.rating_max,
+        arena.kind,
+        arena.rounds,
+        round_,
     )
 
 
 async def tournament(tournaments: TournamentStore, arena: Arena) -> Tournament:
     """The tournament ``arena`` as a client sees it now."""
     roster = await tournaments.roster(arena.id)
+    if arena.kind == "swiss":
+        played = await tournaments.rounds(arena.id)
+        lines = rounds.standings(roster, played)
+        shown = summary(arena, roster.status, len(lines), len(played))
+        return Tournament(shown, lines, roster.winner)
     lines = standings(roster)
     return Tournament(summary(arena, roster.status, len(lines)), lines, roster.winner)
 
@@ -205,6 +221,16 @@ class Director:
         changed = status == "upcoming"
         if changed:
             await self.tournaments.start(arena.id)
+        if arena.kind == "swiss":
+            roster = await self.tournaments.roster(arena.id)
+            stepped, over = await rounds.step(
+                self.tournaments, self.store, arena, roster, self._start_game
+            )
+            if over:
+                await self._finish(arena, now)
+            elif changed or stepped:
+                await publish(self.tournaments, self.store, arena)
+            return
         pairings = await self.tournaments.pairings(arena.id)
         left = await self._score(arena, pairings, now)
         changed |= left < len(pairings)
@@ -255,15 +281,22 @@ class Director:
         if not await self.tournaments.pair(arena.id, games, now):
             return False  # one of them left meanwhile: paired again next tick
         for white, black, game in games:
-            try:
-                await self._make(arena, roster, white, black, game)
-            except (*STORAGE_ERRORS, ProtocolError) as error:
-                log.warning("tournament %s: game %s not made (%s)", arena.id, game, error)
-                continue
-            await self.store.notify(
-                [white, black], encode(TournamentGame(arena.id, game, white, black))
-            )
+            await self._start_game(arena, roster, white, black, game)
         return True
+
+    async def _start_game(
+        self, arena: Arena, roster: Roster, white: str, black: str, game: str
+    ) -> None:
+        """Make the game and tell its players (a game not made is logged: an arena's
+        pairing is undone after ``UNMADE_MS``, a Swiss's game made again by the next step)."""
+        try:
+            await self._make(arena, roster, white, black, game)
+        except (*STORAGE_ERRORS, ProtocolError) as error:
+            log.warning("tournament %s: game %s not made (%s)", arena.id, game, error)
+            return
+        await self.store.notify(
+            [white, black], encode(TournamentGame(arena.id, game, white, black))
+        )
 
     async def _make(self, arena: Arena, roster: Roster, white: str, black: str, game: str) -> None:
         """Make the game ``game`` of ``white`` and ``black``, in progress."""

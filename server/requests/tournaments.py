@@ -14,6 +14,7 @@ import secrets
 from typing import TYPE_CHECKING, Final
 
 from protocol import (
+    SWISS_ROUNDS,
     TOURNAMENT_MINUTES,
     TOURNAMENT_NAME,
     TOURNAMENT_PLAYERS,
@@ -182,8 +183,10 @@ def _arena(message: CreateTournament, creator_name: str, creator: str, now: int)
     game_type = match.canonical_type(message.game_type)
     if message.time.kind != "clock":
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "an arena's games have a clock (kind 'clock')")
-    shortest, longest = TOURNAMENT_MINUTES
-    if not shortest <= message.minutes <= longest:
+    shortest, longest = SWISS_ROUNDS if message.kind == "swiss" else TOURNAMENT_MINUTES
+    if message.kind == "swiss" and not shortest <= message.rounds <= longest:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"a Swiss has {shortest} to {longest} rounds")
+    if message.kind == "arena" and not shortest <= message.minutes <= longest:
         raise ProtocolError(
             ErrorCode.BAD_MESSAGE, f"an arena lasts {shortest} to {longest} minutes"
         )
@@ -209,8 +212,10 @@ def _arena(message: CreateTournament, creator_name: str, creator: str, now: int)
         time=message.time,
         rated=message.rated,
         starts=starts,
-        ends=starts + message.minutes * 60_000,
+        ends=starts + message.minutes * 60_000 if message.kind == "arena" else starts,
         max_players=message.max_players,
         rating_min=low,
         rating_max=high,
+        kind=message.kind,
+        rounds=message.rounds if message.kind == "swiss" else 0,
     )

@@ -7,7 +7,8 @@ id -> name, account kind, rating at joining), ``:waiting`` (the players waiting 
 by when they began to wait), ``:paused`` (those who left while it runs), ``:in`` (player ->
 the game they play now), ``:playing`` (game -> its two players and when they were paired),
 ``:ended`` (the games ended, in order: game, White, Black, White's score), ``:watchers``
-(players who watch it, by when that lapses) and ``:driving`` (the lease of the process that
+(players who watch it, by when that lapses), a Swiss's ``:rounds`` (each round's games,
+their scores as they end, and its bye) and ``:driving`` (the lease of the process that
 drives it, ``server.storage.leases``). ``hive:tournaments`` lists those upcoming and running
 by start time; ``hive:tournaments:over`` the ended ones by end time (kept ``KEPT_MS``).
 
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import msgpack
 
-from protocol import AccountKind, TimeControl
+from protocol import AccountKind, TimeControl, TournamentKind
 from server.game.arena import Game
 from server.storage.keys import TOURNAMENTS_KEY, TOURNAMENTS_OVER_KEY, tournament_key
 
@@ -96,6 +97,15 @@ return 1
 """KEYS: playing, ended, in, waiting, paused. ARGV: game, packed ended game ('' for none),
 now, then the players to free. Returns 1 for the one caller that ended it."""
 
+_ADD_ROUND: Final = """
+if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+return 1
+"""
+"""KEYS: rounds, in. ARGV: the rounds there must be, the packed round, then (player, game)
+pairs. Returns 1 for the one caller that added it."""
+
 
 @dataclass(frozen=True)
 class Arena:
@@ -113,6 +123,9 @@ class Arena:
     max_players: int
     rating_min: int | None = None
     rating_max: int | None = None
+    kind: TournamentKind = "arena"
+    rounds: int = 0
+    """A Swiss's rounds."""
 
 
 class Entrant(NamedTuple):
@@ -158,6 +171,30 @@ def _unpack_arena(data: bytes) -> Arena:
     return Arena(*fields)
 
 
+class SwissGame(NamedTuple):
+    """A game of a Swiss round: White's score once it ended."""
+
+    white: str
+    black: str
+    game: str
+    score: float | None = None
+
+
+class SwissRound(NamedTuple):
+    games: list[SwissGame]
+    bye: str | None = None
+
+
+def _pack_round(round_: SwissRound) -> bytes:
+    packed: bytes = msgpack.packb([round_.bye, [list(game) for game in round_.games]])
+    return packed
+
+
+def _unpack_round(data: bytes) -> SwissRound:
+    bye, games = msgpack.unpackb(data)
+    return SwissRound([SwissGame(*game) for game in games], bye)
+
+
 class TournamentStore:
     """The tournaments in Redis (``store``'s connection)."""
 
@@ -168,6 +205,7 @@ class TournamentStore:
         self._leave = self.redis.register_script(_LEAVE)
         self._pair = self.redis.register_script(_PAIR)
         self._end = self.redis.register_script(_END)
+        self._add_round = self.redis.register_script(_ADD_ROUND)
 
     async def create(self, arena: Arena) -> None:
         key = tournament_key(arena.id)
@@ -223,6 +261,17 @@ class TournamentStore:
             arena = replace(found[0], ends=ends)
             await self.redis.hset(tournament_key(tournament), "s", _pack_arena(arena))
 
+    async def start_at(self, tournament: str, starts: int) -> None:
+        """Move the start of ``tournament`` to ``starts`` (ms), before it began: an
+        operator's tool, and the tests'."""
+        found = await self.arena(tournament)
+        if found is not None and found[1] == "upcoming":
+            arena = replace(found[0], starts=starts)
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(tournament_key(tournament), "s", _pack_arena(arena))
+                pipe.zadd(TOURNAMENTS_KEY, {tournament: starts}, xx=True)
+                await pipe.execute()
+
     async def start(self, tournament: str) -> None:
         await self.redis.hset(tournament_key(tournament), "status", "running")
 
@@ -234,7 +283,17 @@ class TournamentStore:
             pipe.zrem(TOURNAMENTS_KEY, t)
             pipe.zadd(TOURNAMENTS_OVER_KEY, {t: now})
             pipe.zremrangebyscore(TOURNAMENTS_OVER_KEY, "-inf", now - KEPT_MS)
-            for part in ("", "players", "waiting", "paused", "in", "playing", "ended", "watchers"):
+            for part in (
+                "",
+                "players",
+                "waiting",
+                "paused",
+                "in",
+                "playing",
+                "ended",
+                "watchers",
+                "rounds",
+            ):
                 pipe.pexpire(tournament_key(t, part), KEPT_MS)
             await pipe.execute()
 
@@ -295,6 +354,30 @@ class TournamentStore:
             playing={p.decode(): g.decode() for p, g in playing.items()},
             paused={p.decode() for p in paused},
         )
+
+    async def rounds(self, tournament: str) -> list[SwissRound]:
+        """A Swiss's rounds so far (its games' scores as far as they ended)."""
+        found = await self.redis.lrange(tournament_key(tournament, "rounds"), 0, -1)
+        return [_unpack_round(entry) for entry in found]
+
+    async def add_round(self, tournament: str, number: int, round_: SwissRound) -> bool:
+        """Add round ``number`` (from 1) unless it is there already: True for the one caller
+        that added it (its players then in their games)."""
+        keys = [tournament_key(tournament, part) for part in ("rounds", "in")]
+        args: list[Any] = [number - 1, _pack_round(round_)]
+        for game in round_.games:
+            args += [game.white, game.game, game.black, game.game]
+        return bool(await self._add_round(keys=keys, args=args))
+
+    async def score_round(self, tournament: str, number: int, round_: SwissRound) -> None:
+        """Store round ``number``'s scores so far (``round_``, its games scored as they
+        ended: the same whoever writes it), its players who finished out of their games."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.lset(tournament_key(tournament, "rounds"), number - 1, _pack_round(round_))
+            done = [p for g in round_.games if g.score is not None for p in (g.white, g.black)]
+            if done:
+                pipe.hdel(tournament_key(tournament, "in"), *done)
+            await pipe.execute()
 
     async def watch(self, tournament: str, player: str, now: int, subscribe: bool) -> None:
         key = tournament_key(tournament, "watchers")

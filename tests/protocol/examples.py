@@ -180,6 +180,9 @@ SUMMARY: Final = TournamentSummary(
     64,
     rating_min=1400,
     rating_max=1900,
+    kind="swiss",
+    rounds=5,
+    round=2,
 )
 
 EXAMPLES: Final[dict[str, dict[str, Message]]] = {
@@ -223,7 +226,17 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "puzzle_move": PuzzleMove(17, "wB1 bQ-"),
         "puzzle_solution": ShowSolution(17),
         "tournament_create": CreateTournament(
-            "Friday blitz", "Base+M", CLOCK, False, 1_795_450_000_000, 45, 1400, 1900, 64
+            "Friday blitz",
+            "Base+M",
+            CLOCK,
+            False,
+            1_795_450_000_000,
+            45,
+            1400,
+            1900,
+            64,
+            "swiss",
+            5,
         ),
         "tournaments": GetTournaments(),
         "tournament_join": JoinTournament(TOURNAMENT),
@@ -415,11 +428,14 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
                     ADA.player,
                     "ada_l",
                     1612,
-                    6,
-                    [2, 0, 4],
-                    streak=True,
+                    6.5,
+                    [2.0, 0.0, 4.5],
+                    streak=True,  # (an arena's, beside a Swiss's byes and tie-breaks)
                     status="playing",
                     game=GAME,
+                    byes=1,
+                    buchholz=4.5,
+                    sonneborn_berger=3.25,
                 ),
             ],
             winner=ADA.player,

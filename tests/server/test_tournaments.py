@@ -28,6 +28,7 @@ from protocol import (
     JoinTournament,
     LeaveTournament,
     Message,
+    Play,
     Resign,
     SignUp,
     TimeControl,
@@ -41,6 +42,7 @@ from protocol import (
 )
 from protocol.client import Client
 from server.embedded import RedisProcess
+from server.game import swiss
 from server.game.arena import game_points
 from server.storage.store import Store
 from server.storage.tournaments import Arena, Entrant, TournamentStore
@@ -89,8 +91,16 @@ class Player:
     acted: set[str] = field(default_factory=set)
 
 
-async def play(player: Player, tournament: str, order: list[str], names: dict[str, str]) -> None:
-    """Play every game the arena gives ``player`` as the test decides, until it is over.
+async def play(
+    player: Player,
+    tournament: str,
+    order: list[str],
+    names: dict[str, str],
+    absent: str | None = None,
+) -> None:
+    """Play every game the tournament gives ``player`` as the test decides, until it is
+    over. Against ``absent`` (a player who never shows), White makes its first move and
+    waits for the game's abort (a Swiss counts it lost by the side that did not move).
 
     A pairing may be told (the notices channel) before the end of the last game (its
     watchers' update) reaches the client: it is taken up once that end came; a second while
@@ -123,8 +133,12 @@ async def play(player: Player, tournament: str, order: list[str], names: dict[st
             assert state.white is not None and state.black is not None
             white, black = names[state.white.player], names[state.black.player]
             if state.status == "over":
-                assert state.result is not None
-                player.games.append((state.white.player, state.black.player, SCORE[state.result]))
+                if state.result is None:  # aborted: lost by the side that did not move
+                    assert state.reason == "aborted" and absent is not None
+                    score = 0.0 if not state.moves else 1.0
+                else:
+                    score = SCORE[state.result]
+                player.games.append((state.white.player, state.black.player, score))
                 player.busy = None
                 await client.send(Unwatch(message.game))
                 continue
@@ -133,7 +147,10 @@ async def play(player: Player, tournament: str, order: list[str], names: dict[st
             player.acted.add(message.game)  # once a game: a draw offered by both is agreed
             result = outcome(white, black, order)
             mine = "white" if state.white.player == me else "black"
-            if result == "Draw":
+            if absent in (state.white.player, state.black.player):
+                if mine == "white":
+                    await client.send(Play(message.game, message.version, state.legal[0].move))
+            elif result == "Draw":
                 await client.send(Draw(message.game, "offer"))
             elif result != ("WhiteWins" if mine == "white" else "BlackWins"):
                 await client.send(Resign(message.game))
@@ -472,3 +489,62 @@ async def test_a_server_restarted_mid_arena_resumes_it(start_server: StartServer
         assert again.game != first.game and {again.white, again.black} == {ann.player, bob.player}
         shown = await standings_until(ann, lambda t: any(s.scores for s in t.standings))
         assert {s.player: s.scores for s in shown.standings} == {bob.player: [2], ann.player: [0]}
+
+
+async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
+    start_server: StartServer,
+) -> None:
+    """Five players, three rounds: a bye each round, to three players; no two meet twice;
+    eve never shows and loses each game she is given; the standings (points, Buchholz,
+    Sonneborn-Berger) are the rules' (``server.game.swiss``) over the rounds played, and
+    each player's scores what they saw."""
+    names = ["ann", "bob", "cy", "dee", "eve"]
+    async with start_server(first_move_timeout=0.5) as srv, contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        later = int(time.time() * 1000) + 3_600_000  # (started by the test once all joined)
+        made = await create(host, kind="swiss", rounds=3, rated=False, starts=later)
+        tournament = made.summary.id
+        assert (made.summary.kind, made.summary.rounds, made.summary.round) == ("swiss", 3, 0)
+        await host.send(WatchTournament(tournament))
+        await host.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        eve = clients[4].player
+        players = [Player(c, n) for c, n in zip(clients[:4], names[:4], strict=True)]
+        order = [*names, "nobody"]  # (no draws)
+        playing = [
+            asyncio.create_task(play(p, tournament, order, by_player, absent=eve)) for p in players
+        ]
+        for client in clients:
+            await client.send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 5)
+        await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
+        final = await standings_until(host, lambda t: t.summary.status == "over", timeout=120)
+        await asyncio.gather(*playing)
+        stored = await srv.hub.tournaments.tournaments.rounds(tournament)
+    assert final.summary.round == 3 and len(stored) == 3
+    byes = [round_.bye for round_ in stored]
+    assert None not in byes and len(set(byes)) == 3
+    met = [frozenset((g.white, g.black)) for round_ in stored for g in round_.games]
+    assert len(met) == 6 and len(set(met)) == 6
+    for round_ in stored:
+        seated = [p for g in round_.games for p in (g.white, g.black)] + [round_.bye or ""]
+        assert sorted(seated) == sorted(by_player)
+        for game in round_.games:
+            if eve in (game.white, game.black):
+                assert game.score == (0.0 if game.white == eve else 1.0)
+    entrants = [swiss.Entrant(p, 1500.0) for p in by_player]
+    rounds = [
+        swiss.Round(tuple(swiss.Pairing(g.white, g.black, g.score) for g in r.games), r.bye)
+        for r in stored
+    ]
+    want = swiss.standings(entrants, rounds)
+    shown = [(s.player, s.points, s.buchholz, s.sonneborn_berger) for s in final.standings]
+    assert shown == [(w.name, w.points, w.buchholz, w.sonneborn_berger) for w in want]
+    assert final.winner == final.standings[0].player
+    for player in players:
+        me = player.client.player
+        line = next(s for s in final.standings if s.player == me)
+        seen = [s if white == me else 1 - s for white, _, s in player.games]
+        assert sorted(line.scores) == sorted(seen + [1.0] * line.byes)
+        assert line.byes == byes.count(me)
