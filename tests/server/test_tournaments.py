@@ -548,3 +548,36 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
         seen = [s if white == me else 1 - s for white, _, s in player.games]
         assert sorted(line.scores) == sorted(seen + [1.0] * line.byes)
         assert line.byes == byes.count(me)
+
+
+async def test_a_late_joiner_to_a_swiss_has_nothing_for_the_rounds_before(
+    start_server: StartServer,
+) -> None:
+    names = ["ann", "bob", "cy"]
+    async with start_server() as srv, contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        later = int(time.time() * 1000) + 3_600_000
+        tournament = (await create(host, kind="swiss", rounds=3, starts=later)).summary.id
+        await host.send(WatchTournament(tournament))
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for client in clients[:2]:
+            await client.send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 2)
+        # Round 1 waits for ann's and bob's game: cy joins meanwhile.
+        await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
+        first = await clients[0].expect(TournamentGame)
+        await clients[2].send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 3)
+        players[0].busy = first.game
+        await clients[0].send(Watch(first.game))
+        playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+        final = await standings_until(host, lambda t: t.summary.status == "over")
+        await asyncio.gather(*playing)
+        stored = await srv.hub.tournaments.tournaments.rounds(tournament)
+    cy = clients[2].player
+    assert len(stored) == 3 and cy not in {p for g in stored[0].games for p in (g.white, g.black)}
+    assert all(cy in {r.bye, *(p for g in r.games for p in (g.white, g.black))} for r in stored[1:])
+    line = next(s for s in final.standings if s.player == cy)
+    assert len(line.scores) == 2 and line.points == sum(line.scores)
