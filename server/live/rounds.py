@@ -8,8 +8,8 @@ next round (``server.game.swiss.pair_round``, off the event loop) among the play
 before). A round is added once (``TournamentStore.add_round``: only while the rounds are as
 many as the step found), then its games made; a game of it not made yet (its driver died
 between the two) is made by the next step, under the same id. After the last round's last
-game the tournament is over, and so it is when a round is due and fewer than two players are
-present.
+game the tournament is over, and so it is when a later round is due and fewer than two
+players are present (the first waits for two).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ async def step(
         for player, entrant in roster.players.items()
         if player not in roster.paused
     ]
-    if len(present) < 2:  # nobody to play the next round: it ends here
-        return changed, True
+    if len(present) < 2:  # round 1 waits for two players; a later one ends it there
+        return changed, bool(rounds)
     paired = await asyncio.to_thread(swiss.pair_round, present, [_core(r) for r in rounds])
     new = SwissRound([SwissGame(g.white, g.black, new_game_id()) for g in paired.games], paired.bye)
     if not await tournaments.add_round(arena.id, len(rounds) + 1, new):
