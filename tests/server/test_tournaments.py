@@ -89,6 +89,7 @@ class Player:
     last: Tournament | None = None
     busy: str | None = None
     acted: set[str] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)
 
 
 async def play(
@@ -122,11 +123,14 @@ async def play(
             assert message.tournament == tournament
             assert message.white != message.black, "paired with themselves"
             assert me in (message.white, message.black)
+            if message.game in player.seen:
+                continue  # (told again: made again after a takeover)
             if player.busy is not None:
                 assert not pending, f"{player.name} paired twice while in {player.busy}"
                 pending.append(message)
                 continue
             player.busy = message.game
+            player.seen.add(message.game)
             await client.send(Watch(message.game))
         elif isinstance(message, Update) and message.game == player.busy:
             state = message.state
@@ -581,3 +585,90 @@ async def test_a_late_joiner_to_a_swiss_has_nothing_for_the_rounds_before(
     assert all(cy in {r.bye, *(p for g in r.games for p in (g.white, g.black))} for r in stored[1:])
     line = next(s for s in final.standings if s.player == cy)
     assert len(line.scores) == 2 and line.points == sum(line.scores)
+
+
+async def test_a_swiss_goes_on_when_the_process_driving_it_is_killed_mid_round(
+    redis_server: RedisProcess,
+) -> None:
+    data = str(redis_server.folder.parent / "data")
+    servers = [
+        ServerProcess(
+            *("--port", str(free_port()), "--redis-url", redis_server.url, "--data", data),
+            *("--bot-workers", "1"),
+        )
+        for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await server.start()
+        await _swiss_taken_over(servers, redis_server.url)
+    finally:
+        for server in servers:  # (the one killed has gone)
+            if server.process is not None and server.process.returncode is None:
+                await server.stop()
+
+
+async def _swiss_taken_over(servers: list[ServerProcess], redis_url: str) -> None:
+    """Four players join a Swiss of three rounds; once round 1 is paired its director is
+    killed before anyone plays; the players come back on the other process, which takes the
+    tournament over within 10 s and plays it to its end."""
+    names = ["ann", "bob", "cy", "dee"]
+    tokens = []
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
+        later = int(time.time() * 1000) + 3_600_000
+        tournament = (await create(host, kind="swiss", rounds=3, starts=later)).summary.id
+        for name in names:
+            client = await stack.enter_async_context(account(servers[0].ws_url, name))
+            await client.send(JoinTournament(tournament))
+            await client.expect(Tournament)
+            tokens.append(client.welcome.token)
+        driven = f"tournament {tournament}: driven here"
+        waits = {asyncio.create_task(s.wait_for(driven)): s for s in servers}
+        async with tournaments_of(redis_url) as store:
+            await store.start_at(tournament, int(time.time() * 1000))
+            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            director = waits[done.pop()]
+            survivor = next(s for s in servers if s is not director)
+            await host.send(WatchTournament(tournament))
+            await standings_until(host, lambda t: t.summary.round == 1)
+            (first,) = await store.rounds(tournament)
+    killed = time.monotonic()
+    assert await director.stop(signal.SIGKILL) == -signal.SIGKILL
+    await survivor.wait_for(driven, timeout=10)
+    assert time.monotonic() - killed < 10
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(Client.connect(survivor.ws_url, token=token))
+            for token in tokens
+        ]
+        watcher = await stack.enter_async_context(account(survivor.ws_url, "watcher"))
+        await watcher.send(WatchTournament(tournament))
+        await watcher.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for player in players:  # each in their game of round 1, made before the kill or after
+            game = next(g.game for g in first.games if player.client.player in (g.white, g.black))
+            player.busy = game
+            player.seen.add(game)
+            await player.client.send(Watch(game))
+        playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+        final = await standings_until(watcher, lambda t: t.summary.status == "over")
+        await asyncio.gather(*playing)
+    async with tournaments_of(redis_url) as store:
+        stored = await store.rounds(tournament)
+    assert len(stored) == 3 and [g.game for g in stored[0].games] == [g.game for g in first.games]
+    entrants = [swiss.Entrant(p, 1500.0) for p in by_player]
+    rounds = [
+        swiss.Round(tuple(swiss.Pairing(g.white, g.black, g.score) for g in r.games), r.bye)
+        for r in stored
+    ]
+    want = swiss.standings(entrants, rounds)
+    shown = [(s.player, s.points, s.buchholz, s.sonneborn_berger) for s in final.standings]
+    assert shown == [(w.name, w.points, w.buchholz, w.sonneborn_berger) for w in want]
+    for player in players:  # no game and no point lost: each game seen is in the standings
+        me = player.client.player
+        line = next(s for s in final.standings if s.player == me)
+        assert line.scores == [s if white == me else 1 - s for white, _, s in player.games]
