@@ -103,8 +103,11 @@ class Tournaments:
         shown = []
         for tournament_id, players in zip(ids, counts, strict=True):
             found = await self.tournaments.arena(tournament_id)
-            if found is not None:
-                shown.append(summary(found[0], found[1], players))
+            if found is None:
+                continue
+            arena, status = found
+            played = await self.tournaments.rounds(arena.id) if arena.kind == "swiss" else []
+            shown.append(summary(arena, status, players, len(played)))
         await session.send(TournamentList(shown))
 
     async def _arena(self, tournament_id: str) -> Arena:

@@ -526,6 +526,9 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
         final = await standings_until(host, lambda t: t.summary.status == "over", timeout=120)
         await asyncio.gather(*playing)
         stored = await srv.hub.tournaments.tournaments.rounds(tournament)
+        await host.send(GetTournaments())
+        listed = await host.expect(TournamentList)
+        assert [(t.id, t.kind, t.round) for t in listed.tournaments] == [(tournament, "swiss", 3)]
     assert final.summary.round == 3 and len(stored) == 3
     byes = [round_.bye for round_ in stored]
     assert None not in byes and len(set(byes)) == 3
