@@ -59,6 +59,10 @@ many at once, then this many a second (then ``rate_limited``)."""
 OPEN_PUZZLES: Final = 4
 """Puzzles a player has open at once (over their connections to one process): asking for one
 more closes the oldest (its moves are then ``not_open``)."""
+TOURNAMENTS_PER_DAY: Final = 3
+"""Tournaments an account may create in a day (then ``rate_limited``)."""
+TOURNAMENT_PLAYERS: Final = 200
+"""The most players a tournament may have (its own cap may be lower)."""
 
 
 class ErrorCode(enum.StrEnum):
@@ -109,6 +113,8 @@ class ErrorCode(enum.StrEnum):
     """The joiner's rating lies outside the open game's rating range."""
     UNKNOWN_PLAYER = "unknown_player"
     """No account of that name (``profile``, ``challenge``, ``follow``, ``block``)."""
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    """No tournament of that id (or one ended long ago)."""
 
 
 class ProtocolError(Exception):

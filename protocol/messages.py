@@ -14,6 +14,8 @@ from protocol.common import (
     CHALLENGES_PER_MINUTE,
     MAX_BLOCKS,
     MAX_FOLLOWS,
+    TOURNAMENT_PLAYERS,
+    TOURNAMENTS_PER_DAY,
     ChallengeAllow,
     ChallengeOutcome,
     Color,
@@ -62,7 +64,8 @@ class Limits:
     aborted. ``challenges_per_minute``: challenges by name a player may make in a minute;
     ``challenges_out``/``challenges_in``: waiting for an answer at once, made and received;
     ``challenge_seconds``: how long one waits before it lapses; ``follows``, ``blocks``: the
-    most players an account may follow, and block.
+    most players an account may follow, and block. ``tournaments_per_day``: tournaments an
+    account may create in a day; ``tournament_players``: the most players of a tournament.
     """
 
     chat_length: int
@@ -80,6 +83,8 @@ class Limits:
     challenge_seconds: int = CHALLENGE_SECONDS
     follows: int = MAX_FOLLOWS
     blocks: int = MAX_BLOCKS
+    tournaments_per_day: int = TOURNAMENTS_PER_DAY
+    tournament_players: int = TOURNAMENT_PLAYERS
 
 
 @server("welcome")

@@ -83,6 +83,7 @@ from server.requests.profiles import Profiles
 from server.requests.puzzles import Puzzles
 from server.requests.seating import Seating
 from server.requests.signin import SignIn
+from server.requests.tournaments import arenas
 from server.settings import Settings
 from server.storage.connect import RedisClients, connect
 from server.storage.store import Store
@@ -233,6 +234,7 @@ class Parts:
             store, database, self.seating, cache, changes, open_game_ttl=settings.open_game_ttl
         )
         self.friends = Friends(database, store, board, presence)
+        self.tournaments, self.director = arenas(settings, store, self.seating, changes)
         self.commands = Commands(
             settings,
             store,
@@ -263,6 +265,7 @@ class Parts:
                 self.friends,
                 reviews,
                 self.puzzles,
+                self.tournaments,
             ),
             metrics=metrics,
             health=self.health,
@@ -335,18 +338,20 @@ class Parts:
             asyncio.create_task(self.challenges.sweep()),
             asyncio.create_task(self.analyst.sweep()),
             asyncio.create_task(self.miner.sweep()),
+            asyncio.create_task(self.director.drive()),
         ]
 
-    def tasks(self) -> list[asyncio.Task[None]]:
-        """The short-lived tasks running: bot turns, engine runs, analyses and closing
-        connections."""
-        return [
-            *self.bot_turns.tasks.values(),
-            *(run.task for run in self.analysis.runs.values()),
-            *self.connections.closing,
-            *self.analyst.running.values(),
-            *self.reviews.tasks,
-        ]
+
+def _short_lived(hub: Parts) -> list[asyncio.Task[None]]:
+    """The short-lived tasks running: bot turns, engine runs, analyses and closing
+    connections."""
+    return [
+        *hub.bot_turns.tasks.values(),
+        *(run.task for run in hub.analysis.runs.values()),
+        *hub.connections.closing,
+        *hub.analyst.running.values(),
+        *hub.reviews.tasks,
+    ]
 
 
 async def cancel_all(tasks: Sequence[asyncio.Task[Any]]) -> None:
@@ -420,7 +425,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
             hub.health.ready = False
             await stop_serving(server, SHUTDOWN_SECONDS, "the server")
     finally:
-        await cancel_all([*tasks, *hub.tasks()])
+        await cancel_all([*tasks, *_short_lived(hub)])
         pool.close()
         hub.hashing.close()
         hub.positions.close()

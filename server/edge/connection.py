@@ -44,6 +44,7 @@ from protocol import (
     Chat,
     ClaimWin,
     CreateGame,
+    CreateTournament,
     Draw,
     Error,
     ErrorCode,
@@ -53,9 +54,12 @@ from protocol import (
     GetPosition,
     GetProfile,
     GetPuzzle,
+    GetTournaments,
     Hello,
     JoinGame,
+    JoinTournament,
     LeaveAnalysis,
+    LeaveTournament,
     LogIn,
     Logout,
     Message,
@@ -75,6 +79,7 @@ from protocol import (
     Unwatch,
     Watch,
     WatchLobby,
+    WatchTournament,
     decode,
 )
 from server.edge.addresses import address_block, client_address, is_allowed_origin
@@ -101,6 +106,7 @@ if TYPE_CHECKING:
     from server.requests.reviews import Reviews
     from server.requests.seating import Seating
     from server.requests.signin import SignIn
+    from server.requests.tournaments import Tournaments
     from server.settings import Settings
     from server.storage.store import Store
 
@@ -125,6 +131,7 @@ def dispatch(
     friends: Friends,
     reviews: Reviews,
     puzzles: Puzzles,
+    tournaments: Tournaments,
 ) -> dict[type[Message], Handler]:
     """Each message a client may send, to its handler (the requests')."""
     return {
@@ -166,6 +173,11 @@ def dispatch(
         GetPuzzle: puzzles.puzzle,
         PuzzleMove: puzzles.move,
         ShowSolution: puzzles.solution,
+        CreateTournament: tournaments.create,
+        GetTournaments: tournaments.list,
+        JoinTournament: tournaments.join,
+        LeaveTournament: tournaments.leave,
+        WatchTournament: tournaments.watch,
     }
 
 

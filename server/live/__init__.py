@@ -4,7 +4,8 @@ passing it on (``fanout``) and hearing of the other processes' (``listener``), w
 (``presence``), the lobby (``lobby``), the clocks (``timers``), the heartbeat and the guests
 kept (``heartbeat``), the games in play recovered on start (``recovery``), the server's bots'
 turns (``botturns``, on ``ai.pool``), the computer analyses it makes (``analyst``, on the same
-pool), the puzzles it finds in the archived games (``miner``, likewise), a connection's own
+pool), the puzzles it finds in the archived games (``miner``, likewise), the tournaments it
+drives (``director``: pairs, games and scores, under a lease each), a connection's own
 state and queue (``session``), and the connections that do not read (``backlog``).
 
 Each part names what it uses in its constructor (``server.runtime`` builds them); a call up to

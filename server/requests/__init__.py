@@ -5,8 +5,9 @@ the commands of a game (``commands``: each to its rule in ``game``), profiles an
 leaderboards (``profiles``, from the archive), the analysis board's positions and engine lines
 (``analysis``: positions checked in a worker process, lines searched in the bot pool), the
 computer analyses of finished games (``reviews``), challenges by name (``challenges``),
-follows and blocks (``friends``) and puzzles (``puzzles``: moves checked in the positions'
-worker, tries rated in the archive).
+follows and blocks (``friends``), puzzles (``puzzles``: moves checked in the positions'
+worker, tries rated in the archive) and arena tournaments (``tournaments``, which also wires
+their director).
 
 May import ``live``, ``storage``, ``archive``, ``game`` and ``server.settings``; the edge
 calls it.

@@ -22,3 +22,15 @@ def trace_key(game_id: str, ply: int) -> str:
 def claim_key(game_id: str) -> str:
     """A process archiving the game holds it (``Store.claim_archive``)."""
     return f"hive:g:{{{game_id}}}:archiving"
+
+
+TOURNAMENTS_KEY = "hive:tournaments"
+"""The tournaments upcoming and running, by start time."""
+TOURNAMENTS_OVER_KEY = "hive:tournaments:over"
+"""The tournaments ended lately, by end time."""
+
+
+def tournament_key(tournament: str, part: str = "") -> str:
+    """A tournament's keys: ``hive:t:{ID}`` (its hash) and ``hive:t:{ID}:PART``, sharing the
+    hash tag ``{ID}`` (a pairing's script touches one slot)."""
+    return f"hive:t:{{{tournament}}}" + (f":{part}" if part else "")

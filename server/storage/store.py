@@ -60,6 +60,10 @@ key                            type        holds
                                            (``-out``) and was sent (``-in``), by lapse time
 ``hive:p:{PID}:puzzle-tries``  hash        the player's open tries of puzzles (at most 4,
                                            ``server.storage.tries``)
+``hive:tournaments``           zset        tournaments upcoming and running, by start time
+``hive:tournaments:over``      zset        tournaments ended in the last day, by end time
+``hive:t:{ID}``                hash        a tournament: settings, status, winner
+``hive:t:{ID}:*``              various     its players, games, waiting, lease: docs/operating.md
 =============================  ==========  =====================================================
 
 A finished game is archived in the database (``server.archive.games``), then marked (``a``) and

@@ -24,6 +24,7 @@ from protocol import (
     ClaimWin,
     Clocks,
     CreateGame,
+    CreateTournament,
     Draw,
     EngineDone,
     EngineLine,
@@ -39,11 +40,14 @@ from protocol import (
     GetPosition,
     GetProfile,
     GetPuzzle,
+    GetTournaments,
     Hello,
     JoinGame,
+    JoinTournament,
     Leaderboard,
     LeaderboardEntry,
     LeaveAnalysis,
+    LeaveTournament,
     LegalMove,
     LevelRecord,
     Limits,
@@ -81,14 +85,20 @@ from protocol import (
     SpectatorChat,
     SpeedAccuracy,
     SpeedRating,
+    Standing,
     StartEngine,
     StopEngine,
     Takeback,
     TimeControl,
+    Tournament,
+    TournamentGame,
+    TournamentList,
+    TournamentSummary,
     Unwatch,
     Update,
     Watch,
     WatchLobby,
+    WatchTournament,
     Welcome,
 )
 
@@ -155,6 +165,26 @@ PUZZLE_POSITION: Final = Position(
 )
 """A puzzle's position (as ``position`` gives one)."""
 
+TOURNAMENT: Final = "7c1e5a9b"
+SUMMARY: Final = TournamentSummary(
+    TOURNAMENT,
+    "Friday blitz",
+    "ada_l",
+    "Base+M",
+    TimeControl("clock", 180, 2),
+    True,
+    1_795_450_000_000,
+    1_795_452_700_000,
+    "running",
+    12,
+    64,
+    rating_min=1400,
+    rating_max=1900,
+    kind="swiss",
+    rounds=5,
+    round=2,
+)
+
 EXAMPLES: Final[dict[str, dict[str, Message]]] = {
     "client": {
         "hello": Hello(nickname="ada", token="lYN-6JeauAJRoAZAteE8Jv7yvNqaj2ws"),
@@ -195,6 +225,23 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         "puzzle": GetPuzzle("win2", "Base+M", daily=True, id=17, after=16),
         "puzzle_move": PuzzleMove(17, "wB1 bQ-"),
         "puzzle_solution": ShowSolution(17),
+        "tournament_create": CreateTournament(
+            "Friday blitz",
+            "Base+M",
+            CLOCK,
+            False,
+            1_795_450_000_000,
+            45,
+            1400,
+            1900,
+            64,
+            "swiss",
+            5,
+        ),
+        "tournaments": GetTournaments(),
+        "tournament_join": JoinTournament(TOURNAMENT),
+        "tournament_leave": LeaveTournament(TOURNAMENT),
+        "tournament_watch": WatchTournament(TOURNAMENT, subscribe=False),
     },
     "server": {
         "welcome": Welcome(
@@ -206,7 +253,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             bot=True,
             account=True,  # (no player is both: every field set, for the tests)
             limits=Limits(
-                120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24, 45.0, 5, 2, 8, 30, 100, 300
+                120, 1.5, 4, 200.0, 600, MAX_FRAME_BYTES, 32, 24, 45.0, 5, 2, 8, 30, 100, 300, 2, 64
             ),
             game_types=["Base", "Base+MLP"],
             levels=["easy", "expert"],
@@ -374,6 +421,27 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             solution=["wQ wS1-"],
             bugs=["Queen"],
         ),
+        "tournament": Tournament(
+            SUMMARY,
+            [
+                Standing(
+                    ADA.player,
+                    "ada_l",
+                    1612,
+                    6.5,
+                    [2.0, 0.0, 4.5],
+                    streak=True,  # (an arena's, beside a Swiss's byes and tie-breaks)
+                    status="playing",
+                    game=GAME,
+                    byes=1,
+                    buchholz=4.5,
+                    sonneborn_berger=3.25,
+                ),
+            ],
+            winner=ADA.player,
+        ),
+        "tournaments": TournamentList([SUMMARY]),
+        "tournament_game": TournamentGame(TOURNAMENT, GAME, ADA.player, "e99f18bb998292cb"),
     },
 }
 """One message per registered class: a new class without an example fails the tests below."""

@@ -33,6 +33,7 @@ from protocol import (
     Chat,
     ClaimWin,
     CreateGame,
+    CreateTournament,
     Draw,
     Follow,
     GetLeaderboard,
@@ -40,9 +41,12 @@ from protocol import (
     GetPosition,
     GetProfile,
     GetPuzzle,
+    GetTournaments,
     Hello,
     JoinGame,
+    JoinTournament,
     LeaveAnalysis,
+    LeaveTournament,
     LogIn,
     Logout,
     Message,
@@ -63,6 +67,7 @@ from protocol import (
     Unwatch,
     Watch,
     WatchLobby,
+    WatchTournament,
     decode,
     decode_server,
     encode,
@@ -400,6 +405,19 @@ async def test_every_frame_of_a_real_server_is_valid(srv: Running) -> None:
         await ada.receive("social", lambda b: b["blocked"] == [] and b["allow"] == "everyone")
         await ada.send(GetOnline())
         await ada.receive("online", lambda b: "cy_acct" in [p["name"] for p in b["players"]])
+        # An arena: ada makes it, bob watches it, both accounts join and are paired, cy
+        # leaves (paused), and ada lists the tournaments.
+        await ada.send(CreateTournament("Evening arena", "Base", minutes=30, rated=False))
+        arena = (await ada.receive("tournament"))["summary"]["id"]
+        await bob.send(WatchTournament(arena))
+        await bob.receive("tournament")
+        await cy.send(JoinTournament(arena))
+        await ada.send(JoinTournament(arena))
+        await cy.receive("tournament_game")
+        await cy.send(LeaveTournament(arena))
+        await cy.receive("tournament", lambda b: b["standings"][0]["status"] != "waiting")
+        await ada.send(GetTournaments())
+        await ada.receive("tournaments", lambda b: b["tournaments"][0]["id"] == arena)
         # The computer analysis of her game against the bot, followed by bob until it is done.
         await bob.send(AnalyseGame(versus["game"], start=True))
         await bob.receive("game_analysis", lambda b: b["status"] == "done")

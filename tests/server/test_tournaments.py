@@ -1,0 +1,677 @@
+"""Arena tournaments through the protocol: players (accounts on real connections) join, are
+paired as their games end, play (a result the test decides from who meets whom), and the
+standings the server sends match the rules (``server.game.arena``) applied to the games each
+player saw; nobody plays themselves or two games at once; the process that drives a
+tournament killed and another takes over; the limits refused with their codes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import signal
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import redis.asyncio as aioredis
+
+from protocol import (
+    TOURNAMENT_PLAYERS,
+    TOURNAMENTS_PER_DAY,
+    Account,
+    CreateTournament,
+    Draw,
+    Error,
+    ErrorCode,
+    GetTournaments,
+    JoinTournament,
+    LeaveTournament,
+    Message,
+    Play,
+    Resign,
+    SignUp,
+    TimeControl,
+    Tournament,
+    TournamentGame,
+    TournamentList,
+    Unwatch,
+    Update,
+    Watch,
+    WatchTournament,
+)
+from protocol.client import Client
+from server.embedded import RedisProcess
+from server.game import swiss
+from server.game.arena import game_points
+from server.storage.store import Store
+from server.storage.tournaments import Arena, Entrant, TournamentStore
+from tests.server.conftest import Running, StartServer, free_port
+from tests.server.support import ServerProcess
+
+PASSWORD = "correct horse battery"
+BLITZ = TimeControl("clock", 180, 2)
+SCORE = {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}
+
+
+@contextlib.asynccontextmanager
+async def account(url: str, name: str) -> AsyncIterator[Client]:
+    """A connection of a new account ``name`` (a guest that signs up)."""
+    async with Client.connect(url, nickname=name) as client:
+        await client.send(SignUp(name, PASSWORD))
+        await client.expect(Account)
+        yield client
+
+
+async def refusal(client: Client, message: Message) -> Error:
+    await client.send(message)
+    return await client.expect(Error)
+
+
+def outcome(white: str, black: str, order: list[str]) -> str:
+    """The result the test gives a game: a draw between the last two of ``order`` (names),
+    else the one listed first wins (so the first wins every game, on a streak from the
+    third)."""
+    a, b = order.index(white), order.index(black)
+    if {a, b} == {len(order) - 1, len(order) - 2}:
+        return "Draw"
+    return "WhiteWins" if a < b else "BlackWins"
+
+
+@dataclass
+class Player:
+    """What one player saw: its games in the order played (White, Black, White's score) and
+    the last standings sent to it."""
+
+    client: Client
+    name: str
+    games: list[tuple[str, str, float]] = field(default_factory=list)
+    last: Tournament | None = None
+    busy: str | None = None
+    acted: set[str] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)
+
+
+async def play(
+    player: Player,
+    tournament: str,
+    order: list[str],
+    names: dict[str, str],
+    absent: str | None = None,
+) -> None:
+    """Play every game the tournament gives ``player`` as the test decides, until it is
+    over. Against ``absent`` (a player who never shows), White makes its first move and
+    waits for the game's abort (a Swiss counts it lost by the side that did not move).
+
+    A pairing may be told (the notices channel) before the end of the last game (its
+    watchers' update) reaches the client: it is taken up once that end came; a second while
+    one game goes on would be a player in two games."""
+    client, me = player.client, player.client.player
+    pending: list[Message] = []
+    while True:
+        if pending and player.busy is None:
+            message = pending.pop()
+        else:
+            message = await client.recv(timeout=60)
+        if isinstance(message, Error):
+            raise AssertionError(f"{player.name}: {message}")
+        if isinstance(message, Tournament) and message.summary.id == tournament:
+            player.last = message
+            if message.summary.status == "over":
+                return
+        elif isinstance(message, TournamentGame):
+            assert message.tournament == tournament
+            assert message.white != message.black, "paired with themselves"
+            assert me in (message.white, message.black)
+            if message.game in player.seen:
+                continue  # (told again: made again after a takeover)
+            if player.busy is not None:
+                assert not pending, f"{player.name} paired twice while in {player.busy}"
+                pending.append(message)
+                continue
+            player.busy = message.game
+            player.seen.add(message.game)
+            await client.send(Watch(message.game))
+        elif isinstance(message, Update) and message.game == player.busy:
+            state = message.state
+            assert state.white is not None and state.black is not None
+            white, black = names[state.white.player], names[state.black.player]
+            if state.status == "over":
+                if state.result is None:  # aborted: lost by the side that did not move
+                    assert state.reason == "aborted" and absent is not None
+                    score = 0.0 if not state.moves else 1.0
+                else:
+                    score = SCORE[state.result]
+                player.games.append((state.white.player, state.black.player, score))
+                player.busy = None
+                await client.send(Unwatch(message.game))
+                continue
+            if message.game in player.acted:
+                continue
+            player.acted.add(message.game)  # once a game: a draw offered by both is agreed
+            result = outcome(white, black, order)
+            mine = "white" if state.white.player == me else "black"
+            if absent in (state.white.player, state.black.player):
+                if mine == "white":
+                    await client.send(Play(message.game, message.version, state.legal[0].move))
+            elif result == "Draw":
+                await client.send(Draw(message.game, "offer"))
+            elif result != ("WhiteWins" if mine == "white" else "BlackWins"):
+                await client.send(Resign(message.game))
+
+
+def expected(players: list[Player]) -> dict[str, list[int]]:
+    """Each player's points game by game, by the rules, from the games they saw."""
+    points = {}
+    for player in players:
+        me = player.client.player
+        scores = [s if white == me else 1 - s for white, _, s in player.games]
+        points[me] = game_points(scores)
+    return points
+
+
+async def create(client: Client, **fields: object) -> Tournament:
+    """A new arena (a name of its own: the client may be sent other tournaments' news)."""
+    name = f"Arena {secrets.token_hex(4)}"
+    settings: dict[str, object] = {"name": name, "game_type": "Base", "time": BLITZ}
+    await client.send(CreateTournament(**{**settings, **fields}))  # type: ignore[arg-type]
+    while True:
+        made = await client.expect(Tournament)
+        if made.summary.name == name:
+            return made
+
+
+async def standings_until(
+    client: Client, holds: Callable[[Tournament], bool], timeout: float = 60
+) -> Tournament:
+    async with asyncio.timeout(timeout):
+        while True:
+            shown = await client.expect(Tournament)
+            if holds(shown):
+                return shown
+
+
+async def test_an_arena_plays_to_its_end_with_standings_by_the_rules(srv: Running) -> None:
+    names = ["ann", "bob", "cy", "dee", "eve"]
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        async with account(srv.ws_url, "host") as host:
+            made = await create(host, minutes=30, rated=False)
+            tournament = made.summary.id
+            assert made.summary.status in ("upcoming", "running") and made.standings == []
+            await host.send(WatchTournament(tournament))
+            await host.expect(Tournament)
+            by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+            players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+            for client in clients:
+                await client.send(JoinTournament(tournament))
+            playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+            # Once 12 games have ended (ann's third, dee and eve's draw), the arena ends: the
+            # games in progress finish and count.
+            ann, dee, eve = (c.player for c in (clients[0], clients[3], clients[4]))
+            await standings_until(
+                host,
+                lambda t: (
+                    sum(len(s.scores) for s in t.standings) >= 2 * 12
+                    and any(s.player == ann and len(s.scores) >= 3 for s in t.standings)
+                    and any({w, b} == {dee, eve} for w, b, _ in players[3].games)
+                ),
+            )
+            store = srv.hub.tournaments.tournaments
+            await store.end_at(tournament, int(time.time() * 1000))
+            final = await standings_until(host, lambda t: t.summary.status == "over")
+            await asyncio.gather(*playing)
+    want = expected(players)
+    assert {s.player: s.scores for s in final.standings} == want
+    assert {s.player: s.points for s in final.standings} == {p: sum(v) for p, v in want.items()}
+    assert [s.points for s in final.standings] == sorted(
+        (s.points for s in final.standings), reverse=True
+    )
+    assert final.winner == final.standings[0].player
+    assert all(s.status != "playing" and s.game is None for s in final.standings)
+    assert sum(len(p.games) for p in players) >= 2 * 12
+    for player in players:
+        assert player.last == final  # every player was sent the final standings
+    first = next(s for s in final.standings if s.name == "ann")
+    assert first.scores[:2] == [2, 2] and set(first.scores[2:]) == {4}  # a streak from her third
+    assert first.streak
+    assert any(1 in s.scores for s in final.standings)  # dee and eve drew
+
+
+@contextlib.asynccontextmanager
+async def tournaments_of(redis_url: str) -> AsyncIterator[TournamentStore]:
+    """The tournaments in the Redis at ``redis_url``, as the server keeps them."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        yield TournamentStore(Store(client))
+    finally:
+        await client.aclose()
+
+
+async def test_a_pairing_commits_all_or_nothing_and_a_game_ends_once(
+    redis_server: RedisProcess,
+) -> None:
+    """Two processes pairing the same players at once: one pairing wins whole, the other
+    changes nothing; a game scored twice counts once."""
+    async with tournaments_of(redis_server.url) as store:
+        arena = Arena("a1b2c3d4", "t", "p0", "host", "Base", BLITZ, False, 0, 10**13, 8)
+        await store.create(arena)
+        for n, player in enumerate(["p1", "p2", "p3"]):
+            await store.join(arena, player, Entrant(player, "account", 1500), n)
+        one = store.pair(arena.id, [("p1", "p2", "g1")], 10)
+        other = store.pair(arena.id, [("p3", "p2", "g2")], 10)
+        assert sorted(await asyncio.gather(one, other)) == [False, True]
+        roster = await store.roster(arena.id)
+        assert set(roster.playing) == {"p1", "p2"} or set(roster.playing) == {"p3", "p2"}
+        assert len(await store.pairings(arena.id)) == 1
+        assert await store.waiting(arena.id) in (["p3"], ["p1"])
+        (pairing,) = await store.pairings(arena.id)
+        ended = [store.end_game(arena.id, pairing, 1.0, 20) for _ in range(2)]
+        assert sorted(await asyncio.gather(*ended)) == [False, True]
+        roster = await store.roster(arena.id)
+        assert len(roster.ended) == 1 and roster.playing == {}
+        assert sorted(await store.waiting(arena.id)) == ["p1", "p2", "p3"]
+
+
+async def test_no_player_is_paired_while_in_a_game_nor_with_themselves(srv: Running) -> None:
+    """Four players paired in two games, a fifth joins: while the games go on (steps of the
+    director), nobody is paired again; one game ends and its two players are the only ones
+    paired with the fifth."""
+    names = ["ann", "bob", "cy", "dee", "eve"]
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        tournament = (await create(host, minutes=30, rated=False)).summary.id
+        for client in clients[:4]:
+            await client.send(JoinTournament(tournament))
+        games = {client.player: await client.expect(TournamentGame) for client in clients[:4]}
+        assert all(g.white != g.black for g in games.values())
+        assert all(player in (g.white, g.black) for player, g in games.items())
+        assert len({g.game for g in games.values()}) == 2
+        eve = clients[4]
+        await eve.send(JoinTournament(tournament))
+        await eve.expect(Tournament)
+        store, director = srv.hub.tournaments.tournaments, srv.hub.director
+        for _ in range(3):  # steps of the director while both games go on
+            await director.drive_once()
+        roster = await store.roster(tournament)
+        assert roster.playing == {player: g.game for player, g in games.items()}
+        assert await store.waiting(tournament) == [eve.player]
+        first = games[clients[0].player]
+        loser = next(c for c in clients if c.player == first.white)
+        await loser.send(Resign(first.game))
+        paired = await eve.expect(TournamentGame)
+        assert eve.player in (paired.white, paired.black)
+        assert {paired.white, paired.black} - {eve.player} <= {first.white, first.black}
+        roster = await store.roster(tournament)
+        others = {p: g.game for p, g in games.items() if g.game != first.game}
+        assert {p: g for p, g in roster.playing.items() if p in others} == others
+
+
+async def test_a_game_not_begun_counts_for_nothing_and_pauses_the_side_that_did_not_move(
+    start_server: StartServer,
+) -> None:
+    async with (
+        start_server(first_move_timeout=0.5) as srv,
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        tournament = (await create(host, minutes=30, rated=False)).summary.id
+        await host.send(WatchTournament(tournament))
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))
+        paired = await ann.expect(TournamentGame)
+        after = await standings_until(
+            host, lambda t: any(s.status == "paused" for s in t.standings)
+        )
+        status = {s.player: (s.status, s.scores) for s in after.standings}
+        assert status == {paired.white: ("paused", []), paired.black: ("waiting", [])}
+        roster = await srv.hub.tournaments.tournaments.roster(tournament)
+        assert roster.ended == [] and await srv.hub.store.get(paired.game) is not None
+
+
+async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Running) -> None:
+    async with (
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        made = await create(host, minutes=30, rated=False)
+        tournament = made.summary.id
+        await ann.send(JoinTournament(tournament))
+        await ann.expect(Tournament)
+        await ann.send(LeaveTournament(tournament))
+        left = await standings_until(ann, lambda t: t.standings[0].status != "waiting")
+        assert [(s.name, s.status) for s in left.standings] == [("ann", "paused")]
+        await bob.send(JoinTournament(tournament))
+        await standings_until(bob, lambda t: len(t.standings) == 2)
+        director = srv.hub.director
+        for _ in range(3):  # three steps of the director: nobody to pair with bob
+            await director.drive_once()
+        roster = await srv.hub.tournaments.tournaments.roster(tournament)
+        assert roster.playing == {} and roster.paused == {ann.player}
+        await ann.send(JoinTournament(tournament))
+        paired = await ann.expect(TournamentGame)
+        assert {paired.white, paired.black} == {ann.player, bob.player}
+        assert await bob.expect(TournamentGame) == paired
+
+
+async def test_the_limits_are_refused_with_their_codes(srv: Running) -> None:
+    async with (
+        Client.connect(srv.ws_url, nickname="guest") as guest,
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        refused = await refusal(guest, CreateTournament("Guests' cup"))
+        assert refused.code == ErrorCode.ACCOUNT_REQUIRED
+        for bad, words in [
+            (CreateTournament(" " * 5), "name"),
+            (CreateTournament("x" * 41), "name"),
+            (CreateTournament("No clock", time=TimeControl()), "clock"),
+            (CreateTournament("Short", minutes=4), "minutes"),
+            (CreateTournament("Big", max_players=TOURNAMENT_PLAYERS + 1), "cap"),
+            (CreateTournament("Range", rating_min=1800, rating_max=1600), "rating_min"),
+            (CreateTournament("Late", starts=int(time.time() * 1000) + 8 * 86_400_000), "7 days"),
+        ]:
+            refused = await refusal(host, bad)
+            assert refused.code == ErrorCode.BAD_MESSAGE and words in refused.message, bad
+        made = await create(host, rated=False, max_players=2)
+        for _ in range(TOURNAMENTS_PER_DAY - 1):
+            await create(host, rated=False)
+        refused = await refusal(host, CreateTournament("One too many"))
+        assert (
+            refused.code == ErrorCode.RATE_LIMITED and "3 tournaments in a day" in refused.message
+        )
+        await host.send(GetTournaments())
+        listed = await host.expect(TournamentList)
+        assert len(listed.tournaments) == TOURNAMENTS_PER_DAY
+        tournament = made.summary.id
+        await guest.send(JoinTournament(tournament))
+        assert (await guest.expect(Error)).code == ErrorCode.ACCOUNT_REQUIRED
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))
+            await client.expect(Tournament)
+        refused = await refusal(host, JoinTournament(tournament))
+        assert refused.code == ErrorCode.NOT_ALLOWED and "full (2 players" in refused.message
+        assert (await refusal(host, JoinTournament("nosuchid"))).code == (
+            ErrorCode.UNKNOWN_TOURNAMENT
+        )
+        assert (await refusal(host, LeaveTournament(tournament))).code == ErrorCode.NOT_ALLOWED
+        ranged = await create(ann, rated=False, rating_min=1600)  # a new account has 1500
+        refused = await refusal(bob, JoinTournament(ranged.summary.id))
+        assert refused.code == ErrorCode.OUT_OF_RANGE and "yours is 1500" in refused.message
+
+
+async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
+    redis_server: RedisProcess,
+) -> None:
+    data = str(redis_server.folder.parent / "data")
+    servers = [
+        ServerProcess(
+            *("--port", str(free_port()), "--redis-url", redis_server.url, "--data", data),
+            *("--bot-workers", "1"),
+        )
+        for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await server.start()
+        await _take_over(servers, redis_server.url)
+    finally:
+        for server in servers:  # (the one killed has gone)
+            if server.process is not None and server.process.returncode is None:
+                await server.stop()
+
+
+async def _take_over(servers: list[ServerProcess], redis_url: str) -> None:
+    """An arena on ``servers``, its players on the one that does not drive it, which is
+    killed while they play; the other takes it over."""
+    names = ["ann", "bob", "cy", "dee"]
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
+        made = await create(host, minutes=30, rated=False)
+        tournament = made.summary.id
+        driven = f"tournament {tournament}: driven here"
+        waits = {asyncio.create_task(s.wait_for(driven)): s for s in servers}
+        done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        director = waits[done.pop()]
+        survivor = next(s for s in servers if s is not director)
+        clients = [await stack.enter_async_context(account(survivor.ws_url, n)) for n in names]
+        watcher = await stack.enter_async_context(account(survivor.ws_url, "watcher"))
+        await watcher.send(WatchTournament(tournament))
+        await watcher.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for client in clients:
+            await client.send(JoinTournament(tournament))
+        playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+        await standings_until(watcher, lambda t: sum(len(s.scores) for s in t.standings) >= 8)
+        killed = time.monotonic()
+        assert await director.stop(signal.SIGKILL) == -signal.SIGKILL
+        await survivor.wait_for(driven, timeout=10)
+        assert time.monotonic() - killed < 10
+        before = sum(len(p.games) for p in players)
+        await standings_until(  # paired again by the survivor
+            watcher, lambda t: sum(len(s.scores) for s in t.standings) >= before + 8
+        )
+        async with tournaments_of(redis_url) as store:
+            await store.end_at(tournament, int(time.time() * 1000))
+        final = await standings_until(watcher, lambda t: t.summary.status == "over")
+        await asyncio.gather(*playing)
+    want = expected(players)
+    assert {s.player: s.scores for s in final.standings} == want  # no game, no point lost
+    assert sum(len(p.games) for p in players) == sum(len(s.scores) for s in final.standings)
+
+
+async def test_a_server_restarted_mid_arena_resumes_it(start_server: StartServer) -> None:
+    """The only server stops while an arena's game goes on; started again, it scores that
+    game and pairs its players again."""
+    async with (
+        start_server() as srv,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        tournament = (await create(ann, minutes=30, rated=False)).summary.id
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))
+        first = await ann.expect(TournamentGame)
+        tokens = ann.welcome.token, bob.welcome.token
+    async with (
+        start_server() as srv,
+        Client.connect(srv.ws_url, token=tokens[0]) as ann,
+        Client.connect(srv.ws_url, token=tokens[1]) as bob,
+    ):
+        assert first.game in ann.welcome.games
+        await ann.send(WatchTournament(tournament))
+        await ann.expect(Tournament)
+        await ann.send(Resign(first.game))
+        again = await bob.expect(TournamentGame)
+        assert again.game != first.game and {again.white, again.black} == {ann.player, bob.player}
+        shown = await standings_until(ann, lambda t: any(s.scores for s in t.standings))
+        assert {s.player: s.scores for s in shown.standings} == {bob.player: [2], ann.player: [0]}
+
+
+async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
+    start_server: StartServer,
+) -> None:
+    """Five players, three rounds: a bye each round, to three players; no two meet twice;
+    eve never shows and loses each game she is given; the standings (points, Buchholz,
+    Sonneborn-Berger) are the rules' (``server.game.swiss``) over the rounds played, and
+    each player's scores what they saw."""
+    names = ["ann", "bob", "cy", "dee", "eve"]
+    async with start_server(first_move_timeout=0.5) as srv, contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        later = int(time.time() * 1000) + 3_600_000  # (started by the test once all joined)
+        made = await create(host, kind="swiss", rounds=3, rated=False, starts=later)
+        tournament = made.summary.id
+        assert (made.summary.kind, made.summary.rounds, made.summary.round) == ("swiss", 3, 0)
+        await host.send(WatchTournament(tournament))
+        await host.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        eve = clients[4].player
+        players = [Player(c, n) for c, n in zip(clients[:4], names[:4], strict=True)]
+        order = [*names, "nobody"]  # (no draws)
+        playing = [
+            asyncio.create_task(play(p, tournament, order, by_player, absent=eve)) for p in players
+        ]
+        for client in clients:
+            await client.send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 5)
+        await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
+        final = await standings_until(host, lambda t: t.summary.status == "over", timeout=120)
+        await asyncio.gather(*playing)
+        stored = await srv.hub.tournaments.tournaments.rounds(tournament)
+        await host.send(GetTournaments())
+        listed = await host.expect(TournamentList)
+        assert [(t.id, t.kind, t.round) for t in listed.tournaments] == [(tournament, "swiss", 3)]
+    assert final.summary.round == 3 and len(stored) == 3
+    byes = [round_.bye for round_ in stored]
+    assert None not in byes and len(set(byes)) == 3
+    met = [frozenset((g.white, g.black)) for round_ in stored for g in round_.games]
+    assert len(met) == 6 and len(set(met)) == 6
+    for round_ in stored:
+        seated = [p for g in round_.games for p in (g.white, g.black)] + [round_.bye or ""]
+        assert sorted(seated) == sorted(by_player)
+        for game in round_.games:
+            if eve in (game.white, game.black):
+                assert game.score == (0.0 if game.white == eve else 1.0)
+    entrants = [swiss.Entrant(p, 1500.0) for p in by_player]
+    rounds = [
+        swiss.Round(tuple(swiss.Pairing(g.white, g.black, g.score) for g in r.games), r.bye)
+        for r in stored
+    ]
+    want = swiss.standings(entrants, rounds)
+    shown = [(s.player, s.points, s.buchholz, s.sonneborn_berger) for s in final.standings]
+    assert shown == [(w.name, w.points, w.buchholz, w.sonneborn_berger) for w in want]
+    assert final.winner == final.standings[0].player
+    for player in players:
+        me = player.client.player
+        line = next(s for s in final.standings if s.player == me)
+        seen = [s if white == me else 1 - s for white, _, s in player.games]
+        assert sorted(line.scores) == sorted(seen + [1.0] * line.byes)
+        assert line.byes == byes.count(me)
+
+
+async def test_a_late_joiner_to_a_swiss_has_nothing_for_the_rounds_before(
+    start_server: StartServer,
+) -> None:
+    names = ["ann", "bob", "cy"]
+    async with start_server() as srv, contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        later = int(time.time() * 1000) + 3_600_000
+        tournament = (await create(host, kind="swiss", rounds=3, starts=later)).summary.id
+        await host.send(WatchTournament(tournament))
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for client in clients[:2]:
+            await client.send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 2)
+        # Round 1 waits for ann's and bob's game: cy joins meanwhile.
+        await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
+        first = await clients[0].expect(TournamentGame)
+        await clients[2].send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 3)
+        players[0].busy = first.game
+        await clients[0].send(Watch(first.game))
+        playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+        final = await standings_until(host, lambda t: t.summary.status == "over")
+        await asyncio.gather(*playing)
+        stored = await srv.hub.tournaments.tournaments.rounds(tournament)
+    cy = clients[2].player
+    assert len(stored) == 3 and cy not in {p for g in stored[0].games for p in (g.white, g.black)}
+    assert all(cy in {r.bye, *(p for g in r.games for p in (g.white, g.black))} for r in stored[1:])
+    line = next(s for s in final.standings if s.player == cy)
+    assert len(line.scores) == 2 and line.points == sum(line.scores)
+
+
+async def test_a_swiss_goes_on_when_the_process_driving_it_is_killed_mid_round(
+    redis_server: RedisProcess,
+) -> None:
+    data = str(redis_server.folder.parent / "data")
+    servers = [
+        ServerProcess(
+            *("--port", str(free_port()), "--redis-url", redis_server.url, "--data", data),
+            *("--bot-workers", "1"),
+        )
+        for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await server.start()
+        await _swiss_taken_over(servers, redis_server.url)
+    finally:
+        for server in servers:  # (the one killed has gone)
+            if server.process is not None and server.process.returncode is None:
+                await server.stop()
+
+
+async def _swiss_taken_over(servers: list[ServerProcess], redis_url: str) -> None:
+    """Four players join a Swiss of three rounds; once round 1 is paired its director is
+    killed before anyone plays; the players come back on the other process, which takes the
+    tournament over within 10 s and plays it to its end."""
+    names = ["ann", "bob", "cy", "dee"]
+    tokens = []
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
+        later = int(time.time() * 1000) + 3_600_000
+        tournament = (await create(host, kind="swiss", rounds=3, starts=later)).summary.id
+        for name in names:
+            client = await stack.enter_async_context(account(servers[0].ws_url, name))
+            await client.send(JoinTournament(tournament))
+            await client.expect(Tournament)
+            tokens.append(client.welcome.token)
+        driven = f"tournament {tournament}: driven here"
+        waits = {asyncio.create_task(s.wait_for(driven)): s for s in servers}
+        async with tournaments_of(redis_url) as store:
+            await store.start_at(tournament, int(time.time() * 1000))
+            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            director = waits[done.pop()]
+            survivor = next(s for s in servers if s is not director)
+            await host.send(WatchTournament(tournament))
+            await standings_until(host, lambda t: t.summary.round == 1)
+            (first,) = await store.rounds(tournament)
+    killed = time.monotonic()
+    assert await director.stop(signal.SIGKILL) == -signal.SIGKILL
+    await survivor.wait_for(driven, timeout=10)
+    assert time.monotonic() - killed < 10
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(Client.connect(survivor.ws_url, token=token))
+            for token in tokens
+        ]
+        watcher = await stack.enter_async_context(account(survivor.ws_url, "watcher"))
+        await watcher.send(WatchTournament(tournament))
+        await watcher.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for player in players:  # each in their game of round 1, made before the kill or after
+            game = next(g.game for g in first.games if player.client.player in (g.white, g.black))
+            player.busy = game
+            player.seen.add(game)
+            await player.client.send(Watch(game))
+        playing = [asyncio.create_task(play(p, tournament, names, by_player)) for p in players]
+        final = await standings_until(watcher, lambda t: t.summary.status == "over")
+        await asyncio.gather(*playing)
+    async with tournaments_of(redis_url) as store:
+        stored = await store.rounds(tournament)
+    assert len(stored) == 3 and [g.game for g in stored[0].games] == [g.game for g in first.games]
+    entrants = [swiss.Entrant(p, 1500.0) for p in by_player]
+    rounds = [
+        swiss.Round(tuple(swiss.Pairing(g.white, g.black, g.score) for g in r.games), r.bye)
+        for r in stored
+    ]
+    want = swiss.standings(entrants, rounds)
+    shown = [(s.player, s.points, s.buchholz, s.sonneborn_berger) for s in final.standings]
+    assert shown == [(w.name, w.points, w.buchholz, w.sonneborn_berger) for w in want]
+    for player in players:  # no game and no point lost: each game seen is in the standings
+        me = player.client.player
+        line = next(s for s in final.standings if s.player == me)
+        assert line.scores == [s if white == me else 1 - s for white, _, s in player.games]
