@@ -13,14 +13,14 @@ import { countdownText, serverNow, settingsText } from "./tournaments.js";
 const STATUS_WORDS = Object.freeze({ waiting: "waiting", playing: "playing", paused: "paused" });
 
 /** Each of an arena's game points (2 a win, 1 a draw, 0 a loss, doubled on a streak of two
- * wins or more) with whether a streak doubled it: [{points, doubled}]. */
+ * wins or more) with whether a streak doubled them: [{points, doubled}]. */
 export function markedScores(scores, kind = "arena") {
   if (kind !== "arena") return scores.map((points) => ({ points, doubled: false }));
   const wins = [];
   return scores.map((points, n) => {
     const doubled = n >= 2 && wins[n - 1] && wins[n - 2];
     wins.push((doubled ? points / 2 : points) === 2);
-    return { points, doubled: Boolean(doubled) };
+    return { points, doubled: Boolean(doubled) && points > 0 }; // (a loss on a streak: nothing to mark)
   });
 }
 
