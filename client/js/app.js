@@ -27,7 +27,7 @@ import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY, recentGames } from "./storage.js";
 import * as Sub from "./subscription.js";
 import { TournamentScreen } from "./tournament.js";
-import { TournamentsScreen } from "./tournaments.js";
+import { TournamentsScreen, tournamentsReceived } from "./tournaments.js";
 import { lowTimeTurn } from "./views.js";
 
 /** The analysis board's requests: their refusals are its own to show. */
@@ -241,6 +241,7 @@ class App {
       case P.ServerType.TOURNAMENT:
       case P.ServerType.TOURNAMENTS:
         if (TOURNAMENT_PAGES.has(this.state.route.page)) this.screen?.received?.(message);
+        else if (message.type === P.ServerType.TOURNAMENTS) this.dispatch(tournamentsReceived, message.tournaments);
         break;
       case P.ServerType.TOURNAMENT_GAME:
         this.go({ page: "game", id: message.game }); // paired: to the game, as one found in the lobby
@@ -298,8 +299,9 @@ class App {
     this.conn.send(P.GetOnline());
   }
 
-  /** Ask for the puzzle of the day, for the lobby (once a connection). */
+  /** Ask for the lobby's puzzle of the day (once a connection) and its tournaments. */
   askDaily() {
+    if (this.conn.online && this.state.route.page === "lobby") this.conn.send(P.GetTournaments());
     if (this.conn.online && this.state.route.page === "lobby" && this.state.daily === undefined) {
       this.conn.send(P.GetPuzzle({ daily: true }));
     }

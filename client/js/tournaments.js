@@ -159,11 +159,26 @@ export class TournamentsScreen {
     render(this.slots.error, html`${this.error ?? ""}`);
     this.slots.error.hidden = !this.error;
     if (this.list === null) return;
-    const now = this.state ? serverNow(this.state) : Date.now();
-    const rows = this.list.map((t) => html`<li data-testid="tournament-row" data-status="${t.status}" data-id="${t.id}">
-      <a href="#/tournament/${t.id}" data-testid="tournament-link">${t.name}</a>
-      <span class="muted small">${settingsText(t)} · ${t.players}/${t.max_players} players ·
-        ${t.status === "upcoming" ? `starts in ${countdownText(t.starts - now)}` : t.status === "running" ? "running" : "over"}</span></li>`);
-    render(this.slots.list, rows.length ? html`<ul class="tournament-list">${rows}</ul>` : html`<p class="muted">No tournament yet: create one.</p>`);
+    render(this.slots.list, tournamentList(this.list, this.state ? serverNow(this.state) : Date.now()));
   }
+}
+
+/** The tournaments listed (`tournaments`), each linking to its page; `now`: server time. */
+export function tournamentList(list, now) {
+  const rows = list.map((t) => html`<li data-testid="tournament-row" data-status="${t.status}" data-id="${t.id}">
+    <a href="#/tournament/${t.id}" data-testid="tournament-link">${t.name}</a>
+    <span class="muted small">${settingsText(t)} · ${t.players}/${t.max_players} players ·
+      ${t.status === "upcoming" ? `starts in ${countdownText(t.starts - now)}` : t.status === "running" ? "running" : "over"}</span></li>`);
+  return rows.length ? html`<ul class="tournament-list">${rows}</ul>` : html`<p class="muted">No tournament yet: create one.</p>`;
+}
+
+/** The app's state with the tournaments listed (for the lobby's card). */
+export const tournamentsReceived = (state, list) => ({ ...state, tournaments: list });
+
+/** The lobby's card: the upcoming and running tournaments (null: not heard of yet). */
+export function tournamentsCard(state) {
+  if (!state.tournaments) return html`<p class="muted">Loading…</p>`;
+  const current = state.tournaments.filter((t) => t.status !== "over").slice(0, 5);
+  return html`${current.length ? tournamentList(current, serverNow(state)) : html`<p class="muted">None upcoming.</p>`}
+    <a class="button" href="#/tournaments" data-testid="all-tournaments">All tournaments, or create one</a>`;
 }

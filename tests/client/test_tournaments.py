@@ -1,9 +1,10 @@
 """Tournaments in Chromium (issue 39; client/js/tournaments.js, tournament.js): an arena made
-through the form, two players joining through its page and sent to each game the server pairs
-them in, the games played to their end by resigning through the game page, a spectator's page
-showing the standings live, by the rules (``server.game.arena``: points, the streak marked, the
-winner at the end); a bad value refused beside the form with nothing typed lost, a hostile name
-shown as text, the page reached from the phone's ☰ menu, a guest told to sign up."""
+through the form and listed on the lobby, two players joining through its page and sent to
+each game the server pairs them in, the games played to their end by resigning through the
+game page, a spectator's page showing the standings live, by the rules
+(``server.game.arena``: points, the streak marked, the winner at the end); a bad value refused
+beside the form with nothing typed lost, a hostile name shown as text, the page reached from
+the phone's ☰ menu, a guest told to sign up."""
 
 from __future__ import annotations
 
@@ -86,8 +87,8 @@ async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Br
     async with account(srv, "ann") as ann_client, account(srv, "bob") as bob_client:
         ann = await open_as(browser, srv, ann_client)
         bob = await open_as(browser, srv, bob_client)
-        # Ann makes an arena through the form (from the top bar's link): its page opens
-        await ann.page.get_by_test_id("tournaments-link").click()
+        # Ann makes an arena through the form (from the lobby's card): its page opens
+        await ann.page.get_by_test_id("all-tournaments").click()
         await fill(ann.page, name="Friday blitz", minutes="30")
         await ann.page.get_by_test_id("tournament-type").select_option("Base")
         await ann.page.get_by_test_id("tournament-casual").check()
@@ -95,10 +96,11 @@ async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Br
         await expect(ann.page).to_have_url(re.compile(r"#/tournament/[0-9a-f]{8}$"))
         tournament = (await ann.page.evaluate("location.hash")).removeprefix("#/tournament/")
         await expect(ann.page.get_by_test_id("tournament-title")).to_have_text("Friday blitz")
-        # a guest watches it from the list
-        spectator = await Person.open(browser, srv.http_url, "cy", "/#/tournaments")
+        # a guest watches it, from the lobby's list
+        spectator = await Person.open(browser, srv.http_url, "cy")
         view = spectator.page
-        row = view.locator(f"[data-testid=tournament-row][data-id='{tournament}']")
+        card = view.get_by_test_id("lobby-tournaments")
+        row = card.locator(f"[data-testid=tournament-row][data-id='{tournament}']")
         await row.get_by_test_id("tournament-link").click()
         await expect(view.get_by_test_id("tournament-title")).to_have_text("Friday blitz")
         await expect(view.get_by_test_id("tournament-join")).to_have_count(0)  # a guest's
