@@ -14,9 +14,9 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
-from protocol import Account, SignUp
+from protocol import Account, JoinTournament, Resign, SignUp, Watch
 from protocol.client import Client
 from server.game.arena import game_points
 from tests.client.support import Person
@@ -81,6 +81,11 @@ async def shown(page: Page, name: str) -> tuple[str, list[str]]:
     points = await row.get_attribute("data-points") or ""
     scores = await row.locator("[data-testid=scores] .score").all_text_contents()
     return points, [s.strip() for s in scores]
+
+
+async def names_of(rows: Locator) -> list[str]:
+    found: list[str] = await rows.evaluate_all("rs => rs.map(r => r.dataset.name)")
+    return found
 
 
 async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Browser) -> None:
@@ -191,3 +196,71 @@ async def test_the_form_shows_refusals_keeps_what_was_typed_and_names_are_text(
         assert await page.locator("main img").count() == 0
         assert alerts == [] and ann.errors == []
         await ann.close()
+
+
+async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
+    srv: Running, browser: Browser
+) -> None:
+    async with (
+        account(srv, "ann") as ann_client,
+        account(srv, "bob") as bob_client,
+        account(srv, "cy") as cy_client,
+    ):
+        ann = await open_as(browser, srv, ann_client, "/#/tournaments")
+        page = ann.page
+        # a Swiss of 3 rounds, starting in an hour (the browser's local time)
+        later = await page.evaluate(
+            """() => {
+              const d = new Date(Date.now() + 3600e3 - new Date().getTimezoneOffset() * 60e3);
+              return d.toISOString().slice(0, 16);
+            }"""
+        )
+        await page.get_by_test_id("kind-swiss").check()
+        await fill(page, name="Sunday Swiss", rounds="3", starts=later)
+        await page.get_by_test_id("tournament-type").select_option("Base")
+        await page.get_by_test_id("tournament-casual").check()
+        await page.get_by_test_id("tournament-create").click()
+        await expect(page).to_have_url(re.compile(r"#/tournament/[0-9a-f]{8}$"))
+        tournament = (await page.evaluate("location.hash")).removeprefix("#/tournament/")
+        await expect(page.get_by_test_id("tournament")).to_have_attribute("data-status", "upcoming")
+        clock = page.get_by_test_id("tournament-clock")
+        await expect(clock).to_have_text(re.compile(r"^Starts in (59 min \d\d s|1 h 00 min)$"))
+        await expect(page.get_by_test_id("tournament-settings")).to_contain_text("Swiss, 3 rounds")
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.get_by_test_id("tournament-leave")).to_have_text("Leave")
+        for client in (bob_client, cy_client):
+            await client.send(JoinTournament(tournament))
+        spectator = await Person.open(browser, srv.http_url, "dan", f"/#/tournament/{tournament}")
+        view = spectator.page
+        await expect(view.locator("[data-testid=standing]")).to_have_count(3)
+        # it starts: round 1, one game and a bye
+        await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
+        await expect(view.get_by_test_id("tournament-clock")).to_have_text("Round 1 of 3")
+        games = view.get_by_test_id("tournament-game")
+        await expect(games).to_have_count(1)
+        game = await games.get_attribute("data-game") or ""
+        players = (await games.text_content() or "").split("Watch")[0].strip().split(" – ")
+        bye = ({"ann", "bob", "cy"} - set(players)).pop()
+        await expect(view.locator(f"[data-testid=standing][data-name={bye}]")).to_have_attribute(
+            "data-points", "1"
+        )
+        # the game's loser resigns (bob or cy, from Python): the winner has 1, the loser 0
+        loser = "bob" if "bob" in players else "cy"
+        winner = next(p for p in players if p != loser)
+        client = bob_client if loser == "bob" else cy_client
+        await client.send(Watch(game))
+        await client.send(Resign(game))
+        await expect(view.get_by_test_id("tournament-clock")).to_have_text("Round 2 of 3")
+        await expect(view.get_by_test_id("tournament-game")).to_have_count(1)  # round 2's
+        playing = view.locator("[data-testid=standing][data-status=playing]")
+        await expect(playing).to_have_count(2)
+        second_bye = ({"ann", "bob", "cy"} - set(await names_of(playing))).pop()
+        assert second_bye != bye  # never twice to one player while avoidable
+        for name, first in ((winner, "1"), (bye, "1"), (loser, "0")):
+            row = view.locator(f"[data-testid=standing][data-name={name}]")
+            await expect(row.locator("[data-testid=scores] .score").first).to_have_text(first)
+            want = str(sum(float(s) for s in (await shown(view, name))[1]))
+            assert float(await row.get_attribute("data-points") or "") == float(want)
+        for person in (ann, spectator):
+            assert person.errors == []
+            await person.close()
