@@ -235,8 +235,14 @@ async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
         seconds = 3600 if shown_left[1] is None else 60 * int(shown_left[1]) + int(shown_left[2])
         assert abs(seconds - left) < 5, (seconds, left)
         await expect(page.get_by_test_id("tournament-settings")).to_contain_text("Swiss, 3 rounds")
+        # joined, left (before its start: off its list), joined again
         await page.get_by_test_id("tournament-join").click()
         await expect(page.get_by_test_id("tournament-leave")).to_have_text("Leave")
+        await page.get_by_test_id("tournament-leave").click()
+        await expect(page.locator("[data-testid=standing]")).to_have_count(0)
+        await expect(page.get_by_test_id("tournament-join")).to_have_text("Join")
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.locator("[data-testid=standing][data-name=ann]")).to_have_count(1)
         for client in (bob_client, cy_client):
             await client.send(JoinTournament(tournament))
         spectator = await Person.open(browser, srv.http_url, "dan", f"/#/tournament/{tournament}")
