@@ -146,7 +146,11 @@ async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Br
         await expect(view.get_by_test_id("tournament-winner")).to_have_text("Winner: ann")
         await expect(view.get_by_test_id("tournament-clock")).to_have_text("Over")
         rows = view.locator("[data-testid=standing]")
-        assert await rows.evaluate_all("rs => rs.map(r => r.dataset.name)") == ["ann", "bob"]
+        assert await names_of(rows) == ["ann", "bob"]
+        # the last game's page leads back to the tournament, over
+        await bob.page.get_by_test_id("back-to-tournament").click()
+        await expect(bob.page.get_by_test_id("tournament-winner")).to_have_text("Winner: ann")
+        await expect(bob.page.get_by_test_id("tournament-join")).to_have_count(0)
         for person in (ann, bob, spectator):
             assert person.errors == []
             await person.close()
