@@ -16,7 +16,16 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Locator, Page, expect
 
-from protocol import Account, JoinTournament, Resign, SignUp, Watch
+from protocol import (
+    Account,
+    CreateTournament,
+    JoinTournament,
+    Resign,
+    SignUp,
+    TimeControl,
+    Tournament,
+    Watch,
+)
 from protocol.client import Client
 from server.game.arena import game_points
 from tests.client.support import Person
@@ -186,6 +195,7 @@ async def test_the_form_shows_refusals_keeps_what_was_typed_and_names_are_text(
         await page.get_by_test_id("tournament-create").click()
         await expect(page).to_have_url(re.compile(r"#/tournament/[0-9a-f]{8}$"))
         await expect(page.get_by_test_id("tournament-title")).to_have_text(EVIL)
+        evil_id = (await page.evaluate("location.hash")).removeprefix("#/tournament/")
         await expect(page.get_by_test_id("tournament-players")).to_have_text("0 / 12 players")
         await expect(page.get_by_test_id("tournament-clock")).to_contain_text("ends in")
         await page.get_by_test_id("tournament-join").click()
@@ -195,8 +205,24 @@ async def test_the_form_shows_refusals_keeps_what_was_typed_and_names_are_text(
         await expect(page.locator("[data-testid=standing][data-name=ann]")).to_have_attribute(
             "data-status", "paused"
         )
+        # an arena for ratings up to 1000: Ann (1500) is refused, and told why, on its page
+        clock = TimeControl("clock", 180, 2)
+        await ann_client.send(
+            CreateTournament(name="Low", game_type="Base", time=clock, rating_max=1000)
+        )
+        made = await ann_client.expect(Tournament)
+        while made.summary.name != "Low":  # (the news of the arena she is in, meanwhile)
+            made = await ann_client.expect(Tournament)
+        low = made.summary.id
+        await page.goto(f"{srv.http_url}/#/tournament/{low}")
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.get_by_test_id("tournament-error")).to_have_text(
+            "this tournament is for ratings -1000; yours is 1500"
+        )
+        await expect(page.locator("[data-testid=standing]")).to_have_count(0)
         await page.goto(f"{srv.http_url}/#/tournaments")
-        await expect(page.get_by_test_id("tournament-link")).to_have_text(EVIL)
+        row = page.locator(f"[data-testid=tournament-row][data-id='{evil_id}']")
+        await expect(row.get_by_test_id("tournament-link")).to_have_text(EVIL)
         assert await page.locator("main img").count() == 0
         assert alerts == [] and ann.errors == []
         await ann.close()
