@@ -26,6 +26,8 @@ import { Sounds } from "./sound.js";
 import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY, recentGames } from "./storage.js";
 import * as Sub from "./subscription.js";
+import { TournamentScreen } from "./tournament.js";
+import { TournamentsScreen, tournamentPaired, tournamentsReceived } from "./tournaments.js";
 import { lowTimeTurn } from "./views.js";
 
 /** The analysis board's requests: their refusals are its own to show. */
@@ -33,6 +35,9 @@ const ANALYSIS_REQUESTS = new Set([P.ClientType.POSITION, P.ClientType.ENGINE, P
 /** The puzzle page's requests: their refusals are its own to show (the lobby's puzzle of the
  * day refused: there is none). */
 const PUZZLE_REQUESTS = new Set([P.ClientType.PUZZLE, P.ClientType.PUZZLE_MOVE, P.ClientType.PUZZLE_SOLUTION]);
+/** The tournament pages: the messages and refusals that are theirs to show. */
+const TOURNAMENT_PAGES = new Set(["tournaments", "tournament"]);
+const TOURNAMENT_REQUESTS = new Set(P.TOURNAMENT_REQUESTS);
 
 function guestName() {
   return `guest-${Math.floor(1000 + Math.random() * 9000)}`;
@@ -128,13 +133,16 @@ class App {
       const host = document.createElement("div");
       host.className = "screen";
       this.main.append(host);
+      const send = (m) => this.conn.send(m);
       if (route.page === "game") this.screen = new GameScreen(host, this.play.board);
       else if (route.page === "review") this.screen = new ReviewScreen(host);
       else if (route.page === "rules") this.screen = new RulesScreen(host);
       else if (route.page === "profile") this.screen = new ProfileScreen(host);
       else if (route.page === "leaderboard") this.screen = new LeaderboardScreen(host);
-      else if (route.page === "analysis") this.screen = new AnalysisScreen(host, route, { send: (m) => this.conn.send(m) });
-      else if (route.page === "puzzles") this.screen = new PuzzleScreen(host, route, { send: (m) => this.conn.send(m) });
+      else if (route.page === "analysis") this.screen = new AnalysisScreen(host, route, { send });
+      else if (route.page === "puzzles") this.screen = new PuzzleScreen(host, route, { send });
+      else if (route.page === "tournaments") this.screen = new TournamentsScreen(host, { send, go: (r) => this.go(r) });
+      else if (route.page === "tournament") this.screen = new TournamentScreen(host, route, { send });
       else this.screen = new LobbyScreen(host);
       this.screenKey = key;
     }
@@ -230,6 +238,15 @@ class App {
         if (this.state.route.page === "puzzles") this.screen?.received?.(message);
         else if (message.type === P.ServerType.PUZZLE && message.daily) this.dispatch(dailyReceived, message);
         break;
+      case P.ServerType.TOURNAMENT:
+      case P.ServerType.TOURNAMENTS:
+        if (TOURNAMENT_PAGES.has(this.state.route.page)) this.screen?.received?.(message);
+        else if (message.type === P.ServerType.TOURNAMENTS) this.dispatch(tournamentsReceived, message.tournaments);
+        break;
+      case P.ServerType.TOURNAMENT_GAME:
+        this.dispatch(tournamentPaired, message);
+        this.go({ page: "game", id: message.game }); // paired: to the game, as one found in the lobby
+        break;
       case P.ServerType.GAME_ANALYSIS:
         this.dispatch(analysisReceived, message);
         break;
@@ -237,6 +254,10 @@ class App {
         if (PUZZLE_REQUESTS.has(message.request)) {
           if (this.state.route.page === "puzzles") this.screen?.received?.(message);
           else this.dispatch(dailyReceived, null);
+          break;
+        }
+        if (TOURNAMENT_REQUESTS.has(message.request) && TOURNAMENT_PAGES.has(this.state.route.page)) {
+          this.screen?.received?.(message);
           break;
         }
         if (ANALYSIS_REQUESTS.has(message.request)) {
@@ -279,8 +300,9 @@ class App {
     this.conn.send(P.GetOnline());
   }
 
-  /** Ask for the puzzle of the day, for the lobby (once a connection). */
+  /** Ask for the lobby's puzzle of the day (once a connection) and its tournaments. */
   askDaily() {
+    if (this.conn.online && this.state.route.page === "lobby") this.conn.send(P.GetTournaments());
     if (this.conn.online && this.state.route.page === "lobby" && this.state.daily === undefined) {
       this.conn.send(P.GetPuzzle({ daily: true }));
     }

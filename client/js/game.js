@@ -247,7 +247,10 @@ export class GameScreen {
         buttons.push(html`<button type="button" data-action="claim" data-testid="claim" title="Win if your opponent stays away">Claim win</button>`);
       }
     }
-    if (gs.status === "over" && mine && gs.result) {
+    const tournament = state.tournamentGames?.[state.game?.id]; // (this tab was sent to it)
+    if (gs.status === "over" && mine && tournament) {
+      buttons.push(html`<a class="button primary" href="#/tournament/${tournament}" data-testid="back-to-tournament">Back to the tournament</a>`);
+    } else if (gs.status === "over" && mine && gs.result) {
       if (gs.rematch) {
         buttons.push(html`<a class="button primary" href="#/game/${gs.rematch}">Go to the rematch</a>`);
       } else if (gs.rematch_offer === mine) {

@@ -11,6 +11,7 @@ import { pieceSvg } from "./bugs.js";
 import { toPixel } from "./hex.js";
 import { isBusy, nicknameLength } from "./views.js";
 import { dailyCard } from "./puzzles.js";
+import { tournamentsCard } from "./tournaments.js";
 import { hasProfile, profileHref, rangeText, seatRating, speedOf, whyNotJoin } from "./players.js";
 
 /** Time controls offered by the create form: value -> [label, TimeControl]. */
@@ -145,6 +146,10 @@ export class LobbyScreen {
             <h2>Games in progress <span class="count" data-slot="live-count"></span></h2>
             <div data-slot="live" data-testid="live-games"></div>
           </section>
+          <section class="card" data-testid="lobby-tournaments">
+            <h2>Tournaments</h2>
+            <div data-slot="tournaments"></div>
+          </section>
           <section class="card daily" data-testid="daily-puzzle">
             <h2>Puzzle of the day</h2>
             <div data-slot="daily"></div>
@@ -231,6 +236,7 @@ export class LobbyScreen {
         <span class="meta">${g.result ?? g.status} · ${ago(g.at)}</span>
         <span class="row-actions">${g.status === "over" ? html`<a class="button" href="#/review/${g.id}">Review</a>` : html`<a class="button" href="#/game/${g.id}">Open</a>`}</span></li>`);
     }
+    render(this.slots.tournaments, tournamentsCard(state));
     render(this.slots.daily, state.daily === undefined ? html`<p class="muted">Loading…</p>` : dailyCard(state.daily));
     render(this.slots.mine, rows.length ? html`<ul class="games">${rows}</ul>` : html`<p class="muted">Games you play or watch show here.</p>`);
   }

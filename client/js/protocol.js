@@ -37,6 +37,7 @@ export const ErrorCode = Object.freeze({
   ACCOUNT_REQUIRED: "account_required",
   OUT_OF_RANGE: "out_of_range",
   UNKNOWN_PLAYER: "unknown_player",
+  UNKNOWN_TOURNAMENT: "unknown_tournament",
 });
 
 /** Tags of the messages a client sends (CLIENT_MESSAGES). */
@@ -79,6 +80,11 @@ export const ClientType = Object.freeze({
   PUZZLE: "puzzle",
   PUZZLE_MOVE: "puzzle_move",
   PUZZLE_SOLUTION: "puzzle_solution",
+  TOURNAMENT_CREATE: "tournament_create",
+  TOURNAMENTS: "tournaments",
+  TOURNAMENT_JOIN: "tournament_join",
+  TOURNAMENT_LEAVE: "tournament_leave",
+  TOURNAMENT_WATCH: "tournament_watch",
 });
 
 /** Tags of the messages the server sends (SERVER_MESSAGES). */
@@ -103,6 +109,9 @@ export const ServerType = Object.freeze({
   GAME_ANALYSIS: "game_analysis",
   PUZZLE: "puzzle",
   PUZZLE_ANSWER: "puzzle_answer",
+  TOURNAMENT: "tournament",
+  TOURNAMENTS: "tournaments",
+  TOURNAMENT_GAME: "tournament_game",
 });
 
 /** The close code of a connection whose session ended (logout, here or in another browser):
@@ -233,6 +242,26 @@ export const GetPuzzle = ({ theme = null, game_type = null, daily = false, id = 
 export const PuzzleMove = (puzzle, move) => ({ type: ClientType.PUZZLE_MOVE, puzzle, move });
 /** ShowSolution: the open `puzzle`'s whole line (a failed try unless solved). */
 export const ShowSolution = (puzzle) => ({ type: ClientType.PUZZLE_SOLUTION, puzzle });
+/** CreateTournament: an arena of `minutes` or a Swiss (`kind`) of `rounds`, from `starts`
+ * (server time, ms; 0: now); answered `tournament`. */
+export const CreateTournament = ({
+  name, game_type = "Base+MLP", time = TimeControl({ kind: "clock", base: 180, increment: 2 }), rated = true,
+  starts = 0, minutes = 60, rating_min = null, rating_max = null, max_players = 200, kind = "arena", rounds = 7,
+}) => ({
+  type: ClientType.TOURNAMENT_CREATE, name, game_type, time, rated, starts, minutes, rating_min, rating_max, max_players, kind, rounds,
+});
+/** GetTournaments: the upcoming and running tournaments, then the last ended (`tournaments`). */
+export const GetTournaments = () => ({ type: ClientType.TOURNAMENTS });
+/** JoinTournament: join `tournament`, or come back after leaving it. */
+export const JoinTournament = (tournament) => ({ type: ClientType.TOURNAMENT_JOIN, tournament });
+/** LeaveTournament: before its start, off its list; while it runs, paused. */
+export const LeaveTournament = (tournament) => ({ type: ClientType.TOURNAMENT_LEAVE, tournament });
+/** WatchTournament: `tournament` now and on every change of its standings (false: stop). */
+export const WatchTournament = (tournament, subscribe = true) => ({ type: ClientType.TOURNAMENT_WATCH, tournament, subscribe });
+/** The tournaments' requests (their refusals are the tournament pages' to show). */
+export const TOURNAMENT_REQUESTS = Object.freeze([
+  ClientType.TOURNAMENT_CREATE, ClientType.TOURNAMENTS, ClientType.TOURNAMENT_JOIN, ClientType.TOURNAMENT_LEAVE, ClientType.TOURNAMENT_WATCH,
+]);
 
 // -- encoding -----------------------------------------------------------------------------------
 

@@ -5,13 +5,17 @@ import { MAX_ANALYSIS_MOVES, SPEEDS } from "./protocol.js";
 /** A game's id (8 base-36 characters). */
 export const GAME_ID = /^[0-9a-z]{8}$/;
 
+/** A tournament's id (8 hex digits). */
+export const TOURNAMENT_ID = /^[0-9a-f]{8}$/;
+
 const ACCOUNT = /^[A-Za-z0-9_-]{2,20}$/;
 
 const GAME_TYPE = /^Base(\+[MLP]{1,3})?$/;
 
 /** The route of a location hash: #/, #/game/ID, #/review/ID[/PLY], #/rules, #/@/NAME (a
  * profile), #/leaderboard[/SPEED], #/analysis[/GAMETYPE[/MOVES[/PLY]]] (the analysis board:
- * MOVES are MoveStrings joined by ";", URI-encoded; PLY the one on show), #/puzzles[/daily|/ID]. */
+ * MOVES are MoveStrings joined by ";", URI-encoded; PLY the one on show), #/puzzles[/daily|/ID],
+ * #/tournaments, #/tournament/ID. */
 export function parseRoute(hash) {
   const [page, id, ply, more] = hash.replace(/^#\/?/, "").split("/");
   if (page === "analysis") return analysisRoute(id, ply, more);
@@ -33,6 +37,8 @@ export function parseRoute(hash) {
   if (page === "puzzles") {
     return { page: "puzzles", daily: id === "daily", puzzle: /^\d{1,9}$/.test(id ?? "") ? Number(id) : null };
   }
+  if (page === "tournaments") return { page: "tournaments" };
+  if (page === "tournament" && TOURNAMENT_ID.test(id ?? "")) return { page: "tournament", id };
   return { page: "lobby" };
 }
 
@@ -58,6 +64,8 @@ export function routeHash(route) {
   if (route.page === "review") return `#/review/${route.id}${route.ply !== null && route.ply !== undefined ? `/${route.ply}` : ""}`;
   if (route.page === "rules") return "#/rules";
   if (route.page === "puzzles") return `#/puzzles${route.daily ? "/daily" : route.puzzle ? `/${route.puzzle}` : ""}`;
+  if (route.page === "tournaments") return "#/tournaments";
+  if (route.page === "tournament") return `#/tournament/${route.id}`;
   if (route.page === "profile") return `#/@/${encodeURIComponent(route.name)}`;
   if (route.page === "leaderboard") return `#/leaderboard/${route.speed}`;
   return "#/";

@@ -20,6 +20,8 @@ describe("routes", () => {
       { page: "leaderboard", speed: "rapid" },
       { page: "analysis", gameType: "Base+MLP", moves: [], ply: 0 },
       { page: "analysis", gameType: "Base+M", moves: ["wS1", "bM -wS1", "wQ wS1/"], ply: 2 },
+      { page: "tournaments" },
+      { page: "tournament", id: "7c1e5a9b" },
     ];
     for (const route of routes) assert.deepEqual(parseRoute(routeHash(route)), route);
     assert.equal(routeHash({ page: "review", id: "5e11ba55", ply: 0 }), "#/review/5e11ba55/0");
@@ -35,7 +37,7 @@ describe("routes", () => {
   });
 
   test("anything else is the lobby, or the blitz leaderboard", () => {
-    for (const hash of ["", "#", "#/nowhere", "#/game/NOT-AN-ID", "#/review/short", "#/@/a", "#/@/%E0%A4%A"]) {
+    for (const hash of ["", "#", "#/nowhere", "#/game/NOT-AN-ID", "#/review/short", "#/@/a", "#/@/%E0%A4%A", "#/tournament/NOT-AN-ID"]) {
       assert.deepEqual(parseRoute(hash), { page: "lobby" }, hash);
     }
     assert.deepEqual(parseRoute("#/leaderboard"), { page: "leaderboard", speed: "blitz" });

@@ -18,7 +18,15 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from protocol import JoinGame
+from protocol import (
+    Account,
+    CreateTournament,
+    JoinGame,
+    JoinTournament,
+    SignUp,
+    TimeControl,
+    Tournament,
+)
 from server.archive import puzzles
 from tests.client.support import DESKTOP, Person, play_out
 from tests.puzzled import fixture_puzzles
@@ -100,10 +108,17 @@ async def test_every_page_passes_axe_in_both_themes(
     await ada.choose("Base", "5+5", "white")
     await ada.page.get_by_test_id("create").click()
     live_id = await ada.game_id()
-    async with srv.connect("cy") as cy:
+    async with srv.connect("cy") as cy, srv.connect("dee") as dee:
         await cy.send(JoinGame(live_id))
         await ada.wait_version(2)
         await ada.context.close()
+        # an arena with a player (Dee's account), for the tournaments' pages
+        await dee.send(SignUp("dee", "correct horse battery"))
+        await dee.expect(Account)
+        clock = TimeControl("clock", 180, 2)
+        await dee.send(CreateTournament(name="Axe arena", game_type="Base", time=clock))
+        arena = (await dee.expect(Tournament)).summary.id
+        await dee.send(JoinTournament(arena))
         for name, path, ready in [
             ("lobby", "/", "[data-testid=lobby] [data-testid=play-bot]:enabled"),
             ("game", f"/#/game/{live_id}", "[data-testid=game][data-version='2']"),
@@ -115,6 +130,8 @@ async def test_every_page_passes_axe_in_both_themes(
             ("leaderboard", "/#/leaderboard/blitz", "[data-testid=leader] >> nth=0"),
             ("analysis", "/#/analysis/Base/wS1%3BbG1%20-wS1/2", "[data-ready=true]"),
             ("puzzles", "/#/puzzles", "[data-testid=puzzles][data-status=solving]"),
+            ("tournaments", "/#/tournaments", "[data-testid=tournament-row] >> nth=0"),
+            ("tournament", f"/#/tournament/{arena}", "[data-testid=standing] >> nth=0"),
             ("visualizer", "/visualizer", "[data-testid=tree]"),
         ]:
             page = await open_page(

@@ -1,0 +1,311 @@
+"""Tournaments in Chromium (issue 39; client/js/tournaments.js, tournament.js): an arena made
+through the form and listed on the lobby, two players joining through its page and sent to
+each game the server pairs them in, the games played to their end by resigning through the
+game page, a spectator's page showing the standings live, by the rules
+(``server.game.arena``: points, the streak marked, the winner at the end); a bad value refused
+beside the form with nothing typed lost, a hostile name shown as text, the page reached from
+the phone's ☰ menu, a guest told to sign up."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+from playwright.async_api import Browser, Locator, Page, expect
+
+from protocol import (
+    Account,
+    CreateTournament,
+    JoinTournament,
+    Resign,
+    SignUp,
+    TimeControl,
+    Tournament,
+    Watch,
+)
+from protocol.client import Client
+from server.game.arena import game_points
+from tests.client.support import Person
+from tests.server.conftest import Running
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct horse battery"
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+@contextlib.asynccontextmanager
+async def account(srv: Running, name: str) -> AsyncIterator[Client]:
+    """A connection of a new account ``name``: its ``welcome.token`` signs a page in."""
+    async with Client.connect(srv.ws_url, nickname=name) as client:
+        await client.send(SignUp(name, PASSWORD))
+        await client.expect(Account)
+        yield client
+
+
+async def open_as(
+    browser: Browser, srv: Running, client: Client, path: str = "/", *, phone: bool = False
+) -> Person:
+    """A page signed in to ``client``'s account, at ``path``."""
+    return await Person.open(
+        browser,
+        base=srv.http_url,
+        nickname=client.welcome.nickname,
+        path=path,
+        token=client.welcome.token,
+        phone=phone,
+    )
+
+
+async def fill(page: Page, **fields: str) -> None:
+    """Type ``fields`` into the tournament form (by input name)."""
+    form = page.get_by_test_id("tournament-form")
+    for name, value in fields.items():
+        await form.locator(f"[name={name}]").fill(value)
+
+
+async def game_on_show(page: Page, other_than: str | None = None) -> str:
+    """The game the page was sent to (``#/game/ID``), once it shows it started."""
+    pattern = re.compile(r"#/game/[0-9a-z]{8}$")
+    await expect(page).to_have_url(pattern)
+    if other_than is not None:
+        await expect(page).not_to_have_url(re.compile(f"#/game/{other_than}$"))
+    await expect(page.locator("[data-testid=game][data-version]")).to_have_count(1)
+    found = await page.evaluate("location.hash")
+    assert isinstance(found, str)
+    return found.removeprefix("#/game/")
+
+
+async def resign(page: Page) -> None:
+    await page.get_by_test_id("resign").click()
+    await page.get_by_test_id("resign-confirm").click()
+
+
+async def shown(page: Page, name: str) -> tuple[str, list[str]]:
+    """A player's points and game points as the standings show them."""
+    row = page.locator(f"[data-testid=standing][data-name={name}]")
+    points = await row.get_attribute("data-points") or ""
+    scores = await row.locator("[data-testid=scores] .score").all_text_contents()
+    return points, [s.strip() for s in scores]
+
+
+async def names_of(rows: Locator) -> list[str]:
+    found: list[str] = await rows.evaluate_all("rs => rs.map(r => r.dataset.name)")
+    return found
+
+
+async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Browser) -> None:
+    async with account(srv, "ann") as ann_client, account(srv, "bob") as bob_client:
+        ann = await open_as(browser, srv, ann_client)
+        bob = await open_as(browser, srv, bob_client)
+        # Ann makes an arena through the form (from the lobby's card): its page opens
+        await ann.page.get_by_test_id("all-tournaments").click()
+        await fill(ann.page, name="Friday blitz", minutes="30")
+        await ann.page.get_by_test_id("tournament-type").select_option("Base")
+        await ann.page.get_by_test_id("tournament-casual").check()
+        await ann.page.get_by_test_id("tournament-create").click()
+        await expect(ann.page).to_have_url(re.compile(r"#/tournament/[0-9a-f]{8}$"))
+        tournament = (await ann.page.evaluate("location.hash")).removeprefix("#/tournament/")
+        await expect(ann.page.get_by_test_id("tournament-title")).to_have_text("Friday blitz")
+        # a guest watches it, from the lobby's list
+        spectator = await Person.open(browser, srv.http_url, "cy")
+        view = spectator.page
+        card = view.get_by_test_id("lobby-tournaments")
+        row = card.locator(f"[data-testid=tournament-row][data-id='{tournament}']")
+        await row.get_by_test_id("tournament-link").click()
+        await expect(view.get_by_test_id("tournament-title")).to_have_text("Friday blitz")
+        await expect(view.get_by_test_id("tournament-join")).to_have_count(0)  # a guest's
+        await expect(view.get_by_test_id("tournament-clock")).to_contain_text("ends in")
+        # both join through its page; each is sent to the game the arena pairs them in
+        await ann.page.get_by_test_id("tournament-join").click()
+        await expect(view.locator("[data-testid=standing]")).to_have_count(1)
+        await bob.page.goto(f"{srv.http_url}/#/tournament/{tournament}")
+        await bob.page.get_by_test_id("tournament-join").click()
+        game = await game_on_show(ann.page)
+        assert await game_on_show(bob.page) == game
+        # the spectator sees the game in progress, with a link to watch it
+        games = view.get_by_test_id("tournament-game")
+        await expect(games).to_have_count(1)
+        await expect(games.get_by_test_id("watch-game")).to_have_attribute("href", f"#/game/{game}")
+        await expect(view.locator("[data-testid=standing][data-status=playing]")).to_have_count(2)
+        # Bob resigns three games: Ann wins each, the third on a streak (doubled)
+        expected: list[float] = []
+        for n in range(3):
+            if n == 2:  # the last game: the arena ends meanwhile, and is over once it ends
+                await srv.hub.tournaments.tournaments.end_at(tournament, int(time.time() * 1000))
+            await resign(bob.page)
+            expected.append(1.0)
+            points = game_points(expected)
+            await expect(view.locator("[data-testid=standing][data-name=ann]")).to_have_attribute(
+                "data-points", str(sum(points))
+            )
+            assert await shown(view, "ann") == (str(sum(points)), [str(p) for p in points])
+            assert await shown(view, "bob") == ("0", ["0"] * (n + 1))
+            if n < 2:
+                streak = view.locator("[data-testid=standing][data-name=ann] [data-testid=streak]")
+                await expect(streak).to_have_count(1 if n == 1 else 0)
+                game = await game_on_show(bob.page, other_than=game)
+        doubled = view.locator("[data-testid=standing][data-name=ann] [data-doubled=true]")
+        await expect(doubled).to_have_count(1)
+        assert await doubled.text_content() == "4"
+        await expect(view.get_by_test_id("tournament")).to_have_attribute("data-status", "over")
+        await expect(view.get_by_test_id("tournament-winner")).to_have_text("Winner: ann")
+        await expect(view.get_by_test_id("tournament-clock")).to_have_text("Over")
+        rows = view.locator("[data-testid=standing]")
+        assert await names_of(rows) == ["ann", "bob"]
+        # the last game's page leads back to the tournament, over
+        await bob.page.get_by_test_id("back-to-tournament").click()
+        await expect(bob.page.get_by_test_id("tournament-winner")).to_have_text("Winner: ann")
+        await expect(bob.page.get_by_test_id("tournament-join")).to_have_count(0)
+        for person in (ann, bob, spectator):
+            assert person.errors == []
+            await person.close()
+
+
+async def test_the_form_shows_refusals_keeps_what_was_typed_and_names_are_text(
+    srv: Running, browser: Browser
+) -> None:
+    guest = await Person.open(browser, srv.http_url, "dan", "/#/tournaments")
+    await expect(guest.page.get_by_test_id("tournament-who")).to_contain_text("Sign up or log in")
+    await expect(guest.page.get_by_test_id("tournament-create")).to_be_disabled()
+    await guest.close()
+    async with account(srv, "ann") as ann_client:
+        ann = await open_as(browser, srv, ann_client, phone=True)
+        page = ann.page
+        alerts: list[str] = []
+        page.on("dialog", lambda dialog: alerts.append(dialog.message))
+        # on a phone, from the ☰ menu
+        await page.get_by_test_id("site-menu").click()
+        await page.get_by_test_id("menu-tournaments").click()
+        await expect(page.get_by_test_id("tournament-form")).to_be_visible()
+        # a duration out of bounds: the server's refusal beside the form, nothing lost
+        await fill(page, name=EVIL, minutes="2", max_players="12")
+        await page.get_by_test_id("tournament-create").click()
+        error = page.get_by_test_id("tournament-error")
+        await expect(error).to_have_text("an arena lasts 5 to 1440 minutes")
+        await expect(page).to_have_url(re.compile(r"#/tournaments$"))
+        form = page.get_by_test_id("tournament-form")
+        await expect(form.locator("[name=name]")).to_have_value(EVIL)
+        await expect(form.locator("[name=max_players]")).to_have_value("12")
+        # corrected: made, its hostile name shown as text on its page and in the list
+        await fill(page, minutes="45")
+        await page.get_by_test_id("tournament-create").click()
+        await expect(page).to_have_url(re.compile(r"#/tournament/[0-9a-f]{8}$"))
+        await expect(page.get_by_test_id("tournament-title")).to_have_text(EVIL)
+        evil_id = (await page.evaluate("location.hash")).removeprefix("#/tournament/")
+        await expect(page.get_by_test_id("tournament-players")).to_have_text("0 / 12 players")
+        await expect(page.get_by_test_id("tournament-clock")).to_contain_text("ends in")
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.locator("[data-testid=standing][data-name=ann]")).to_have_count(1)
+        await expect(page.get_by_test_id("tournament-leave")).to_have_text("Pause")
+        await page.get_by_test_id("tournament-leave").click()  # running: paused
+        await expect(page.locator("[data-testid=standing][data-name=ann]")).to_have_attribute(
+            "data-status", "paused"
+        )
+        # an arena for ratings up to 1000: Ann (1500) is refused, and told why, on its page
+        clock = TimeControl("clock", 180, 2)
+        await ann_client.send(
+            CreateTournament(name="Low", game_type="Base", time=clock, rating_max=1000)
+        )
+        made = await ann_client.expect(Tournament)
+        while made.summary.name != "Low":  # (the news of the arena she is in, meanwhile)
+            made = await ann_client.expect(Tournament)
+        low = made.summary.id
+        await page.goto(f"{srv.http_url}/#/tournament/{low}")
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.get_by_test_id("tournament-error")).to_have_text(
+            "this tournament is for ratings -1000; yours is 1500"
+        )
+        await expect(page.locator("[data-testid=standing]")).to_have_count(0)
+        await page.goto(f"{srv.http_url}/#/tournaments")
+        row = page.locator(f"[data-testid=tournament-row][data-id='{evil_id}']")
+        await expect(row.get_by_test_id("tournament-link")).to_have_text(EVIL)
+        assert await page.locator("main img").count() == 0
+        assert alerts == [] and ann.errors == []
+        await ann.close()
+
+
+async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
+    srv: Running, browser: Browser
+) -> None:
+    async with (
+        account(srv, "ann") as ann_client,
+        account(srv, "bob") as bob_client,
+        account(srv, "cy") as cy_client,
+    ):
+        ann = await open_as(browser, srv, ann_client, "/#/tournaments")
+        page = ann.page
+        # a Swiss of 3 rounds, starting in an hour (the browser's local time)
+        later = await page.evaluate(
+            """() => {
+              const d = new Date(Date.now() + 3600e3 - new Date().getTimezoneOffset() * 60e3);
+              return d.toISOString().slice(0, 16);
+            }"""
+        )
+        await page.get_by_test_id("kind-swiss").check()
+        await fill(page, name="Sunday Swiss", rounds="3", starts=later)
+        await page.get_by_test_id("tournament-type").select_option("Base")
+        await page.get_by_test_id("tournament-casual").check()
+        await page.get_by_test_id("tournament-create").click()
+        await expect(page).to_have_url(re.compile(r"#/tournament/[0-9a-f]{8}$"))
+        tournament = (await page.evaluate("location.hash")).removeprefix("#/tournament/")
+        await expect(page.get_by_test_id("tournament")).to_have_attribute("data-status", "upcoming")
+        clock = page.get_by_test_id("tournament-clock")
+        await expect(clock).to_have_text(re.compile(r"^Starts in (59 min \d\d s|1 h 00 min)$"))
+        stored = await srv.hub.tournaments.tournaments.arena(tournament)
+        assert stored is not None
+        left = stored[0].starts / 1000 - time.time()
+        shown_left = re.fullmatch(
+            r"Starts in (59) min (\d\d) s|Starts in 1 h 00 min", await clock.text_content() or ""
+        )
+        assert shown_left is not None
+        seconds = 3600 if shown_left[1] is None else 60 * int(shown_left[1]) + int(shown_left[2])
+        assert abs(seconds - left) < 5, (seconds, left)
+        await expect(page.get_by_test_id("tournament-settings")).to_contain_text("Swiss, 3 rounds")
+        # joined, left (before its start: off its list), joined again
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.get_by_test_id("tournament-leave")).to_have_text("Leave")
+        await page.get_by_test_id("tournament-leave").click()
+        await expect(page.locator("[data-testid=standing]")).to_have_count(0)
+        await expect(page.get_by_test_id("tournament-join")).to_have_text("Join")
+        await page.get_by_test_id("tournament-join").click()
+        await expect(page.locator("[data-testid=standing][data-name=ann]")).to_have_count(1)
+        for client in (bob_client, cy_client):
+            await client.send(JoinTournament(tournament))
+        spectator = await Person.open(browser, srv.http_url, "dan", f"/#/tournament/{tournament}")
+        view = spectator.page
+        await expect(view.locator("[data-testid=standing]")).to_have_count(3)
+        # it starts: round 1, one game and a bye
+        await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
+        await expect(view.get_by_test_id("tournament-clock")).to_have_text("Round 1 of 3")
+        games = view.get_by_test_id("tournament-game")
+        await expect(games).to_have_count(1)
+        game = await games.get_attribute("data-game") or ""
+        players = (await games.text_content() or "").split("Watch")[0].strip().split(" – ")
+        bye = ({"ann", "bob", "cy"} - set(players)).pop()
+        await expect(view.locator(f"[data-testid=standing][data-name={bye}]")).to_have_attribute(
+            "data-points", "1"
+        )
+        # the game's loser resigns (bob or cy, from Python): the winner has 1, the loser 0
+        loser = "bob" if "bob" in players else "cy"
+        winner = next(p for p in players if p != loser)
+        client = bob_client if loser == "bob" else cy_client
+        await client.send(Watch(game))
+        await client.send(Resign(game))
+        await expect(view.get_by_test_id("tournament-clock")).to_have_text("Round 2 of 3")
+        await expect(view.get_by_test_id("tournament-game")).to_have_count(1)  # round 2's
+        playing = view.locator("[data-testid=standing][data-status=playing]")
+        await expect(playing).to_have_count(2)
+        second_bye = ({"ann", "bob", "cy"} - set(await names_of(playing))).pop()
+        assert second_bye != bye  # never twice to one player while avoidable
+        for name, first in ((winner, "1"), (bye, "1"), (loser, "0")):
+            row = view.locator(f"[data-testid=standing][data-name={name}]")
+            await expect(row.locator("[data-testid=scores] .score").first).to_have_text(first)
+            want = str(sum(float(s) for s in (await shown(view, name))[1]))
+            assert float(await row.get_attribute("data-points") or "") == float(want)
+        for person in (ann, spectator):
+            assert person.errors == []
+            await person.close()
