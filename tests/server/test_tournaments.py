@@ -404,9 +404,10 @@ async def test_the_limits_are_refused_with_their_codes(srv: Running) -> None:
         assert refused.code == ErrorCode.OUT_OF_RANGE and "yours is 1500" in refused.message
 
 
-async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
-    redis_server: RedisProcess,
-) -> None:
+@contextlib.asynccontextmanager
+async def two_processes(redis_server: RedisProcess) -> AsyncIterator[list[ServerProcess]]:
+    """Two server processes on one Redis and one database, started; each still running at
+    the end is stopped (the one a test kills has gone)."""
     data = str(redis_server.folder.parent / "data")
     servers = [
         ServerProcess(
@@ -418,11 +419,18 @@ async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
     try:
         for server in servers:
             await server.start()
-        await _take_over(servers, redis_server.url)
+        yield servers
     finally:
-        for server in servers:  # (the one killed has gone)
+        for server in servers:
             if server.process is not None and server.process.returncode is None:
                 await server.stop()
+
+
+async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
+    redis_server: RedisProcess,
+) -> None:
+    async with two_processes(redis_server) as servers:
+        await _take_over(servers, redis_server.url)
 
 
 async def _take_over(servers: list[ServerProcess], redis_url: str) -> None:
@@ -593,22 +601,8 @@ async def test_a_late_joiner_to_a_swiss_has_nothing_for_the_rounds_before(
 async def test_a_swiss_goes_on_when_the_process_driving_it_is_killed_mid_round(
     redis_server: RedisProcess,
 ) -> None:
-    data = str(redis_server.folder.parent / "data")
-    servers = [
-        ServerProcess(
-            *("--port", str(free_port()), "--redis-url", redis_server.url, "--data", data),
-            *("--bot-workers", "1"),
-        )
-        for _ in range(2)
-    ]
-    try:
-        for server in servers:
-            await server.start()
+    async with two_processes(redis_server) as servers:
         await _swiss_taken_over(servers, redis_server.url)
-    finally:
-        for server in servers:  # (the one killed has gone)
-            if server.process is not None and server.process.returncode is None:
-                await server.stop()
 
 
 async def _swiss_taken_over(servers: list[ServerProcess], redis_url: str) -> None:
