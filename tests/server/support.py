@@ -258,15 +258,16 @@ class ChildProcess:
                     return found
 
     async def stop(self, sig: int = signal.SIGTERM) -> int:
-        """Send ``sig``; its exit status once it and everything it started have gone (its
-        children hold its stderr open until then). One that stops badly fails the test: a stop
-        asked for (SIGTERM, SIGINT) that exits with another status than 0 (a server past its
-        own limit printed its stacks and exited with 1), or one not gone within
-        ``STOP_SECONDS``, with where it hung: it is sent SIGABRT (a server prints every
-        thread's stack, ``faulthandler``), then killed; no process outlives its test."""
+        """Send ``sig`` (unless it has gone already); its exit status once it and everything it
+        started have gone (its children hold its stderr open until then). One that stops badly
+        fails the test: a stop asked for here (SIGTERM, SIGINT) that exits with another status
+        than 0 (a server past its own limit printed its stacks and exited with 1), or one not
+        gone within ``STOP_SECONDS``, with where it hung: it is sent SIGABRT (a server prints
+        every thread's stack, ``faulthandler``), then killed; no process outlives its test."""
         assert self.process is not None
         process = self.process
-        if process.returncode is None:
+        asked = process.returncode is None  # (else it has gone already: killed, say)
+        if asked:
             process.send_signal(sig)
         try:
             async with asyncio.timeout(STOP_SECONDS):
@@ -276,7 +277,7 @@ class ChildProcess:
         except TimeoutError:
             pass
         else:
-            if sig in (signal.SIGTERM, signal.SIGINT) and status != 0:  # its own stop failed
+            if asked and sig in (signal.SIGTERM, signal.SIGINT) and status != 0:  # a bad stop
                 raise AssertionError(
                     f"{self.module} exited with {status} on signal {sig}\n"
                     + "".join(self.log[-200:])
@@ -323,7 +324,8 @@ class ServerProcess(ChildProcess):
 
 @contextlib.asynccontextmanager
 async def running_all(servers: list[ServerProcess]) -> AsyncIterator[list[ServerProcess]]:
-    """Start ``servers`` in turn; each one started is stopped on exit."""
+    """Start ``servers`` in turn; each one started is stopped on exit (one gone already, a
+    test killed it, is waited for)."""
     try:
         for server in servers:
             await server.start()

@@ -47,7 +47,7 @@ from server.game.arena import game_points
 from server.storage.store import Store
 from server.storage.tournaments import Arena, Entrant, TournamentStore
 from tests.server.conftest import Running, StartServer, free_port
-from tests.server.support import ServerProcess
+from tests.server.support import ServerProcess, running_all
 
 PASSWORD = "correct horse battery"
 BLITZ = TimeControl("clock", 180, 2)
@@ -406,8 +406,8 @@ async def test_the_limits_are_refused_with_their_codes(srv: Running) -> None:
 
 @contextlib.asynccontextmanager
 async def two_processes(redis_server: RedisProcess) -> AsyncIterator[list[ServerProcess]]:
-    """Two server processes on one Redis and one database, started; each still running at
-    the end is stopped (the one a test kills has gone)."""
+    """Two server processes on one Redis and one database, started and stopped
+    (``running_all``)."""
     data = str(redis_server.folder.parent / "data")
     servers = [
         ServerProcess(
@@ -416,14 +416,8 @@ async def two_processes(redis_server: RedisProcess) -> AsyncIterator[list[Server
         )
         for _ in range(2)
     ]
-    try:
-        for server in servers:
-            await server.start()
+    async with running_all(servers):
         yield servers
-    finally:
-        for server in servers:
-            if server.process is not None and server.process.returncode is None:
-                await server.stop()
 
 
 async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
