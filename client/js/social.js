@@ -193,7 +193,7 @@ function lobbyCard(state, s, me) {
         ${p.player !== me?.player && html`<button type="button" data-action="openChallenge" data-name="${p.name}" data-testid="challenge-online">Challenge</button>`}
       </li>`)}</ul>`}
     ${"Notification" in window && Notification.permission === "default"
-      && html`<button type="button" data-action="notifications" data-testid="notify-me">Notify me of challenges when this tab is hidden</button>`}
+      && html`<button type="button" class="wraps" data-action="notifications" data-testid="notify-me">Notify me of challenges when this tab is hidden</button>`}
     ${me?.account && html`<p class="allow" data-testid="allow-challenges">Challenges from:
       ${["everyone", "followed", "nobody"].map((a) => html`<button type="button" data-action="allowChallenges" data-allow="${a}" aria-pressed="${String(s.allow === a)}">${a === "followed" ? "people I follow" : a}</button>`)}</p>`}
     ${s.following.length > 0 && html`<h3>Following: games in progress</h3>
