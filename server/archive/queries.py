@@ -50,6 +50,7 @@ HISTORY_SHOWN: Final = 500
 WEEK_MS: Final = 7 * 24 * 3600 * 1000
 
 GAMES: Final = tables.games
+_TOURNAMENTS: Final = tables.tournaments
 _OUTCOMES: Final[dict[tuple[Color, str], str]] = {
     ("white", "WhiteWins"): "win",
     ("white", "BlackWins"): "loss",
@@ -278,9 +279,14 @@ def _side(color: Color, keyset: bool, columns: tuple[str, ...] | None) -> Select
             games.c[f"{theirs}_rating"].label("opponent_rating"),
             games.c[f"{mine}_change"].label("change"),
             literal(color).label("color"),
+            games.c.tournament,
+            _TOURNAMENTS.c.name.label("tournament_name"),
         ]
     )
     query = select(*chosen).where(games.c[mine] == bindparam("player"), games.c.result.is_not(None))
+    if not columns:  # a tournament's name, once it ended (by its key)
+        joined = games.outerjoin(_TOURNAMENTS, games.c.tournament == _TOURNAMENTS.c.id)
+        query = query.select_from(joined)
     if keyset:
         ended = bindparam("before_ended", type_=BigInteger)
         game = bindparam("before_id", type_=String)
@@ -343,6 +349,8 @@ def _line(row: Any) -> ArchivedGame:
         rating_change=None if change is None else round(change),
         plies=row.plies,
         ended=row.ended,
+        tournament=row.tournament,
+        tournament_name=row.tournament_name,
     )
 
 
