@@ -150,7 +150,6 @@ from protocol.tournaments import (
     Standing,
     Tournament,
     TournamentGame,
-    TournamentKind,
     TournamentList,
     TournamentStatus,
     TournamentSummary,
@@ -180,6 +179,7 @@ from protocol.values import (
     SpeedAccuracy,
     SpeedRating,
     TimeControl,
+    TournamentKind,
 )
 
 __all__ = [
