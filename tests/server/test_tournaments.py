@@ -729,11 +729,24 @@ NAME = "<b>Arena</b> & co"
 
 async def test_an_ended_arena_is_kept_in_sql_once_on_profiles_and_its_page(srv: Running) -> None:
     """An arena played to its end: its row, its final standings and its games' tournament in
-    SQL; a player's profile lists it (rank, points) and its games say it; finished again (a
-    kill between the write and Redis's mark, replayed), it is still one row; once its keys are
-    gone from Redis, its page comes from SQL; an id known nowhere stays unknown."""
+    SQL, written before Redis marks it over (the database failing the first write, it waits
+    for the next); a player's profile lists it (rank, points) and its games say it; finished
+    again (a kill between the write and Redis's mark, replayed), it is still one row; once its
+    keys are gone from Redis, its page comes from SQL; an id known nowhere stays unknown."""
     names = ["ann", "bob", "cy"]
     url = srv.hub.database.url
+    director = srv.hub.director
+    keep = director.keep
+    failed: list[str] = []
+    assert keep is not None
+
+    async def away_once(final: Tournament, creator: str, ended: int) -> bool:
+        if not failed:
+            failed.append(final.summary.status)
+            raise OSError("the database is away")
+        return await keep(final, creator, ended)
+
+    director.keep = away_once
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
         host = await stack.enter_async_context(account(srv.ws_url, "host"))
@@ -750,6 +763,7 @@ async def test_an_ended_arena_is_kept_in_sql_once_on_profiles_and_its_page(srv: 
             store = srv.hub.tournaments.tournaments
             await store.end_at(tournament, int(time.time() * 1000))
             final = await standings_until(host, lambda t: t.summary.status == "over")
+        assert failed == ["over"]
         made_games = set().union(*(p.seen for p in players))
         assert len(made_games) * 2 == sum(len(s.scores) for s in final.standings)
 
