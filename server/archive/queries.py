@@ -5,7 +5,8 @@ parameters, and each bounded by a limit.
 They use the indexes games(white, ended) and games(black, ended) (a page: each side's newest,
 merged), games(white, result, black_level) and games(black, result, white_level) (the record,
 from the index alone), ratings(speed, rating) (the leaderboard, from the top) and
-rating_history(player, at).
+rating_history(player, at); a profile's tournaments (``server.archive.tournaments``)
+tournament_results(player, ended).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from protocol import (
     SpeedRating,
     TimeControl,
 )
+from server.archive import tournaments
 from server.archive.db import tables
 from server.game.clock import now_ms
 from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
@@ -138,6 +140,7 @@ def explained(name: str, player: str, speed: str) -> dict[str, Any]:
         "record as white": white.params(mine),
         "record as black": black.params(mine),
         "history": history_query().params(mine),
+        "tournaments": tournaments.played_query().params(mine),
         "first page": newest().params(page_values(player, PROFILE_PAGE, 0)),
         "leaderboard": leaderboard().params(board_values(speed)),
         "provisional": provisional_board().params(board_values(speed)),

@@ -16,10 +16,11 @@ after its last round's), so its results are final when written.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 
 from protocol import (
     PROFILE_TOURNAMENTS,
@@ -162,11 +163,13 @@ def _standing(row: Any) -> Standing:
     )
 
 
-async def of_player(connection: AsyncConnection, player: str) -> list[PlayerTournament]:
-    """The ended tournaments ``player`` played in, newest first (the newest
-    ``PROFILE_TOURNAMENTS``; through the index tournament_results(player, ended))."""
+@functools.cache
+def played_query() -> Select[Any]:
+    """The ended tournaments of the player ``player``, newest first (the newest
+    ``PROFILE_TOURNAMENTS``; through the index tournament_results(player, ended)); built
+    once, as ``server.archive.queries``'s."""
     found, results = tables.tournaments, tables.tournament_results
-    rows = await connection.execute(
+    return (
         select(
             found.c.id,
             found.c.name,
@@ -177,8 +180,13 @@ async def of_player(connection: AsyncConnection, player: str) -> list[PlayerTour
             results.c.ended,
         )
         .join_from(results, found, results.c.tournament == found.c.id)
-        .where(results.c.player == player)
+        .where(results.c.player == bindparam("player"))
         .order_by(results.c.ended.desc(), found.c.id.desc())
         .limit(PROFILE_TOURNAMENTS)
     )
+
+
+async def of_player(connection: AsyncConnection, player: str) -> list[PlayerTournament]:
+    """The ended tournaments ``player`` played in, newest first (``played_query``)."""
+    rows = await connection.execute(played_query(), {"player": player})
     return [PlayerTournament(*row) for row in rows]
