@@ -136,6 +136,7 @@ from protocol.requests import (
     WatchLobby,
 )
 from protocol.tournaments import (
+    PROFILE_TOURNAMENTS,
     SWISS_ROUNDS,
     TOURNAMENT_MINUTES,
     TOURNAMENT_NAME,
@@ -149,7 +150,6 @@ from protocol.tournaments import (
     Standing,
     Tournament,
     TournamentGame,
-    TournamentKind,
     TournamentList,
     TournamentStatus,
     TournamentSummary,
@@ -170,6 +170,7 @@ from protocol.values import (
     OnlinePlayer,
     PieceAt,
     PlayerAnalysis,
+    PlayerTournament,
     PuzzleRating,
     PuzzleTry,
     RatingChange,
@@ -178,6 +179,7 @@ from protocol.values import (
     SpeedAccuracy,
     SpeedRating,
     TimeControl,
+    TournamentKind,
 )
 
 __all__ = [
@@ -202,6 +204,7 @@ __all__ = [
     "ONLINE_SHOWN",
     "OPEN_PUZZLES",
     "PROFILE_PAGE",
+    "PROFILE_TOURNAMENTS",
     "PUZZLE_BURST",
     "PUZZLE_RATE",
     "SERVER_MESSAGES",
@@ -282,6 +285,7 @@ __all__ = [
     "Play",
     "PlayerAnalysis",
     "PlayerStatus",
+    "PlayerTournament",
     "Pong",
     "Position",
     "Presence",

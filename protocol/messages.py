@@ -41,6 +41,7 @@ from protocol.values import (
     OnlinePlayer,
     PieceAt,
     PlayerAnalysis,
+    PlayerTournament,
     PuzzleRating,
     PuzzleTry,
     RatingPoint,
@@ -213,6 +214,8 @@ class Profile(Message):
     """Its puzzle rating (None: it never tried a puzzle); ``puzzle_tries``: its newest rated
     tries, newest first."""
     puzzle_tries: list[PuzzleTry] = field(default_factory=list)
+    tournaments: list[PlayerTournament] = field(default_factory=list)
+    """The ended tournaments it played in, newest first (at most ``PROFILE_TOURNAMENTS``)."""
 
 
 @server("leaderboard")

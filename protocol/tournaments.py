@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from protocol.common import TOURNAMENT_PLAYERS, Message, client, server
-from protocol.values import TimeControl
+from protocol.values import TimeControl, TournamentKind
 
 TOURNAMENT_NAME: Final = 40
 """The longest tournament name (characters)."""
@@ -16,13 +16,14 @@ TOURNAMENT_MINUTES: Final = (5, 24 * 60)
 """The shortest and longest duration of an arena, in minutes."""
 TOURNAMENT_START: Final = 7 * 24 * 3600 * 1000
 """How far ahead a tournament may start (ms)."""
+PROFILE_TOURNAMENTS: Final = 20
+"""The ended tournaments a profile lists (the newest)."""
 TOURNAMENTS_SHOWN: Final = 50
 """Tournaments listed by ``tournaments`` (upcoming and running, then the last ended)."""
 
 SWISS_ROUNDS: Final = (3, 15)
 """The fewest and most rounds of a Swiss tournament."""
 
-TournamentKind = Literal["arena", "swiss"]
 TournamentStatus = Literal["upcoming", "running", "over"]
 PlayerStatus = Literal["waiting", "playing", "paused"]
 

@@ -255,7 +255,9 @@ class ArchivedGame:
     ``opponent``'s name (and ``opponent_level`` for one of the server's bots), the
     opponent's rating then (None: none), the ``outcome`` (``win``, ``draw``, ``loss``),
     the game's ``reason``, the player's ``rating_change`` (None: not rated), ``plies``
-    played and when it ``ended`` (server ms). ``/games/<id>.txt`` and review open it."""
+    played and when it ``ended`` (server ms); the ``tournament`` it was a game of (None:
+    none) and that tournament's name once it ended (``tournament_name``; None meanwhile).
+    ``/games/<id>.txt`` and review open it."""
 
     id: str
     game_type: str
@@ -270,6 +272,8 @@ class ArchivedGame:
     rating_change: int | None
     plies: int
     ended: int
+    tournament: str | None = None
+    tournament_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -384,3 +388,21 @@ class PuzzleTry:
     rating: int
     change: int
     at: int
+
+
+TournamentKind = Literal["arena", "swiss"]
+
+
+@dataclass(frozen=True)
+class PlayerTournament:
+    """An ended tournament in a player's profile: its ``id`` (its page), ``name`` and
+    ``kind``, the player's ``rank`` (from 1) of its ``players``, their ``points``, and when it
+    ``ended`` (server ms)."""
+
+    id: str
+    name: str
+    kind: TournamentKind
+    rank: int
+    players: int
+    points: float
+    ended: int

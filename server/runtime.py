@@ -234,7 +234,7 @@ class Parts:
             store, database, self.seating, cache, changes, open_game_ttl=settings.open_game_ttl
         )
         self.friends = Friends(database, store, board, presence)
-        self.tournaments, self.director = arenas(settings, store, self.seating, changes)
+        self.tournaments, self.director = arenas(settings, store, database, self.seating, changes)
         self.commands = Commands(
             settings,
             store,

@@ -1,8 +1,10 @@
 // A player's profile (#/@/NAME): their rating in each speed (with "?" while provisional), the
 // history of their ratings as a chart (js/chart.js: uPlot), wins, draws and losses, their record
 // against each of the server's bot levels, their average accuracy per speed over their games with a
-// computer analysis (js/evaluation.js shows one), their puzzle rating and newest tries, their games newest first, a page at a time (result,
-// opponent and rating, game type, time control, date, a link to review), and a download of all
+// computer analysis (js/evaluation.js shows one), their puzzle rating and newest tries, the tournaments
+// they played in (newest first: rank of how many, points, date, a link to its page), their games
+// newest first, a page at a time (result, opponent and rating, game type, time control, date, the
+// tournament it was a game of, a link to review), and a download of all
 // their games as UHP GameStrings. Renders from the state (`state.profile`).
 
 import { RatingChart } from "./chart.js";
@@ -27,6 +29,7 @@ export class ProfileScreen {
         <section class="card"><h2>Against the bots</h2><div data-slot="levels" data-testid="levels"></div></section>
         <section class="card"><h2>Accuracy</h2><div data-slot="accuracy" data-testid="accuracy"></div></section>
         <section class="card"><h2>Puzzles</h2><div data-slot="puzzles" data-testid="profile-puzzles"></div></section>
+        <section class="card"><h2>Tournaments</h2><div data-slot="tournaments" data-testid="profile-tournaments"></div></section>
       </div>
       <section class="card"><h2>Games <span class="count" data-slot="total"></span></h2>
         <div data-slot="games" data-testid="profile-games"></div>
@@ -81,6 +84,13 @@ export class ProfileScreen {
         <ol class="moves">${tries.map((t) => html`<li data-testid="profile-puzzle-try"><a href="#/puzzles/${t.puzzle}">${t.theme}</a>
           ${t.solved ? "solved" : "failed"} · ${t.rating} (${t.change >= 0 ? "+" : ""}${t.change}) · ${new Date(t.at).toLocaleDateString()}</li>`)}</ol>`);
 
+    const played = p.tournaments ?? [];
+    render(this.slots.tournaments, played.length === 0 ? html`<p class="muted">No tournament played yet (<a href="#/tournaments">tournaments</a>).</p>`
+      : html`<ul class="moves">${played.map((t) => html`<li data-tournament="${t.id}" data-testid="profile-tournament">
+        <a href="#/tournament/${t.id}">${t.name}</a> <small>${t.kind === "swiss" ? "Swiss" : "arena"}</small>
+        · <span data-testid="tournament-rank">${ordinal(t.rank)} of ${t.players}</span> · ${t.points} point${t.points === 1 ? "" : "s"}
+        · ${new Date(t.ended).toLocaleDateString()}</li>`)}</ul>`);
+
     render(this.slots.record, html`<dl class="record">
       <div><dt>Wins</dt><dd data-testid="wins">${p.wins}</dd></div>
       <div><dt>Draws</dt><dd data-testid="draws">${p.draws}</dd></div>
@@ -106,6 +116,12 @@ export class ProfileScreen {
   }
 }
 
+/** 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st. */
+export function ordinal(n) {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
+}
+
 /** A game of the profile (ArchivedGame), from the profile's player's side. */
 function gameRow(g) {
   const { result, change } = gameOutcome(g);
@@ -118,6 +134,7 @@ function gameRow(g) {
     <span class="players"><span class="outcome ${g.outcome}">${result}</span>
       ${change && html`<small class="change" data-testid="change">${change}</small>`}
       <small>as ${g.color} vs</small> ${opponent}${rating}</span>
-    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${kind} · ${g.plies} moves · ${new Date(g.ended).toLocaleDateString()}</span>
+    <span class="meta">${g.game_type} · ${describeTime(g.time)} · ${kind} · ${g.plies} moves · ${new Date(g.ended).toLocaleDateString()}
+      ${g.tournament && html`· <a href="#/tournament/${g.tournament}" data-testid="game-tournament">${g.tournament_name ?? "tournament"}</a>`}</span>
     <span class="row-actions"><a class="button" href="#/review/${g.id}" data-testid="review-game">Review</a></span></li>`;
 }

@@ -98,6 +98,36 @@ def _rateable(record: Record) -> bool:
     )
 
 
+def _row(record: Record, white: Seat, black: Seat, *, ended: int, archived: int) -> dict[str, Any]:
+    """The ``games`` row of the finished ``record`` (not rated yet: ``rate`` does that)."""
+    time = record.time
+    return {
+        "id": record.id,
+        "game_type": record.game_type,
+        "white": white.player,
+        "black": black.player,
+        "white_name": white.name,
+        "black_name": black.name,
+        "white_level": white.bot,
+        "black_level": black.bot,
+        "result": record.result,
+        "reason": record.reason,
+        "time_kind": time.kind,
+        "time_base": time.base,
+        "time_increment": time.increment,
+        "time_days": time.days,
+        "moves": ";".join(record.moves),
+        "plies": len(record.moves),
+        "created": record.created,
+        "ended": ended,
+        "rated": False,
+        "rematch_of": record.rematch_of,
+        "archived": archived,
+        "speed": rating.speed(time),
+        "tournament": record.tournament,
+    }
+
+
 class Archive:
     """Finished games: in Redis while there, else in the database.
 
@@ -152,33 +182,9 @@ class Archive:
             {"id": seat.player, "name": seat.name, "kind": _kind(seat), "created": now}
             for seat in sorted((white, black), key=lambda seat: seat.player)
         ]  # in the order of their ids, as any other transaction writing them: no deadlock
-        time = record.time
-        pool = rating.speed(time)
+        pool = rating.speed(record.time)
         ended = record.ended if record.ended is not None else now
-        game = {
-            "id": record.id,
-            "game_type": record.game_type,
-            "white": white.player,
-            "black": black.player,
-            "white_name": white.name,
-            "black_name": black.name,
-            "white_level": white.bot,
-            "black_level": black.bot,
-            "result": record.result,
-            "reason": record.reason,
-            "time_kind": time.kind,
-            "time_base": time.base,
-            "time_increment": time.increment,
-            "time_days": time.days,
-            "moves": ";".join(record.moves),
-            "plies": len(record.moves),
-            "created": record.created,
-            "ended": ended,
-            "rated": False,
-            "rematch_of": record.rematch_of,
-            "archived": now,
-            "speed": pool,
-        }
+        game = _row(record, white, black, ended=ended, archived=now)
         async with db.engine.begin() as connection:
             await connection.execute(db.insert(tables.players).on_conflict_do_nothing(), people)
             await connection.execute(_signed_up([white.player, black.player]))
@@ -384,4 +390,5 @@ def _record(row: Any) -> Record:
         reason=row["reason"],
         ended=row["ended"],
         rematch_of=row["rematch_of"],
+        tournament=row["tournament"],
     )

@@ -5,7 +5,8 @@ parameters, and each bounded by a limit.
 They use the indexes games(white, ended) and games(black, ended) (a page: each side's newest,
 merged), games(white, result, black_level) and games(black, result, white_level) (the record,
 from the index alone), ratings(speed, rating) (the leaderboard, from the top) and
-rating_history(player, at).
+rating_history(player, at); a profile's tournaments (``server.archive.tournaments``)
+tournament_results(player, ended).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from protocol import (
     SpeedRating,
     TimeControl,
 )
+from server.archive import tournaments
 from server.archive.db import tables
 from server.game.clock import now_ms
 from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS, PROVISIONAL_RD, SPEEDS
@@ -50,6 +52,7 @@ HISTORY_SHOWN: Final = 500
 WEEK_MS: Final = 7 * 24 * 3600 * 1000
 
 GAMES: Final = tables.games
+_TOURNAMENTS: Final = tables.tournaments
 _OUTCOMES: Final[dict[tuple[Color, str], str]] = {
     ("white", "WhiteWins"): "win",
     ("white", "BlackWins"): "loss",
@@ -137,6 +140,7 @@ def explained(name: str, player: str, speed: str) -> dict[str, Any]:
         "record as white": white.params(mine),
         "record as black": black.params(mine),
         "history": history_query().params(mine),
+        "tournaments": tournaments.played_query().params(mine),
         "first page": newest().params(page_values(player, PROFILE_PAGE, 0)),
         "leaderboard": leaderboard().params(board_values(speed)),
         "provisional": provisional_board().params(board_values(speed)),
@@ -278,9 +282,14 @@ def _side(color: Color, keyset: bool, columns: tuple[str, ...] | None) -> Select
             games.c[f"{theirs}_rating"].label("opponent_rating"),
             games.c[f"{mine}_change"].label("change"),
             literal(color).label("color"),
+            games.c.tournament,
+            _TOURNAMENTS.c.name.label("tournament_name"),
         ]
     )
     query = select(*chosen).where(games.c[mine] == bindparam("player"), games.c.result.is_not(None))
+    if not columns:  # a tournament's name, once it ended (by its key)
+        joined = games.outerjoin(_TOURNAMENTS, games.c.tournament == _TOURNAMENTS.c.id)
+        query = query.select_from(joined)
     if keyset:
         ended = bindparam("before_ended", type_=BigInteger)
         game = bindparam("before_id", type_=String)
@@ -343,6 +352,8 @@ def _line(row: Any) -> ArchivedGame:
         rating_change=None if change is None else round(change),
         plies=row.plies,
         ended=row.ended,
+        tournament=row.tournament,
+        tournament_name=row.tournament_name,
     )
 
 

@@ -79,9 +79,11 @@ def create(
     rated: bool = False,
     rating_min: int | None = None,
     rating_max: int | None = None,
+    tournament: str | None = None,
 ) -> Record:
     """A new open game, the creator seated on ``color`` (random: decided when someone joins);
-    ``wants``, ``challenge`` and the rating range say who may join. (Whether the game may be
+    ``wants``, ``challenge`` and the rating range say who may join; ``tournament``: the one
+    it is a game of. (Whether the game may be
     ``rated``, and have a range, is ``Seating``'s to check.)
 
     Raises:
@@ -103,6 +105,7 @@ def create(
         rated=rated,
         rating_min=rating_min,
         rating_max=rating_max,
+        tournament=tournament,
     )
     if color == "black":
         return replace(record, black=creator)

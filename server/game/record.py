@@ -80,6 +80,8 @@ class Record:
         held: Until when the side to move's clock waits for its player after a restart
             (``server.game.holds``; None: it does not wait). Meanwhile ``turn_started`` lies
             that far ahead, less what the turn had used before.
+        tournament: The tournament whose director made the game (None: an ordinary game);
+            the archive keeps it with the game.
     """
 
     id: str
@@ -124,6 +126,7 @@ class Record:
     black_takebacks: int = 0
     clocks_before: list[list[int | None]] = field(default_factory=list)
     held: int | None = None
+    tournament: str | None = None
 
     @property
     def turn(self) -> Color:

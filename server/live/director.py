@@ -16,7 +16,9 @@ it; a holder that dies lets go when its lease lapses, and the next process to lo
   through ``Changes.create``, as any game (clocks, spectators, reconnects, the archive), and
   its players told (``tournament_game``, on every process);
 - past its end no one is paired; once its last game has ended it is over, its winner the
-  first of the standings, and everyone told.
+  first of the standings: its final standings are written to the database first
+  (``server.archive.tournaments``, once), then it is marked over in Redis and everyone told
+  (a database that does not answer leaves it running, finished at a later tick).
 
 After every change the tournament (``tournament``, its standings) goes to its players and
 watchers, on every process (the notices channel).
@@ -30,6 +32,7 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from protocol import (
@@ -43,6 +46,7 @@ from protocol import (
     TournamentSummary,
     encode,
 )
+from server.archive.games import DATABASE_ERRORS
 from server.game import arena as rules
 from server.game import match, rating
 from server.game.clock import now_ms
@@ -67,6 +71,10 @@ LEASE_MS: Final = 4000
 UNMADE_MS: Final = 5000
 """How long a pairing may wait for its game to be made before it is undone."""
 SCORES: Final = {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}
+
+Keep = Callable[[Tournament, str, int], Awaitable[bool]]
+"""Writes an ended tournament to the database once (``TournamentArchive.write``): its
+final standings, its creator's id, when it ended."""
 
 
 def standings(roster: Roster) -> list[Standing]:
@@ -148,6 +156,8 @@ class Director:
         changes: Where the games are made.
         seat_again: A seat with its player's rating now in a speed (``Seating.seat_again``).
         ttl_ms: Of ``Settings.open_game_ttl``: a record has one, though never open.
+        keep: Writes an ended tournament to the database (None: nothing is kept of it
+            once its keys lapse, as in a tool with no database).
     """
 
     def __init__(
@@ -158,12 +168,14 @@ class Director:
         seat_again: Callable[[Seat, Speed], Awaitable[Seat | None]],
         *,
         ttl_ms: int,
+        keep: Keep | None = None,
     ) -> None:
         self.tournaments = tournaments
         self.store = store
         self.changes = changes
         self.seat_again = seat_again
         self.ttl_ms = ttl_ms
+        self.keep = keep
         self.owner = secrets.token_hex(8)
         self.tick = TICK_SECONDS
         self.lease_ms = LEASE_MS
@@ -177,7 +189,7 @@ class Director:
             while True:
                 try:
                     await self.drive_once()
-                except STORAGE_ERRORS as error:
+                except (*STORAGE_ERRORS, *DATABASE_ERRORS) as error:
                     log.warning("tournaments not driven this tick (%s)", error)
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.tick):
@@ -319,6 +331,7 @@ class Director:
             ttl_ms=self.ttl_ms,
             seed=random.getrandbits(31),
             rated=arena.rated,
+            tournament=arena.id,
         )
         record, event = match.join(record, seats[1], now)
         await self.changes.create(record, event)
@@ -327,6 +340,9 @@ class Director:
         shown = await tournament(self.tournaments, arena)
         played = [line for line in shown.standings if line.scores]
         winner = played[0].player if played else None
+        if self.keep is not None:  # first: killed before the mark, it is finished again
+            final = Tournament(replace(shown.summary, status="over"), shown.standings, winner)
+            await self.keep(final, arena.creator, now)
         await self.tournaments.finish(arena.id, winner, now)
         lease = self.held.pop(arena.id, None)
         if lease is not None:

@@ -3,7 +3,8 @@
 A profile is an account's (a person's or a bot account's; a guest or one of the server's bot
 levels has none): its rating per speed, its wins, draws and losses over every archived game,
 its record against each of the server's bot levels, its rating history, its average accuracy
-per speed over its games with a computer analysis, and one page of its games, newest first.
+per speed over its games with a computer analysis, its newest ended tournaments (its rank
+and points in each) and one page of its games, newest first.
 Aborted games (no result) are not counted nor listed. A leaderboard lists the players of one
 speed whose rating is not provisional, who played a rated game of that speed within
 ``LEADERBOARD_WEEKS`` and whose rated games of it were against ``LEADERBOARD_OPPONENTS``
@@ -53,7 +54,7 @@ from protocol import (
     Profile,
     ProtocolError,
 )
-from server.archive import analyses, puzzles, queries
+from server.archive import analyses, puzzles, queries, tournaments
 from server.archive.db.database import Database
 from server.archive.games import DATABASE_ERRORS
 from server.game.rating import LEADERBOARD_OPPONENTS, LEADERBOARD_WEEKS
@@ -179,6 +180,7 @@ class Profiles:
             accuracy = await analyses.accuracies(connection, player)
             puzzle_rating = await puzzles.rating_in(connection, player)
             puzzle_tries = await puzzles.history_in(connection, player)
+            played_in = await tournaments.of_player(connection, player)
             total = sum(sum(counts.values()) for counts in records.values())
             games: list[ArchivedGame] = []
             if page * PROFILE_PAGE < total:
@@ -203,6 +205,7 @@ class Profiles:
             accuracy=accuracy,
             puzzles=wire_rating(puzzle_rating) if puzzle_rating.tries else None,
             puzzle_tries=wire_tries(puzzle_tries),
+            tournaments=played_in,
         )
 
     async def download(self, name: str, before: str | None = None) -> Download | None:

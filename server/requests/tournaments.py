@@ -6,6 +6,11 @@ Everything a client sends is data: a name is trimmed and capped (``TOURNAMENT_NA
 client escapes it), numbers are checked against the limits the server states
 (``welcome.limits``: ``TOURNAMENTS_PER_DAY`` a day an account, ``TOURNAMENT_PLAYERS`` at
 most a tournament), and a refusal says which.
+
+A tournament whose keys Redis let go (``KEPT_MS`` after its end) is read from the database
+(``server.archive.tournaments``): ``tournament_watch`` answers its final standings, over,
+and a join or leave of it is refused as for any ended one; an id neither knows is
+``unknown_tournament``.
 """
 
 from __future__ import annotations
@@ -27,15 +32,19 @@ from protocol import (
     JoinTournament,
     LeaveTournament,
     ProtocolError,
+    Tournament,
     TournamentList,
     WatchTournament,
 )
+from server.archive.games import DATABASE_ERRORS
+from server.archive.tournaments import TournamentArchive
 from server.game import match, rating
 from server.game.clock import now_ms
 from server.live.director import Director, publish, summary, tournament
 from server.storage.tournaments import Arena, Entrant, TournamentStore
 
 if TYPE_CHECKING:
+    from server.archive.db.database import Database
     from server.live.changes import Changes
     from server.live.session import Session
     from server.requests.seating import Seating
@@ -48,14 +57,17 @@ LATE_MS: Final = 60_000
 
 
 def arenas(
-    settings: Settings, store: Store, seating: Seating, changes: Changes
+    settings: Settings, store: Store, database: Database, seating: Seating, changes: Changes
 ) -> tuple[Tournaments, Director]:
     """The tournaments' handlers and their director, on ``store`` (its games' records last
-    ``settings.open_game_ttl``, as any game's)."""
+    ``settings.open_game_ttl``, as any game's), the ended ones kept in ``database``."""
     tournaments = TournamentStore(store)
+    archived = TournamentArchive(database)
     ttl_ms = int(settings.open_game_ttl * 1000)
-    director = Director(tournaments, store, changes, seating.seat_again, ttl_ms=ttl_ms)
-    return Tournaments(store, tournaments, seating, director), director
+    director = Director(
+        tournaments, store, changes, seating.seat_again, ttl_ms=ttl_ms, keep=archived.write
+    )
+    return Tournaments(store, tournaments, seating, director, archived), director
 
 
 class Tournaments:
@@ -66,15 +78,22 @@ class Tournaments:
         tournaments: The tournaments in Redis.
         seating: A player's rating (the rating range, the standings' order).
         director: Woken when a player joins here (paired without waiting for its tick).
+        archived: The ended tournaments in the database (None: none is read from there).
     """
 
     def __init__(
-        self, store: Store, tournaments: TournamentStore, seating: Seating, director: Director
+        self,
+        store: Store,
+        tournaments: TournamentStore,
+        seating: Seating,
+        director: Director,
+        archived: TournamentArchive | None = None,
     ) -> None:
         self.store = store
         self.tournaments = tournaments
         self.seating = seating
         self.director = director
+        self.archived = archived
 
     async def create(self, session: Session, message: CreateTournament) -> None:
         player = session.player
@@ -111,12 +130,33 @@ class Tournaments:
         await session.send(TournamentList(shown))
 
     async def _arena(self, tournament_id: str) -> Arena:
+        """The tournament in Redis.
+
+        Raises:
+            ProtocolError: NOT_OPEN when only the database has it (over), else
+                UNKNOWN_TOURNAMENT.
+        """
         found = await self.tournaments.arena(tournament_id)
         if found is None:
+            if await self._archived(tournament_id) is not None:
+                raise ProtocolError(ErrorCode.NOT_OPEN, "this tournament is over")
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tournament_id!r:.40}"
             )
         return found[0]
+
+    async def _archived(self, tournament_id: str) -> Tournament | None:
+        """The ended tournament from the database (None: not there).
+
+        Raises:
+            ProtocolError: UNAVAILABLE when the database does not answer.
+        """
+        if self.archived is None or len(tournament_id) > 16:
+            return None
+        try:
+            return await self.archived.read(tournament_id)
+        except DATABASE_ERRORS as error:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable") from error
 
     async def join(self, session: Session, message: JoinTournament) -> None:
         player = session.player
@@ -166,7 +206,17 @@ class Tournaments:
     async def watch(self, session: Session, message: WatchTournament) -> None:
         player = session.player
         assert player is not None
-        arena = await self._arena(message.tournament)
+        found = await self.tournaments.arena(message.tournament)
+        if found is None:  # its keys lapsed: its final standings, from the database
+            kept = await self._archived(message.tournament)
+            if kept is None:
+                raise ProtocolError(
+                    ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {message.tournament!r:.40}"
+                )
+            if message.subscribe:
+                await session.send(kept)
+            return
+        arena = found[0]
         await self.tournaments.watch(arena.id, player, now_ms(), message.subscribe)
         if message.subscribe:
             await session.send(await tournament(self.tournaments, arena))

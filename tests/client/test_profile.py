@@ -2,8 +2,10 @@
 rating per speed with "?" while provisional, a chart of their rating history drawn by uPlot,
 wins, draws and losses, the record against each bot level, their games newest first a page at
 a time with links to review, and the download of all their games; the leaderboard of a speed
-lists the established players, linked to their profiles. The games are archived records and
-the ratings rows put in the database, as tests/server/test_profiles.py does."""
+lists the established players, linked to their profiles; the tournaments a player finished
+are listed with their rank, each linked to its page (served from the archive once Redis let
+it go), a hostile name shown as text. The games are archived records and the ratings rows put
+in the database, as tests/server/test_profiles.py does."""
 
 from __future__ import annotations
 
@@ -11,9 +13,19 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, expect
+from sqlalchemy import update
 
-from protocol import PROFILE_PAGE, GetProfile, Profile
+from protocol import (
+    PROFILE_PAGE,
+    GetProfile,
+    Profile,
+    Standing,
+    TimeControl,
+    Tournament,
+    TournamentSummary,
+)
 from protocol.client import Client
+from server.archive.db import tables
 from tests.client.support import Person
 from tests.server.archived import (
     GAMES,
@@ -112,3 +124,53 @@ async def test_the_leaderboard_lists_established_players_by_speed(
     await expect(page.get_by_test_id("profile-name")).to_have_text("Ann")
     assert ann.errors == []
     await ann.close()
+
+
+HOSTILE = '<img src=x onerror="window.hacked=1">Cup'
+
+
+async def test_a_profile_lists_its_tournaments_with_rank_linked_to_their_kept_pages(
+    srv: Running, browser: Browser
+) -> None:
+    """A Swiss that ended (kept in SQL as its director keeps it, its keys long gone from
+    Redis): Ann's profile lists it with her rank of its players and her points, its name (markup)
+    as text, and one of her games says it; the link opens its page, from the archive."""
+    seeded = await seed(srv)
+    summary = TournamentSummary(
+        "5a5a5a5a", HOSTILE, "Bob", "Base", TimeControl("clock", 180, 2), False,
+        seeded.t0, seeded.t0, "over", 3, 64, kind="swiss", rounds=3, round=3,
+    )  # fmt: skip
+    standings = [
+        Standing(seeded.bob, "Bob", 1488, 2.5, [1.0, 1.0, 0.5], buchholz=3.0),
+        Standing(seeded.ann, "Ann", 1612, 1.5, [0.0, 1.0, 0.5], byes=1, buchholz=4.0),
+        Standing("c0ffee00", "Cy", None, 1.0, [1.0, 0.0, 0.0]),
+    ]
+    archived = srv.hub.tournaments.archived
+    assert archived is not None
+    assert await archived.write(Tournament(summary, standings, seeded.bob), seeded.bob, seeded.t0)
+    async with srv.hub.database.engine.begin() as connection:
+        games = tables.games
+        await connection.execute(
+            update(games).where(games.c.id == seeded.newest).values(tournament="5a5a5a5a")
+        )
+    gus = await Person.open(browser, srv.http_url, "gus", "/#/@/ann")
+    page = gus.page
+    row = page.get_by_test_id("profile-tournament")
+    await expect(row).to_have_count(1)
+    await expect(row.get_by_test_id("tournament-rank")).to_have_text("2nd of 3")
+    await expect(row).to_contain_text("1.5 points")
+    link = row.locator('a[href="#/tournament/5a5a5a5a"]')
+    await expect(link).to_have_text(HOSTILE)  # text, not markup
+    await expect(page.locator("[data-testid=profile] img")).to_have_count(0)
+    newest = page.locator(f"[data-testid=profile-games] li[data-game={seeded.newest}]")
+    await expect(newest.get_by_test_id("game-tournament")).to_have_text(HOSTILE)
+    await link.click()
+    await expect(page.get_by_test_id("tournament-title")).to_have_text(HOSTILE)
+    await expect(page.get_by_test_id("tournament-winner")).to_have_text("Winner: Bob")
+    standing = page.get_by_test_id("standing")
+    await expect(standing).to_have_count(3)
+    await expect(standing.nth(1)).to_have_attribute("data-name", "Ann")
+    await expect(page.get_by_test_id("tournament-join")).to_have_count(0)
+    assert await page.evaluate("window.hacked") is None
+    assert gus.errors == []
+    await gus.close()

@@ -65,6 +65,7 @@ from protocol import (
     Ping,
     Play,
     PlayerAnalysis,
+    PlayerTournament,
     Pong,
     Position,
     Presence,
@@ -292,6 +293,8 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
                     -14,
                     31,
                     1_795_446_241_400,
+                    "7c1e5a9b",
+                    "Friday blitz",
                 ),
                 ArchivedGame(
                     "0f1e2d3c",
@@ -314,6 +317,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
             accuracy=[SpeedAccuracy("blitz", 81.4, 3), SpeedAccuracy(None, 64.0, 1)],
             puzzles=PuzzleRating(1523, True, 3, 2, 1),
             puzzle_tries=[PuzzleTry(16, "win2", True, 1523, 12, 1_795_446_241_400)],
+            tournaments=[PlayerTournament("7c1e5a9b", "Friday blitz", "swiss", 2, 9, 3.5, 7)],
         ),
         "leaderboard": Leaderboard(
             "blitz",

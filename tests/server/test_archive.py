@@ -16,11 +16,21 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
-from protocol import CreateGame, Resign, TimeControl, Update
+from protocol import (
+    CreateGame,
+    PlayerTournament,
+    Resign,
+    Standing,
+    TimeControl,
+    Tournament,
+    TournamentSummary,
+    Update,
+)
 from protocol.client import Client
 from server.archive.db import tables
 from server.archive.db.database import Database
 from server.archive.games import ARCHIVE_ERRORS
+from server.archive.tournaments import TournamentArchive, of_player
 from server.embedded import RedisProcess
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.postgres import PostgresProcess
@@ -167,6 +177,68 @@ async def test_ratings_made_before_they_counted_opponents_count_them_once_migrat
             ("c1", "rapid"): 1,
             ("c1", "blitz"): 0,
         }
+    finally:
+        await database.close()
+
+
+async def test_an_ended_tournament_is_kept_once_and_older_games_have_none_once_migrated(
+    database_url: str,
+) -> None:
+    """Migration 0011: a game archived before it has no tournament; an ended Swiss written
+    twice at once is one row (``ON CONFLICT DO NOTHING``), read back as it was written, and
+    listed for its players."""
+    database = Database(database_url)
+    try:
+        await database.migrate("0010")
+        async with database.engine.begin() as connection:
+            await connection.execute(
+                tables.players.insert(),
+                [{"id": p, "name": p, "kind": "account", "created": 0} for p in ("a1", "b1")],
+            )
+            await connection.execute(
+                tables.games.insert(),
+                {"id": "g1", "white": "a1", "black": "b1", "rated": False, "speed": "blitz"}
+                | {"game_type": "Base", "white_name": "a1", "black_name": "b1", "result": "Draw"}
+                | {"reason": "agreement", "time_kind": "clock", "time_base": 600}
+                | {"time_increment": 0, "time_days": 0, "moves": "", "plies": 0}
+                | {"created": 0, "ended": 0, "archived": 0},
+            )
+        await database.migrate()
+        (game,) = await rows(database_url)
+        assert game["tournament"] is None
+        summary = TournamentSummary(
+            "7c1e5a9b",
+            "<i>Friday</i>",
+            "ada",
+            "Base+M",
+            TimeControl("clock", 180, 2),
+            True,
+            1000,
+            1000,
+            "over",
+            3,
+            64,
+            None,
+            1900,
+            "swiss",
+            3,
+            3,
+        )
+        standings = [
+            Standing("a1", "ada", 1500, 2.5, [1.0, 0.5, 1.0], byes=1, buchholz=3.5),
+            Standing("b1", "bob", None, 1.0, [0.0, 1.0, 0.0], buchholz=4.0, sonneborn_berger=1.5),
+            Standing("c1", "cy", 1600, 0.5, [0.5], status="paused"),
+        ]
+        final = Tournament(summary, standings, "a1")
+        archive = TournamentArchive(database)
+        written = await asyncio.gather(*(archive.write(final, "p0", 5000) for _ in range(2)))
+        assert sorted(written) == [False, True]
+        assert await archive.read("7c1e5a9b") == final
+        assert await archive.read("nosuchid") is None
+        assert len(await rows(database_url, tables.tournament_results)) == 3
+        async with database.engine.connect() as connection:
+            listed = await of_player(connection, "b1")
+        assert listed == [PlayerTournament("7c1e5a9b", "<i>Friday</i>", "swiss", 2, 3, 1.0, 5000)]
     finally:
         await database.close()
 

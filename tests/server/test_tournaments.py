@@ -2,17 +2,21 @@
 paired as their games end, play (a result the test decides from who meets whom and the game's
 id), and the standings the server sends match the rules (``server.game.arena``) applied to the
 games each player saw; nobody plays themselves or two games at once; the process that drives a
-tournament killed and another takes over; the limits refused with their codes."""
+tournament killed and another takes over; the limits refused with their codes. An ended
+tournament is kept in SQL once (its games marked with it), listed on its players' profiles,
+and its page served from there once Redis let it go."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -24,11 +28,14 @@ from protocol import (
     Draw,
     Error,
     ErrorCode,
+    GetProfile,
     GetTournaments,
     JoinTournament,
     LeaveTournament,
     Message,
     Play,
+    PlayerTournament,
+    Profile,
     Resign,
     SignUp,
     TimeControl,
@@ -41,13 +48,16 @@ from protocol import (
     WatchTournament,
 )
 from protocol.client import Client
+from server.archive.db import tables
 from server.embedded import RedisProcess
 from server.game import swiss
 from server.game.arena import game_points
+from server.storage.keys import TOURNAMENTS_KEY, tournament_key
 from server.storage.store import Store
 from server.storage.tournaments import Arena, Entrant, TournamentStore
 from tests.server.conftest import Running, StartServer, free_port
-from tests.server.support import ServerProcess, running_all
+from tests.server.support import ServerProcess, rows, running_all
+from tests.support import until
 
 PASSWORD = "correct horse battery"
 BLITZ = TimeControl("clock", 180, 2)
@@ -197,8 +207,9 @@ def expected(players: list[Player]) -> dict[str, list[int]]:
 
 
 async def create(client: Client, **fields: object) -> Tournament:
-    """A new arena (a name of its own: the client may be sent other tournaments' news)."""
-    name = f"Arena {secrets.token_hex(4)}"
+    """A new arena (a name of its own unless given: the client may be sent other tournaments'
+    news)."""
+    name = str(fields.pop("name", f"Arena {secrets.token_hex(4)}"))
     settings: dict[str, object] = {"name": name, "game_type": "Base", "time": BLITZ}
     await client.send(CreateTournament(**{**settings, **fields}))  # type: ignore[arg-type]
     while True:
@@ -449,12 +460,15 @@ async def test_another_process_takes_over_a_tournament_whose_director_is_killed(
     redis_server: RedisProcess,
 ) -> None:
     async with two_processes(redis_server) as servers:
-        await _take_over(servers, redis_server.url)
+        final = await _take_over(servers, redis_server.url)
+    url = f"sqlite+aiosqlite:///{redis_server.folder.parent / 'data' / 'hive.sqlite3'}"
+    (_,), lines = await kept(url, final.summary.id)  # kept once, by the survivor
+    assert results_of(lines) == as_kept(final)
 
 
-async def _take_over(servers: list[ServerProcess], redis_url: str) -> None:
+async def _take_over(servers: list[ServerProcess], redis_url: str) -> Tournament:
     """An arena on ``servers``, its players on the one that does not drive it, which is
-    killed while they play; the other takes it over."""
+    killed while they play; the other takes it over: its final standings."""
     names = ["ann", "bob", "cy", "dee"]
     async with contextlib.AsyncExitStack() as stack:
         host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
@@ -491,6 +505,7 @@ async def _take_over(servers: list[ServerProcess], redis_url: str) -> None:
     want = expected(players)
     assert {s.player: s.scores for s in final.standings} == want  # no game, no point lost
     assert sum(len(p.games) for p in players) == sum(len(s.scores) for s in final.standings)
+    return final
 
 
 async def test_a_server_restarted_mid_arena_resumes_it(start_server: StartServer) -> None:
@@ -551,6 +566,11 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
         await host.send(GetTournaments())
         listed = await host.expect(TournamentList)
         assert [(t.id, t.kind, t.round) for t in listed.tournaments] == [(tournament, "swiss", 3)]
+        archived = srv.hub.tournaments.archived
+        assert archived is not None and await archived.read(tournament) == final  # kept in SQL
+        (row,), lines = await kept(srv.hub.database.url, tournament)
+        assert (row["kind"], row["rounds"], row["played"]) == ("swiss", 3, 3)
+        assert results_of(lines) == as_kept(final)
     assert final.summary.round == 3 and len(stored) == 3
     byes = [round_.bye for round_ in stored]
     assert None not in byes and len(set(byes)) == 3
@@ -681,3 +701,109 @@ async def _swiss_taken_over(servers: list[ServerProcess], redis_url: str) -> Non
         me = player.client.player
         line = next(s for s in final.standings if s.player == me)
         assert line.scores == [s if white == me else 1 - s for white, _, s in player.games]
+
+
+async def kept(url: str, tournament: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``tournaments`` rows of ``tournament`` in the database at ``url``, and its
+    ``tournament_results`` rows by rank."""
+    found = [row for row in await rows(url, tables.tournaments) if row["id"] == tournament]
+    lines = [r for r in await rows(url, tables.tournament_results) if r["tournament"] == tournament]
+    return found, sorted(lines, key=lambda r: int(r["rank"]))
+
+
+def as_kept(final: Tournament) -> list[tuple[Any, ...]]:
+    """What ``tournament_results`` must hold of ``final``'s standings, by rank."""
+    return [
+        (s.player, n, s.name, s.points, s.scores, len(s.scores) - s.byes, s.byes, s.buchholz)
+        for n, s in enumerate(final.standings, start=1)
+    ]
+
+
+def results_of(lines: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    keys = ("player", "rank", "name", "points", "scores", "games", "byes", "buchholz")
+    return [tuple(json.loads(r[k]) if k == "scores" else r[k] for k in keys) for r in lines]
+
+
+NAME = "<b>Arena</b> & co"
+
+
+async def test_an_ended_arena_is_kept_in_sql_once_on_profiles_and_its_page(srv: Running) -> None:
+    """An arena played to its end: its row, its final standings and its games' tournament in
+    SQL, written before Redis marks it over (the database failing the first write, it waits
+    for the next); a player's profile lists it (rank, points) and its games say it; finished
+    again (a kill between the write and Redis's mark, replayed), it is still one row; once its
+    keys are gone from Redis, its page comes from SQL; an id known nowhere stays unknown."""
+    names = ["ann", "bob", "cy"]
+    url = srv.hub.database.url
+    director = srv.hub.director
+    keep = director.keep
+    failed: list[str] = []
+    assert keep is not None
+
+    async def away_once(final: Tournament, creator: str, ended: int) -> bool:
+        if not failed:
+            failed.append(final.summary.status)
+            raise OSError("the database is away")
+        return await keep(final, creator, ended)
+
+    director.keep = away_once
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        made = await create(host, minutes=30, rated=False, name=NAME)
+        tournament = made.summary.id
+        await host.send(WatchTournament(tournament))
+        await host.expect(Tournament)
+        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
+        for client in clients:
+            await client.send(JoinTournament(tournament))
+        async with playing(players, tournament, names, by_player):
+            await standings_until(host, lambda t: sum(len(s.scores) for s in t.standings) >= 8)
+            store = srv.hub.tournaments.tournaments
+            await store.end_at(tournament, int(time.time() * 1000))
+            final = await standings_until(host, lambda t: t.summary.status == "over")
+        assert failed == ["over"]
+        made_games = set().union(*(p.seen for p in players))
+        assert len(made_games) * 2 == sum(len(s.scores) for s in final.standings)
+
+        async def games_kept() -> dict[str, Any]:
+            marks = {r["id"]: r["tournament"] for r in await rows(url)}
+            return {g: marks[g] for g in made_games} if made_games <= set(marks) else {}
+
+        marked = await until(games_kept, "every game of the arena archived")
+        assert marked == {game: tournament for game in made_games}
+        (row,), lines = await kept(url, tournament)
+        shown = (row["name"], row["kind"], row["creator_name"], row["winner"], row["players"])
+        assert shown == (NAME, "arena", "host", final.winner, 3)
+        assert results_of(lines) == as_kept(final)
+
+        ann = clients[0]
+        await ann.send(GetProfile("ann"))
+        profile = await ann.expect(Profile)
+        rank, line = next((n, s) for n, s in enumerate(final.standings, 1) if s.name == "ann")
+        assert profile.tournaments == [
+            PlayerTournament(tournament, NAME, "arena", rank, 3, line.points, row["ended"])
+        ]
+        assert {g.id: (g.tournament, g.tournament_name) for g in profile.games} == {
+            g: (tournament, NAME) for g in players[0].seen
+        }
+
+        # Killed after the write, before Redis's mark: the next step finishes it again.
+        redis = srv.hub.store.redis
+        await redis.hset(tournament_key(tournament), "status", "running")
+        await redis.zadd(TOURNAMENTS_KEY, {tournament: made.summary.starts})
+        again = await standings_until(host, lambda t: t.summary.status == "over")
+        assert again == final
+        archived = srv.hub.tournaments.archived
+        assert archived is not None and not await archived.write(final, "host", 1)
+        assert await kept(url, tournament) == ([row], lines)
+
+        async for key in redis.scan_iter(match=f"*{{{tournament}}}*"):
+            await redis.delete(key)
+        await host.send(WatchTournament(tournament))
+        assert await host.expect(Tournament) == final
+        refused = await refusal(host, JoinTournament(tournament))
+        assert refused.code == ErrorCode.NOT_OPEN
+        refused = await refusal(host, WatchTournament("deadbeef"))
+        assert refused.code == ErrorCode.UNKNOWN_TOURNAMENT

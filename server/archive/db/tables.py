@@ -33,6 +33,16 @@ needs a new migration). Times are server wall-clock milliseconds, as in Redis.
 - ``puzzle_mining``: one row (id 1, made by its migration): how far the puzzle miner
   (``server.live.miner``) read the archived games, in the order of (``archived``, ``id``):
   the last game it read (``archived``, ``game``), and the ``games`` read in all.
+- ``tournaments``: an ended tournament (``server.archive.tournaments``), written once when it
+  ends: its settings (``kind``, ``name``, its creator, ``game_type``, time control, ``rated``,
+  the rating range, the cap), when it ``starts`` and ``ends`` (as set; a Swiss's ``ends`` is
+  its start) and when it ``ended``, its ``winner`` (None: nobody played), its ``players``, a
+  Swiss's ``rounds`` and the rounds ``played``.
+- ``tournament_results``: each player's line of an ended tournament's final standings: its
+  ``rank`` (from 1), ``name`` and ``rating`` then, ``points``, each game's ``scores`` (JSON),
+  the ``games`` played, a Swiss's ``byes`` and tie-breaks (``buchholz``,
+  ``sonneborn_berger``), the arena's ``streak`` and the ``status`` at the end; ``ended``
+  repeated from ``tournaments`` for a profile's list (newest first, from an index).
 """
 
 from __future__ import annotations
@@ -104,6 +114,7 @@ games: Final = Table(
     Column("black_rating", Float),
     Column("black_rd", Float),
     Column("black_change", Float),
+    Column("tournament", String(16)),  # the tournament it was a game of (None: none)
     Index(None, "white", "ended"),
     Index(None, "black", "ended"),
     Index(None, "ended"),
@@ -112,6 +123,7 @@ games: Final = Table(
     Index(None, "white", "result", "black_level"),
     Index(None, "black", "result", "white_level"),
     Index(None, "archived", "id"),  # the puzzle miner's walk (server.archive.mining)
+    Index(None, "tournament"),
 )
 
 traces: Final = Table(
@@ -249,4 +261,50 @@ puzzle_mining: Final = Table(
     Column("archived", BigInteger, nullable=False),  # the last game read: when archived
     Column("game", String(16), nullable=False),  # and its id ("" before the first)
     Column("games", BigInteger, nullable=False),  # games read in all
+)
+
+tournaments: Final = Table(
+    "tournaments",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("kind", String(8), nullable=False),  # arena, swiss
+    Column("creator", String(40), nullable=False),
+    Column("creator_name", String(64), nullable=False),
+    Column("game_type", String(32), nullable=False),
+    Column("time_kind", String(8), nullable=False),
+    Column("time_base", Integer, nullable=False),
+    Column("time_increment", Integer, nullable=False),
+    Column("time_days", Integer, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rating_min", Integer),
+    Column("rating_max", Integer),
+    Column("max_players", Integer, nullable=False),
+    Column("starts", BigInteger, nullable=False),
+    Column("ends", BigInteger, nullable=False),  # as set (a Swiss: its start)
+    Column("ended", BigInteger, nullable=False),  # when it was over
+    Column("winner", String(40)),
+    Column("players", Integer, nullable=False),
+    Column("rounds", Integer, nullable=False),  # a Swiss's (an arena: 0)
+    Column("played", Integer, nullable=False),  # a Swiss's rounds played
+)
+
+tournament_results: Final = Table(
+    "tournament_results",
+    metadata,
+    Column("tournament", String(16), ForeignKey("tournaments.id"), primary_key=True),
+    Column("player", String(40), primary_key=True),
+    Column("rank", Integer, nullable=False),  # from 1
+    Column("name", String(64), nullable=False),
+    Column("rating", Integer),  # when they joined
+    Column("points", Float, nullable=False),
+    Column("scores", Text, nullable=False),  # JSON: each game's points, in order
+    Column("games", Integer, nullable=False),
+    Column("byes", Integer, nullable=False),
+    Column("buchholz", Float, nullable=False),
+    Column("sonneborn_berger", Float, nullable=False),
+    Column("streak", Boolean, nullable=False),
+    Column("status", String(8), nullable=False),  # waiting, paused (at the end)
+    Column("ended", BigInteger, nullable=False),  # the tournament's
+    Index(None, "player", "ended"),
 )
