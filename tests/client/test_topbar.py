@@ -32,11 +32,10 @@ async def overflow(page: Page) -> int:
 async def reachable(page: Page) -> set[str]:
     """The pages whose link shows in the bar, or in the menu when the menu shows."""
     found = set()
-    menu = page.get_by_test_id("site-menu")
+    in_menu = await page.get_by_test_id("site-menu").is_visible()
     for name, (bar, item) in PAGES.items():
-        if bar is not None and await page.get_by_test_id(bar).is_visible():
-            found.add(name)
-        elif await menu.is_visible() and await page.get_by_test_id(item).count() == 1:
+        in_bar = bar is not None and await page.get_by_test_id(bar).is_visible()
+        if in_bar or (in_menu and await page.get_by_test_id(item).count() == 1):
             found.add(name)
     return found
 
