@@ -150,7 +150,8 @@ class GameState:
     players whose chat lines the game's players have muted; ``spectator_chat``: whether
     spectators may chat. ``unrated``: why a finished game chosen rated changed no rating (the
     ``unrated`` event's text; None otherwise). ``takeback_offer``: the side asking to take back
-    its last move (``Takeback``; None: nobody).
+    its last move (``Takeback``; None: nobody). ``tournament``, ``tournament_name``: the
+    tournament it is a game of (None: an ordinary game).
     """
 
     id: str
@@ -183,6 +184,8 @@ class GameState:
     rating_changes: list[RatingChange] = field(default_factory=list)
     unrated: str | None = None
     takeback_offer: Color | None = None
+    tournament: str | None = None
+    tournament_name: str | None = None
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import * as S from "./state.js";
 import { NICKNAME_KEY, NOTATION_KEY, recentGames } from "./storage.js";
 import * as Sub from "./subscription.js";
 import { TournamentScreen } from "./tournament.js";
-import { TournamentsScreen, tournamentPaired, tournamentsReceived } from "./tournaments.js";
+import { TournamentsScreen, tournamentsReceived } from "./tournaments.js";
 import { lowTimeTurn } from "./views.js";
 
 /** The analysis board's requests: their refusals are its own to show. */
@@ -244,7 +244,6 @@ class App {
         else if (message.type === P.ServerType.TOURNAMENTS) this.dispatch(tournamentsReceived, message.tournaments);
         break;
       case P.ServerType.TOURNAMENT_GAME:
-        this.dispatch(tournamentPaired, message);
         this.go({ page: "game", id: message.game }); // paired: to the game, as one found in the lobby
         break;
       case P.ServerType.GAME_ANALYSIS:

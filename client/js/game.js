@@ -137,7 +137,7 @@ export class GameScreen {
     input.placeholder = closed && !mine ? "The players have closed the chat to spectators" : "Say something…";
 
     render(this.slots.info, html`
-      <div class="info-row"><span>${gs.game_type} · ${describeTime(gs.time)} · <span data-testid="game-kind">${gs.rated ? `rated ${gs.speed ?? ""}`.trim() : "casual"}</span></span>
+      <div class="info-row"><span>${gs.game_type} · ${describeTime(gs.time)} · <span data-testid="game-kind">${gs.rated ? `rated ${gs.speed ?? ""}`.trim() : "casual"}</span>${gs.tournament && html` · <a href="#/tournament/${gs.tournament}" data-testid="game-tournament">${gs.tournament_name ?? "tournament"}</a>`}</span>
         <span class="spectators" data-testid="spectators" data-count="${gs.spectators}" title="spectators">${ICONS.eye} ${gs.spectators} watching</span></div>
       <div class="info-row"><span>Game <code>${gs.id}</code></span>
         <span><a href="/games/${gs.id}.txt" target="_blank" data-testid="record-link">record</a>
@@ -247,9 +247,8 @@ export class GameScreen {
         buttons.push(html`<button type="button" data-action="claim" data-testid="claim" title="Win if your opponent stays away">Claim win</button>`);
       }
     }
-    const tournament = state.tournamentGames?.[state.game?.id]; // (this tab was sent to it)
-    if (gs.status === "over" && mine && tournament) {
-      buttons.push(html`<a class="button primary" href="#/tournament/${tournament}" data-testid="back-to-tournament">Back to the tournament</a>`);
+    if (gs.status === "over" && mine && gs.tournament) {
+      buttons.push(html`<a class="button primary" href="#/tournament/${gs.tournament}" data-testid="back-to-tournament">Back to the tournament</a>`);
     } else if (gs.status === "over" && mine && gs.result) {
       if (gs.rematch) {
         buttons.push(html`<a class="button primary" href="#/game/${gs.rematch}">Go to the rematch</a>`);

@@ -172,10 +172,6 @@ export function tournamentList(list, now) {
   return rows.length ? html`<ul class="tournament-list">${rows}</ul>` : html`<p class="muted">No tournament yet: create one.</p>`;
 }
 
-/** The app's state once `tournament_game` sent this tab to a game (its page links back). */
-export const tournamentPaired = (state, paired) =>
-  ({ ...state, tournamentGames: { ...state.tournamentGames, [paired.game]: paired.tournament } });
-
 /** The app's state with the tournaments listed (for the lobby's card). */
 export const tournamentsReceived = (state, list) => ({ ...state, tournaments: list });
 

@@ -80,10 +80,11 @@ def create(
     rating_min: int | None = None,
     rating_max: int | None = None,
     tournament: str | None = None,
+    tournament_name: str | None = None,
 ) -> Record:
     """A new open game, the creator seated on ``color`` (random: decided when someone joins);
     ``wants``, ``challenge`` and the rating range say who may join; ``tournament``: the one
-    it is a game of. (Whether the game may be
+    it is a game of, and its name. (Whether the game may be
     ``rated``, and have a range, is ``Seating``'s to check.)
 
     Raises:
@@ -106,6 +107,7 @@ def create(
         rating_min=rating_min,
         rating_max=rating_max,
         tournament=tournament,
+        tournament_name=tournament_name,
     )
     if color == "black":
         return replace(record, black=creator)

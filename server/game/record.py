@@ -81,7 +81,8 @@ class Record:
             (``server.game.holds``; None: it does not wait). Meanwhile ``turn_started`` lies
             that far ahead, less what the turn had used before.
         tournament: The tournament whose director made the game (None: an ordinary game);
-            the archive keeps it with the game.
+            the archive keeps it with the game. ``tournament_name``: its name, shown with
+            the game.
     """
 
     id: str
@@ -127,6 +128,7 @@ class Record:
     clocks_before: list[list[int | None]] = field(default_factory=list)
     held: int | None = None
     tournament: str | None = None
+    tournament_name: str | None = None
 
     @property
     def turn(self) -> Color:

@@ -76,6 +76,8 @@ def state(
         rating_changes=record.rating_changes,
         unrated=record.unrated,
         takeback_offer=record.takeback_offer if record.status == "live" else None,
+        tournament=record.tournament,
+        tournament_name=record.tournament_name,
     )
     return with_legal(made, game, layout) if legal else made
 

@@ -332,6 +332,7 @@ class Director:
             seed=random.getrandbits(31),
             rated=arena.rated,
             tournament=arena.id,
+            tournament_name=arena.name,
         )
         record, event = match.join(record, seats[1], now)
         await self.changes.create(record, event)

@@ -126,6 +126,9 @@ async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Br
         await bob.page.get_by_test_id("tournament-join").click()
         game = await game_on_show(ann.page)
         assert await game_on_show(bob.page) == game
+        link = ann.page.get_by_test_id("game-tournament")  # the game says whose it is
+        await expect(link).to_have_text("Friday blitz")
+        await expect(link).to_have_attribute("href", f"#/tournament/{tournament}")
         # the spectator sees the game in progress, with a link to watch it
         games = view.get_by_test_id("tournament-game")
         await expect(games).to_have_count(1)

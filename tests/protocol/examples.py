@@ -144,6 +144,8 @@ STATE = GameState(
     rating_changes=[RatingChange("white", 1612, 1598, True), RatingChange("black", 1500, 1514)],
     unrated="each side must make 2 moves for a rated game to count",  # (never with changes)
     takeback_offer="white",  # (never in a finished game: every field set)
+    tournament="7c1e5a9b",
+    tournament_name="Friday blitz",
 )
 OPEN = GameSummary(
     GAME, "Base", DAYS, None, ADA, 1_795_446_241_400, 0, 0, "black", "bots", ROBO, True, 1400, 1800

@@ -147,6 +147,7 @@ async def play(
         elif isinstance(message, Update) and message.game == player.busy:
             state = message.state
             assert state.white is not None and state.black is not None
+            assert state.tournament == tournament and state.tournament_name  # shown with it
             white, black = names[state.white.player], names[state.black.player]
             if state.status == "over":
                 if state.result is None:  # aborted: lost by the side that did not move
