@@ -1,5 +1,6 @@
 """Ended tournaments in SQL: each one's settings and final standings, written once when it
-ends, read back for its page once Redis has let it go, and a player's for their profile.
+ends, read back for its page and the list once Redis has let it go, and a player's for their
+profile.
 
 Once: the tournament's director (``server.live.director``, the one process that holds its
 lease) writes the final standings to the database *before* it marks the tournament over in
@@ -124,6 +125,15 @@ class TournamentArchive:
             )
             standings = [_standing(line) for line in lines]
         return Tournament(_summary(row), standings, row.winner)
+
+    async def newest(self, limit: int) -> list[TournamentSummary]:
+        """The ``limit`` tournaments that ended last, newest first."""
+        found = tables.tournaments
+        async with self.database.engine.connect() as connection:
+            rows = await connection.execute(
+                select(found).order_by(found.c.ended.desc()).limit(limit)
+            )
+            return [_summary(row) for row in rows]
 
 
 def _summary(row: Any) -> TournamentSummary:

@@ -15,7 +15,9 @@ and a join or leave of it is refused as for any ended one; an id neither knows i
 
 from __future__ import annotations
 
+import logging
 import secrets
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from protocol import (
@@ -34,6 +36,7 @@ from protocol import (
     ProtocolError,
     Tournament,
     TournamentList,
+    TournamentSummary,
     WatchTournament,
 )
 from server.archive.games import DATABASE_ERRORS
@@ -50,6 +53,8 @@ if TYPE_CHECKING:
     from server.requests.seating import Seating
     from server.settings import Settings
     from server.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 DAY: Final = 24 * 3600.0
 LATE_MS: Final = 60_000
@@ -127,7 +132,22 @@ class Tournaments:
             arena, status = found
             played = await self.tournaments.rounds(arena.id) if arena.kind == "swiss" else []
             shown.append(summary(arena, status, players, len(played)))
-        await session.send(TournamentList(shown))
+        await session.send(TournamentList([*shown, *await self._kept(shown)]))
+
+    async def _kept(self, shown: Sequence[TournamentSummary]) -> Sequence[TournamentSummary]:
+        """The newest ended tournaments from the database that ``shown`` (those Redis still
+        has) leaves room for and lacks: the list goes on past Redis's day (none when the
+        database does not answer: the list is still worth sending)."""
+        room = TOURNAMENTS_SHOWN - len(shown)
+        if self.archived is None or room <= 0:
+            return []
+        try:
+            newest = await self.archived.newest(TOURNAMENTS_SHOWN)
+        except DATABASE_ERRORS as error:
+            log.warning("ended tournaments not listed (%s)", error)
+            return []
+        listed = {s.id for s in shown}
+        return [s for s in newest if s.id not in listed][:room]
 
     async def _arena(self, tournament_id: str) -> Arena:
         """The tournament in Redis.

@@ -806,5 +806,8 @@ async def test_an_ended_arena_is_kept_in_sql_once_on_profiles_and_its_page(srv: 
         assert await host.expect(Tournament) == final
         refused = await refusal(host, JoinTournament(tournament))
         assert refused.code == ErrorCode.NOT_OPEN
+        await host.send(GetTournaments())  # listed from the database now
+        listed = await host.expect(TournamentList)
+        assert [t for t in listed.tournaments if t.id == tournament] == [final.summary]
         refused = await refusal(host, WatchTournament("deadbeef"))
         assert refused.code == ErrorCode.UNKNOWN_TOURNAMENT

@@ -287,6 +287,7 @@ tournaments: Final = Table(
     Column("players", Integer, nullable=False),
     Column("rounds", Integer, nullable=False),  # a Swiss's (an arena: 0)
     Column("played", Integer, nullable=False),  # a Swiss's rounds played
+    Index(None, "ended"),  # the newest ended, for the list (server.requests.tournaments)
 )
 
 tournament_results: Final = Table(

@@ -43,6 +43,7 @@ def upgrade() -> None:
         sa.Column("played", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_tournaments"),
     )
+    op.create_index("ix_tournaments_ended", "tournaments", ["ended"])
     op.create_table(
         "tournament_results",
         sa.Column("tournament", sa.String(16), nullable=False),
@@ -70,6 +71,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_tournament_results_player_ended", "tournament_results")
     op.drop_table("tournament_results")
+    op.drop_index("ix_tournaments_ended", "tournaments")
     op.drop_table("tournaments")
     op.drop_index("ix_games_tournament", "games")
     with op.batch_alter_table("games") as batch:
