@@ -280,8 +280,9 @@ class Director:
         games = [(white, black, new_game_id()) for white, black in pairs]
         if not await self.tournaments.pair(arena.id, games, now):
             return False  # one of them left meanwhile: paired again next tick
-        for white, black, game in games:
-            await self._start_game(arena, roster, white, black, game)
+        await asyncio.gather(  # (at once: 100 games made one by one took a second)
+            *(self._start_game(arena, roster, w, b, game) for w, b, game in games)
+        )
         return True
 
     async def _start_game(
