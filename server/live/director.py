@@ -246,22 +246,28 @@ class Director:
         """Score the games of ``pairings`` that ended: how many go on."""
         records = {r.id: r for r in await self.store.get_many(p.game for p in pairings)}
         left = 0
+        ended: list[Awaitable[object]] = []
         for pairing in pairings:
             record = records.get(pairing.game)
             if record is None:
                 if now - pairing.paired > UNMADE_MS:  # never made: its players wait again
-                    await self.tournaments.end_game(arena.id, pairing, None, now)
+                    ended.append(self.tournaments.end_game(arena.id, pairing, None, now))
                 else:
                     left += 1
-                continue
-            if record.status != "over":
+            elif record.status != "over":
                 left += 1
-                continue
-            score = SCORES.get(record.result or "")
-            if await self.tournaments.end_game(arena.id, pairing, score, now) and score is None:
-                absent = pairing.white if not record.moves else pairing.black
-                await self.tournaments.pause(arena.id, absent)
+            else:
+                ended.append(self._end(arena, pairing, record.result, bool(record.moves), now))
+        await asyncio.gather(*ended)  # (at once: a player is in one game at a time)
         return left
+
+    async def _end(
+        self, arena: Arena, pairing: Pairing, result: str | None, moved: bool, now: int
+    ) -> None:
+        """Score an ended game; an aborted one pauses the side that did not move."""
+        score = SCORES.get(result or "")
+        if await self.tournaments.end_game(arena.id, pairing, score, now) and score is None:
+            await self.tournaments.pause(arena.id, pairing.white if not moved else pairing.black)
 
     async def _pair(self, arena: Arena, now: int) -> bool:
         """Pair the players waiting and make their games: whether any were."""
