@@ -107,6 +107,9 @@ class Tournaments:
             return
         games = self.bot.games
         if game_id in self.games or game_id in games.versions or game_id in games.ended:
+            known = game_id in games.versions and game_id not in games.ended
+            if known and self.states.get(tournament_id) in PLAYING:
+                self.games.setdefault(game_id, tournament_id)  # (watched again after a drop)
             log.info("tournament %s: game %s told again (played once)", tournament_id, game_id)
             return
         if self.states.get(tournament_id) not in PLAYING:  # joined by an earlier run
