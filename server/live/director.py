@@ -1,8 +1,8 @@
 """The arena director: each running tournament driven by one process at a time.
 
-Every ``tick`` (and at once when woken: a player joined here), each process looks at the
-tournaments whose start has come (``hive:tournaments``) and, for each, takes or renews its
-lease (``hive:t:{ID}:driving``, ``server.storage.leases``, ``LEASE_MS``): the holder drives
+Every ``tick`` (and at once when woken: a player joined here, whose news it sends), each
+process looks at the tournaments whose start has come (``hive:tournaments``) and, for each,
+takes or renews its lease (``hive:t:{ID}:driving``, ``server.storage.leases``, ``LEASE_MS``): the holder drives
 it; a holder that dies lets go when its lease lapses, and the next process to look takes it
 (within ``LEASE_MS`` and a tick). Driving, one step a tick:
 
@@ -179,6 +179,8 @@ class Director:
         """When each arena driven here last had its standings sent."""
         self.unpublished: set[str] = set()
         """The arenas driven here with changes not sent yet."""
+        self.news: set[str] = set()
+        """The tournaments joined here since the last drive (their news not sent yet)."""
 
     async def drive(self) -> None:
         """Forever: a step of each tournament this process holds, every tick."""
@@ -197,7 +199,19 @@ class Director:
                 with contextlib.suppress(*STORAGE_ERRORS):
                     await asyncio.shield(lease.release(self.owner))
 
+    def joined(self, tournament_id: str) -> None:
+        """A player joined ``tournament_id`` here: the news goes to its players and watchers
+        on the next drive (at once), with the other joins meanwhile (200 players joining,
+        each join sent to every player, were 20,000 messages), and they are paired then."""
+        self.news.add(tournament_id)
+        self.woken.set()
+
     async def drive_once(self) -> None:
+        for tournament_id in list(self.news):
+            self.news.discard(tournament_id)
+            found = await self.tournaments.arena(tournament_id)
+            if found is not None:
+                await publish(self.tournaments, self.store, found[0])
         due = await self.tournaments.due(now_ms())
         for gone in set(self.held) - set(due):
             del self.held[gone]  # (over: its lease was let go)
