@@ -10,20 +10,23 @@ bots``) or challenge it by name, as many at once as ``--max-games``. Its moves c
 bots (``--level``, in worker processes) or from any engine speaking the Universal Hive Protocol
 (``--uhp``: one engine process per game, given the GameString and asked ``bestmove``). When the
 connection drops it reconnects, watches its games again from the last version it saw, and goes
-on; a move being thought about meanwhile is sent on the new connection.
+on; a move being thought about meanwhile is sent on the new connection. With ``--tournament ID``
+it also joins that tournament and plays every game it is paired in there
+(``hivebot.tournament``).
 
 docs/protocol.md ("Bots") describes what it does on the wire.
 
 This module is its command line (``python -m hivebot`` runs it too). The bot itself:
 ``session`` (the connection, the lobby, the refusals), ``game`` (its games: updates, game over
-and rematches, claims), ``move`` (its moves and their time), ``challenger`` (``--challenge``)
-and ``engines``.
+and rematches, claims), ``move`` (its moves and their time), ``challenger`` (``--challenge``),
+``tournament`` (``--tournament``) and ``engines``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -31,7 +34,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from websockets.exceptions import InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidURI
 
 from ai.bots import LEVELS
 from hive import GameType, HiveError
@@ -51,6 +54,8 @@ from protocol.client import ServerError
 log = logging.getLogger("hive-bot")
 
 TIME_KINDS: Final[list[TimeKind]] = ["none", "clock", "days"]
+STOP_SECONDS: Final = 2.0
+"""The longest wait, stopping, to pause in its tournaments."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -94,6 +99,21 @@ def parser() -> argparse.ArgumentParser:
         "then stop (it then plays nothing else)",
     )
     p.add_argument("--games", type=int, default=1, help="games of --challenge (default 1)")
+    p.add_argument(
+        "--tournament",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="join this tournament (repeatable; its id is in its page's address, "
+        "#/tournament/ID) and play every game it pairs the bot in, alongside its other games "
+        "(one of --max-games is kept free for each); it pauses there when it stops, and "
+        "joins again when it starts",
+    )
+    p.add_argument(
+        "--tournament-only",
+        action="store_true",
+        help="with --tournament: play nothing else, and stop once its tournaments are over",
+    )
     p.add_argument(
         "--challenge-type",
         default="Base+MLP",
@@ -145,6 +165,15 @@ async def _main(args: argparse.Namespace) -> int:
     if unknown := [kind for kind in times if kind not in TIME_KINDS]:
         print(f"hive-bot: unknown time control kind {unknown[0]!r}", file=sys.stderr)
         return 2
+    if args.tournament_only and not args.tournament:
+        print("hive-bot: --tournament-only needs --tournament", file=sys.stderr)
+        return 2
+    if len(set(args.tournament)) > args.max_games:
+        print("hive-bot: --max-games is less than the tournaments to play in", file=sys.stderr)
+        return 2
+    if args.tournament and args.challenge is not None:
+        print("hive-bot: --challenge plays only its challenge: no --tournament", file=sys.stderr)
+        return 2
     challenge = None
     if args.challenge is not None:
         try:
@@ -166,6 +195,8 @@ async def _main(args: argparse.Namespace) -> int:
         1 if challenge is not None else args.max_games,
         args.anyone,
         challenge,
+        list(dict.fromkeys(args.tournament)),
+        args.tournament_only,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -176,12 +207,18 @@ async def _main(args: argparse.Namespace) -> int:
     waits = {running, stopping}
     if challenge is not None:
         waits.add(asyncio.create_task(challenge.done.wait()))
+    if args.tournament_only:
+        waits.add(asyncio.create_task(runner.tournaments.done.wait()))
     try:
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         if running.done():
             running.result()  # it ends only on a refused token
         if challenge is not None and challenge.done.is_set():
             log.info("%s", challenge.summary())
+        if runner.client is not None:
+            with contextlib.suppress(ConnectionClosed, TimeoutError):
+                async with asyncio.timeout(STOP_SECONDS):
+                    await runner.tournaments.pause_all(runner.client)
         log.info("stopping (%d games played to their end)", runner.games.finished)
     except ServerError as error:
         print(f"hive-bot: {error}", file=sys.stderr)

@@ -17,6 +17,7 @@ from typing import Any, Final, Protocol
 from hivebot.challenger import Challenger
 from hivebot.engines import Engine
 from hivebot.move import Moves
+from hivebot.tournament import Tournaments
 from protocol import (
     ClaimWin,
     Color,
@@ -66,6 +67,8 @@ class Session(Protocol):
     def moves(self) -> Moves: ...
     @property
     def claims(self) -> Claims: ...
+    @property
+    def tournaments(self) -> Tournaments: ...
 
     async def current(self) -> Client:
         """The connection up now, once there is one."""
@@ -101,8 +104,9 @@ class Games:
         self.barred: deque[str] = deque(maxlen=ENDED_KEPT)
 
     def free(self) -> int:
-        """Slots for more games."""
-        return self.bot.max_games - len(self.playing) - len(self.joining)
+        """Slots for more games (less those kept for the tournaments it waits in)."""
+        taken = len(self.playing) + len(self.joining) + self.bot.tournaments.reserved()
+        return self.bot.max_games - taken
 
     async def update(self, client: Client, update: Update) -> None:
         state = update.state
@@ -128,6 +132,7 @@ class Games:
     async def _over(self, client: Client, state: GameState, color: Color) -> None:
         game_id = state.id
         bot = self.bot
+        bot.tournaments.ended(game_id)  # (before the lobby: its slot is kept again)
         if self.playing.pop(game_id, None) is not None:
             await bot.moves.stop(game_id)
             bot.claims.cancel(game_id)
@@ -154,7 +159,7 @@ class Games:
             and state.rematch_offer != color
             and game_id not in self.joining
         ):
-            if self.free() > 0 and bot.challenge is None:
+            if self.free() > 0 and bot.challenge is None and not bot.tournaments.only:
                 log.info("game %s: accepting the rematch", game_id)
                 self.joining.add(game_id)  # its slot, until the new game comes
                 await client.send(Rematch(game_id))
@@ -171,6 +176,7 @@ class Games:
 
     def watch_refused(self, game_id: str) -> None:
         self.joining.discard(game_id)
+        self.bot.tournaments.ended(game_id)
         self.drop(game_id)  # a game we no longer have
 
     def let_go(self, game_id: str) -> None:

@@ -5,7 +5,7 @@ lobby's games joined, the next game of a challenge, and the refusals.
 Its parts, each given the ``Runner`` to reach the others, as the ``Session`` its module names
 (what it uses of it), so that no part imports this module: ``game`` (the games, one update at a
 time, and the wins claimed), ``move`` (the moves and their time), ``challenger``
-(``--challenge``), and the engine (``engines``).
+(``--challenge``), ``tournament`` (``--tournament``), and the engine (``engines``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from hivebot.challenger import CHALLENGE_RETRY_SECONDS, Challenger
 from hivebot.engines import Engine
 from hivebot.game import Claims, Games
 from hivebot.move import Moves
+from hivebot.tournament import Tournaments
 from protocol import (
     BotReady,
     Error,
@@ -36,6 +37,8 @@ from protocol import (
     Message,
     Presence,
     TimeKind,
+    Tournament,
+    TournamentGame,
     Update,
     Watch,
     WatchLobby,
@@ -60,6 +63,8 @@ class Runner:
         max_games: Most games in play at once (a finished game holds no slot).
         anyone: Also join open games for anyone (not only those asking for a bot).
         challenge: Challenge this server level or bot account (``Challenger``).
+        tournaments: Play in these tournaments (``hivebot.tournament``).
+        tournament_only: Play nothing but them, and stop once they are over.
     """
 
     url: str
@@ -70,6 +75,8 @@ class Runner:
     max_games: int = 10
     anyone: bool = False
     challenge: Challenger | None = None
+    tournament_ids: list[str] = field(default_factory=list)
+    tournament_only: bool = False
     client: Client | None = None
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     clock_offset: float = 0.0  # server ms minus local ms
@@ -77,8 +84,10 @@ class Runner:
     games: Games = field(init=False)
     moves: Moves = field(init=False)
     claims: Claims = field(init=False)
+    tournaments: Tournaments = field(init=False)
 
     def __post_init__(self) -> None:
+        self.tournaments = Tournaments(self, self.tournament_ids, only=self.tournament_only)
         self.games = Games(self)
         self.moves = Moves(self)
         self.claims = Claims(self)
@@ -117,6 +126,7 @@ class Runner:
             since = games.versions[game_id]
             await client.send(Watch(game_id, since if since >= 0 else None))
         await client.send(WatchLobby())
+        await self.tournaments.join_all(client)
         self.client = client
         self.connected.set()
         if self.challenge is not None:
@@ -130,6 +140,10 @@ class Runner:
                 self.claims.presence(message)
             elif isinstance(message, Lobby | LobbyChange) and client.lobby is not None:
                 await self.join_open(client, client.lobby.open)
+            elif isinstance(message, TournamentGame):
+                await self.tournaments.paired(client, message)
+            elif isinstance(message, Tournament):
+                await self.tournaments.standings(client, message)
             elif isinstance(message, Error):
                 await self._refused(client, message)
 
@@ -146,8 +160,8 @@ class Runner:
 
     async def join_open(self, client: Client, games: list[GameSummary]) -> None:
         """Join those of the lobby's open ``games`` it wants, while it has slots."""
-        if self.challenge is not None:
-            return  # it plays its challenges only
+        if self.challenge is not None or self.tournament_only:
+            return  # it plays its challenges (or its tournaments) only
         me, mine = client.player, self.games
         for game in games:
             if mine.free() <= 0:
@@ -180,6 +194,8 @@ class Runner:
             await self.moves.refused(client, game_id, error)
         elif error.request == "watch" and game_id is not None:
             self.games.watch_refused(game_id)
+        elif error.request is not None and error.request.startswith("tournament"):
+            await self.tournaments.refused(client, error)
         else:
             log.warning("refused: %s %s", error.code, error.message)
 

@@ -131,12 +131,14 @@ class Pong(Message):
 @server("error")
 @dataclass(frozen=True)
 class Error(Message):
-    """A request was refused and changed nothing. ``request``: the refused message's type."""
+    """A request was refused and changed nothing. ``request``: the refused message's type;
+    ``game`` and ``tournament``: the game or tournament it named, if any."""
 
     code: ErrorCode
     message: str
     request: str | None = None
     game: str | None = None
+    tournament: str | None = None
 
 
 @server("lobby")

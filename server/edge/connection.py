@@ -308,6 +308,7 @@ class Connections:
         metrics = self.metrics
         request: str | None = None
         game: str | None = None
+        tournament: str | None = None
         try:
             allowed = session.messages.take(time.monotonic())  # every frame takes from it
             try:
@@ -320,6 +321,7 @@ class Connections:
             request = message.TYPE
             metrics.received_of(request).inc()
             game = getattr(message, "game", None)
+            tournament = getattr(message, "tournament", None)
             if not allowed:
                 raise _too_many()
             if session.player is None and not isinstance(message, (Hello, LogIn)):
@@ -327,7 +329,7 @@ class Connections:
             await self.handlers[type(message)](session, message)
         except ProtocolError as error:
             metrics.refused.labels(error.code.value).inc()
-            await session.send(Error(error.code, error.message, request, game))
+            await session.send(Error(error.code, error.message, request, game, tournament))
             if error.code == ErrorCode.RATE_LIMITED:
                 self._strike(session)
         except GoneError:
@@ -341,6 +343,7 @@ class Connections:
                     "storage unavailable; try again (a move sent again is played once)",
                     request,
                     game,
+                    tournament,
                 )
             )
         finally:

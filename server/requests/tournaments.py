@@ -211,8 +211,7 @@ class Tournaments:
             )
         if joined < 0:
             raise ProtocolError(ErrorCode.NOT_OPEN, "this tournament is over")
-        self.director.woken.set()
-        await publish(self.tournaments, self.store, arena)
+        self.director.joined(arena.id)  # (the news, with others' joins, on its next drive)
 
     async def leave(self, session: Session, message: LeaveTournament) -> None:
         player = session.player

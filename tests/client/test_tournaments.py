@@ -4,10 +4,12 @@ each game the server pairs them in, the games played to their end by resigning t
 game page, a spectator's page showing the standings live, by the rules
 (``server.game.arena``: points, the streak marked, the winner at the end); a bad value refused
 beside the form with nothing typed lost, a hostile name shown as text, the page reached from
-the phone's ☰ menu, a guest told to sign up."""
+the phone's ☰ menu, a guest told to sign up; an arena of people and bot accounts run by
+``hive-bot`` to its end, watched live."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import time
@@ -15,6 +17,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from playwright.async_api import Browser, Locator, Page, expect
+from playwright.async_api import Error as PlaywrightError
 
 from protocol import (
     Account,
@@ -27,9 +30,10 @@ from protocol import (
     Watch,
 )
 from protocol.client import Client
-from server.game.arena import game_points
+from server.game.arena import game_points, scores_of
 from tests.client.support import Person
-from tests.server.conftest import Running
+from tests.server.conftest import Running, StartServer
+from tests.server.support import hive_bot
 
 pytestmark = pytest.mark.browser
 
@@ -312,3 +316,106 @@ async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
         for person in (ann, spectator):
             assert person.errors == []
             await person.close()
+
+
+async def play_through_pages(person: Person, games: list[str], over: asyncio.Event) -> None:
+    """Resign every game the arena sends ``person``'s page to (recorded in ``games``) until
+    ``over``. When two people meet, one resigns; the other's resignation finds the game
+    over."""
+    page = person.page
+    shown = page.locator("[data-testid=game][data-version]")
+    while not over.is_set():
+        other = f"(?!{games[-1]}$)" if games else ""
+        try:
+            await expect(page).to_have_url(
+                re.compile(rf"#/game/{other}[0-9a-z]{{8}}$"), timeout=500
+            )
+            await expect(shown).to_have_count(1)
+        except AssertionError:
+            continue  # (not sent to a new game yet)
+        games.append((await page.evaluate("location.hash")).removeprefix("#/game/"))
+        with contextlib.suppress(PlaywrightError):
+            await page.get_by_test_id("resign").click(timeout=2000)
+            await page.get_by_test_id("resign-confirm").click(timeout=2000)
+
+
+async def test_an_arena_of_people_and_bots_runs_to_its_end(
+    start_server: StartServer, browser: Browser
+) -> None:
+    """Eight players: two people through their pages (resigning each game) and six bot
+    accounts run by ``hive-bot --level beginner --tournament ID`` (fewer pages and more bots:
+    a browser context costs more than a bot on a 2-core machine); a spectator's page shows the
+    live standings, which end as the rules (``server.game.arena``) make them of the games
+    played."""
+    async with (
+        start_server(message_rate=1000.0, message_burst=1000) as srv,
+        account(srv, "ann") as ann_client,
+        account(srv, "bob") as bob_client,
+    ):
+        clock = TimeControl("clock", 60, 0)
+        await ann_client.send(CreateTournament("Bots and people", "Base", clock, rated=False))
+        tournament = (await ann_client.expect(Tournament)).summary.id
+        names = [f"bot{n}" for n in range(6)]
+        tokens = [(await srv.hub.store.new_bot(name, 0))[1] for name in names]
+        async with contextlib.AsyncExitStack() as stack:
+            bots = [
+                await stack.enter_async_context(
+                    hive_bot(
+                        *("--server", srv.ws_url, "--token", token, "--level", "beginner"),
+                        *("--tournament", tournament, "--tournament-only"),
+                    )
+                )
+                for token in tokens
+            ]
+            spectator = await Person.open(
+                browser, srv.http_url, "cy", f"/#/tournament/{tournament}"
+            )
+            view = spectator.page
+            people = [await open_as(browser, srv, c) for c in (ann_client, bob_client)]
+            await expect(view.locator("[data-testid=standing]")).to_have_count(
+                6, timeout=30_000
+            )  # the bots
+            for person in people:
+                await person.page.goto(f"{srv.http_url}/#/tournament/{tournament}")
+                await person.page.get_by_test_id("tournament-join").click()
+            await expect(view.locator("[data-testid=standing]")).to_have_count(8)
+            games: dict[str, list[str]] = {"ann": [], "bob": []}
+            over = asyncio.Event()
+            async with asyncio.TaskGroup() as group:
+                for person, name in zip(people, games, strict=True):
+                    group.create_task(play_through_pages(person, games[name], over))
+                await expect(
+                    view.locator("[data-testid=standing][data-status=playing]")
+                ).not_to_have_count(0)
+                for bot in bots:
+                    await bot.wait_for(r"game \w+ over: ", timeout=60)
+                while min(len(g) for g in games.values()) < 1:
+                    await asyncio.sleep(0.1)
+                await srv.hub.tournaments.tournaments.end_at(tournament, int(time.time() * 1000))
+                await expect(view.get_by_test_id("tournament")).to_have_attribute(
+                    "data-status", "over", timeout=60_000
+                )
+                over.set()
+            roster = await srv.hub.tournaments.tournaments.roster(tournament)
+            named = {player: entrant.name for player, entrant in roster.players.items()}
+            scores = {named[p]: s for p, s in scores_of(roster.ended).items()}
+            assert sorted(scores) == sorted([*names, "ann", "bob"])  # everyone played
+            totals = {name: sum(game_points(s)) for name, s in scores.items()}
+            for name, points in totals.items():
+                assert await shown(view, name) == (
+                    str(points),
+                    [str(p) for p in game_points(scores[name])],
+                ), name
+            order = sorted(totals, key=lambda name: (-totals[name], name))
+            assert await names_of(view.locator("[data-testid=standing]")) == order
+            await expect(view.get_by_test_id("tournament-winner")).to_have_text(
+                f"Winner: {order[0]}"
+            )
+            for bot in bots:  # --tournament-only: each stops by itself, its games played out
+                await bot.wait_for(rf"tournament {tournament} over")
+                assert bot.process is not None
+                async with asyncio.timeout(30):
+                    assert await bot.process.wait() == 0
+            for person in (*people, spectator):
+                assert person.errors == []
+                await person.close()

@@ -263,7 +263,7 @@ EXAMPLES: Final[dict[str, dict[str, Message]]] = {
         ),
         "account": Account("1b7a2c6e0f9d4a35", "ada_l"),
         "pong": Pong(1234.5, 1_795_446_241_457),
-        "error": Error(ErrorCode.STALE, "the move was made on version 4", "play", GAME),
+        "error": Error(ErrorCode.STALE, "the move was made on version 4", "play", GAME, "7c1e5a9b"),
         "lobby": Lobby([OPEN], [LIVE], [ROBO_READY], open_total=1, live_total=2),
         "lobby_change": LobbyChange([OPEN], [LIVE], ["0a1b2c3d"], [ROBO_READY], 1, 2),
         # snapshot True with events makes no sense on the wire, but sets every field here

@@ -5,13 +5,13 @@ enumerated), and the points against a count written another way."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.game import arena, swiss
+from server.game import arena, pairing, swiss
 from server.game.pairing import colours, least_cost_pairs
 
 T = TypeVar("T")
@@ -221,3 +221,29 @@ def test_arena_pairs_only_players_waiting_and_avoids_the_last_opponent(
     totals = arena.totals(ended)
     for name, scores in arena.scores_of(ended).items():
         assert totals[name] == reference_points(scores)
+
+
+def test_an_arena_of_many_waiting_is_matched_in_groups_of_neighbours_in_rank(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above ``GROUP`` waiting (a 200-player arena's first pairing, or its waves), the last
+    to begin waiting sits out, and the others are paired within groups of neighbours in rank
+    (no matching of more than a group and a half: one of 200 takes a quarter-second),
+    never with the opponent of their last game."""
+    sizes: list[int] = []
+
+    def least_cost_pairs(players: list[str], cost: Any) -> list[tuple[str, str]]:
+        sizes.append(len(players))
+        return pairing.least_cost_pairs(players, cost)
+
+    monkeypatch.setattr(arena, "least_cost_pairs", least_cost_pairs)
+    count = 3 * arena.GROUP + 7  # odd, and a last group too small to stand alone
+    waiting = [arena.Waiting(f"p{n:03d}", 2000 - n) for n in range(count)]  # ranked by rating
+    ended = [arena.Game(f"p{n:03d}", f"p{n + 1:03d}", 0.5) for n in range(0, count - 1, 2)]
+    pairs = arena.pair(waiting, ended)
+    paired = [name for pair in pairs for name in pair]
+    assert sorted(paired) == sorted(w.name for w in waiting[:-1])  # the last sits out
+    assert rematches(pairs, {g.white: g.black for g in ended}) == 0
+    rank = {w.name: n for n, w in enumerate(waiting)}
+    assert max(abs(rank[a] - rank[b]) for a, b in pairs) < 2 * arena.GROUP
+    assert sizes == [arena.GROUP, arena.GROUP, arena.GROUP + 6]  # (the last 6 merged)
