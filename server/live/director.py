@@ -227,6 +227,9 @@ class Director:
         due = await self.tournaments.due(now_ms())
         for gone in set(self.held) - set(due):
             del self.held[gone]  # (over: its lease was let go)
+        for stale in self.published.keys() - self.held.keys():  # kept while driven here
+            del self.published[stale]
+        self.unpublished &= self.held.keys()
         for tournament_id in due:
             if await self._hold(tournament_id):
                 await self.step(tournament_id)
