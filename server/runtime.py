@@ -235,6 +235,7 @@ class Parts:
         )
         self.friends = Friends(database, store, board, presence)
         self.tournaments, self.director = arenas(settings, store, database, self.seating, changes)
+        changes.game_ended = self.director.woken.set  # (made after the changes it plays through)
         self.commands = Commands(
             settings,
             store,

@@ -6,14 +6,15 @@ process changed the game meanwhile), published by Redis on the game's channel wi
 process's id for it (and to every process when the game's line in the lobby changes other than
 its moves, which the lobby hears of at most twice a second), applied to the cached game, and
 passed on to the lobby and the watchers here (``Fanout.pass_on``). The listeners of the
-processes that have the game cached (``server.live.listener``), this one's too, hear of it and do
-the same: whichever brings the cache here to the change first passes it on, once. What only
+processes that have the game cached (``server.live.listener``), this one's too, hear of it and
+do the same: whichever brings the cache here to the change first passes it on, once. What only
 the process that made a change does stays with its request: the bot's turn, and the archive
-woken by a change that ends a rated game (its players see their rating change at once; a
-casual game waits for the sweep's next round); the archive's ``rated`` event (``rated``) is a
-change like the others. When the answer to a commit is lost with its connection, the game is
-read again from Redis (``Fanout.reload``): a change committed and published is passed on
-from there, unless the listener has passed it on already.
+woken by a change that ends a rated game (its players see their rating change at once; a casual
+game waits for the sweep's next round), and the tournaments' director by one that ends a
+tournament's game (paired again at once when it drives that tournament here); the archive's
+``rated`` event (``rated``) is a change like the others. When the answer to a commit is lost
+with its connection, the game is read again from Redis (``Fanout.reload``): a change committed
+and published is passed on from there, unless the listener has passed it on already.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ T = TypeVar("T")
 
 def _no_bots(record: Record) -> None:
     """No bot's turn is started (until the wiring gives ``Changes.start_bot_turn``)."""
+
+
+def _nothing() -> None:
+    """Nobody is told (until the wiring gives ``Changes.game_ended``)."""
 
 
 class Changes:
@@ -75,6 +80,10 @@ class Changes:
         self.lobby_feed = lobby_feed
         self.first_move_ms = first_move_ms
         self.wake_archive = wake_archive
+        self.game_ended: Callable[[], None] = _nothing
+        """Called when a change made here ends a tournament's game: the director's wake
+        (``Director.woken``), given by the wiring once it is made, so that the players are
+        paired again at once when it drives the tournament here (else at its next tick)."""
         self.start_bot_turn: Callable[[Record], None] = _no_bots
         """Starts the bot's turn, if it is one, of a game changed here: ``BotTurns.start_if_due``,
         given by the wiring once the bots' turns are made (they play through this door, so
@@ -164,8 +173,11 @@ class Changes:
             ):
                 if not relisted and len(record.moves) != len(was.moves):
                     self.lobby_feed.moved(record)  # the other processes' lobbies are told
-                if record.rated and record.status == "over" and was.status != "over":
-                    self.wake_archive()  # rated now, not at the sweep's next round
+                if record.status == "over" and was.status != "over":
+                    if record.rated:
+                        self.wake_archive()  # rated now, not at the sweep's next round
+                    if record.tournament is not None:
+                        self.game_ended()
                 await self.committed(record, event)
                 return record, value
             # (Settled: a change refused for want of a replica is published once one holds

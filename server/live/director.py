@@ -1,10 +1,11 @@
 """The arena director: each running tournament driven by one process at a time.
 
-Every ``tick`` (and at once when woken: a player joined here, whose news it sends), each
-process looks at the tournaments whose start has come (``hive:tournaments``) and, for each,
-takes or renews its lease (``hive:t:{ID}:driving``, ``server.storage.leases``,
-``LEASE_MS``): the holder drives it; a holder that dies lets go when its lease lapses, and the
-next process to look takes it (within ``LEASE_MS`` and a tick). Driving, one step a tick:
+Every ``tick`` (and at once when woken: a player joined here, whose news it sends, or a
+tournament's game ended here, ``Changes.game_ended``, so that its players wait for no tick),
+each process looks at the tournaments whose start has come (``hive:tournaments``) and, for each,
+takes or renews its lease (``hive:t:{ID}:driving``, ``server.storage.leases``, ``LEASE_MS``):
+the holder drives it; a holder that dies lets go when its lease lapses, and the next process to
+look takes it (within ``LEASE_MS`` and a tick). Driving, one step a tick:
 
 - at its start, it is marked running;
 - each of its games that ended is scored (``TournamentStore.end_game``: once, whoever comes

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from protocol import (
@@ -366,6 +367,47 @@ async def test_a_game_not_begun_counts_for_nothing_and_pauses_the_side_that_did_
         assert status == {paired.white: ("paused", []), paired.black: ("waiting", [])}
         roster = await srv.hub.tournaments.tournaments.roster(tournament)
         assert roster.ended == [] and await srv.hub.store.get(paired.game) is not None
+
+
+async def test_players_are_paired_again_as_their_game_ends_not_at_the_next_tick(
+    srv: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The director wakes when a game of a tournament it drives ends here: with its tick set
+    to an hour, and the director asleep once the first pairing is made, the two players of
+    that game are paired again as soon as it ends."""
+    director = srv.hub.director
+    idle = asyncio.Event()  # set when a drive ends with nothing left to wake it
+    drive_once = director.drive_once
+
+    async def observed() -> None:
+        idle.clear()
+        await drive_once()
+        if not director.woken.is_set():
+            idle.set()
+
+    monkeypatch.setattr(director, "drive_once", observed)
+    director.tick = 3600
+    director.woken.set()  # (the wait under way ends: the next one is an hour)
+    async with (
+        account(srv.ws_url, "host") as host,
+        account(srv.ws_url, "ann") as ann,
+        account(srv.ws_url, "bob") as bob,
+    ):
+        tournament = (await create(host, minutes=30, rated=False)).summary.id
+        for client in (ann, bob):
+            await client.send(JoinTournament(tournament))  # (a join wakes it too)
+        first = await ann.expect(TournamentGame)
+        await asyncio.wait_for(idle.wait(), 10)  # asleep, for an hour
+        seats = {ann.player: ann, bob.player: bob}
+        white, black = seats[first.white], seats[first.black]
+        for client in (white, black):  # a move each: a game begun (one not begun pauses)
+            await client.send(Watch(first.game))
+            while not (update := await client.expect(Update)).state.legal:
+                pass
+            await client.send(Play(first.game, update.version, update.state.legal[0].move))
+        await white.send(Resign(first.game))
+        again = await ann.expect(TournamentGame, timeout=10)
+        assert again.game != first.game and {again.white, again.black} == set(seats)
 
 
 async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Running) -> None:
