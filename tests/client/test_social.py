@@ -5,20 +5,17 @@ blocked player can neither challenge nor chat; the online list says who is on an
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from protocol import Account, AnswerChallenge, Challenge, ChallengeEnd, ChallengeOffer, SignUp
+from protocol import AnswerChallenge, Challenge, ChallengeEnd, ChallengeOffer
 from protocol.client import Client
 from tests.client.support import Person
 from tests.server.conftest import Running
+from tests.server.support import signed_up
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct horse battery"
 NOTIFICATIONS = """
 window.__notes = [];
 window.__hidden = false;
@@ -33,15 +30,6 @@ window.Notification = class extends Shown {
 """
 """Run in a page before its own: the tab says it is hidden while ``window.__hidden``, and every
 notification shown is noted in ``window.__notes``."""
-
-
-@contextlib.asynccontextmanager
-async def account(srv: Running, name: str) -> AsyncIterator[Client]:
-    """A connection of a new account ``name``: its ``welcome.token`` signs a page in."""
-    async with Client.connect(srv.ws_url, nickname=name) as client:
-        await client.send(SignUp(name, PASSWORD))
-        await client.expect(Account)
-        yield client
 
 
 async def open_as(browser: Browser, srv: Running, client: Client, path: str = "/") -> Person:
@@ -75,7 +63,10 @@ async def challenge_from(page: Page, button: str, name: str) -> None:
 async def test_a_challenge_by_name_declined_then_one_accepted_lands_both_in_the_game(
     srv: Running, browser: Browser
 ) -> None:
-    async with account(srv, "ann") as ann_client, account(srv, "bob") as bob_client:
+    async with (
+        signed_up(srv.ws_url, "ann") as ann_client,
+        signed_up(srv.ws_url, "bob") as bob_client,
+    ):
         ann = await open_as(browser, srv, ann_client)
         bob = await open_as(browser, srv, bob_client)
         try:
@@ -118,9 +109,9 @@ async def test_a_followed_player_s_game_is_shown_in_the_lobby(
     srv: Running, browser: Browser
 ) -> None:
     async with (
-        account(srv, "ann") as ann,
-        account(srv, "bob") as bob,
-        account(srv, "cy") as cy_client,
+        signed_up(srv.ws_url, "ann") as ann,
+        signed_up(srv.ws_url, "bob") as bob,
+        signed_up(srv.ws_url, "cy") as cy_client,
     ):
         cy = await open_as(browser, srv, cy_client, "/#/@/ann")
         try:
@@ -144,7 +135,10 @@ async def test_a_followed_player_s_game_is_shown_in_the_lobby(
 
 
 async def test_a_blocked_player_cannot_challenge_or_chat(srv: Running, browser: Browser) -> None:
-    async with account(srv, "ann") as ann_client, account(srv, "bob") as bob_client:
+    async with (
+        signed_up(srv.ws_url, "ann") as ann_client,
+        signed_up(srv.ws_url, "bob") as bob_client,
+    ):
         await ann_client.send(Challenge("bob"))
         offer = await bob_client.expect(ChallengeOffer)
         await bob_client.send(AnswerChallenge(offer.id, "accept"))
@@ -181,12 +175,12 @@ async def test_a_blocked_player_cannot_challenge_or_chat(srv: Running, browser: 
 async def test_the_online_list_shows_who_is_on_and_who_plays(
     srv: Running, browser: Browser
 ) -> None:
-    async with account(srv, "cy") as cy_client:
+    async with signed_up(srv.ws_url, "cy") as cy_client:
         cy = await open_as(browser, srv, cy_client)
         try:
             rows = cy.page.get_by_test_id("online-player")
             await expect(rows).to_have_count(1)
-            async with account(srv, "ann") as ann, account(srv, "bob") as bob:
+            async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
                 await cy.page.get_by_test_id("refresh-online").click()
                 await expect(rows).to_have_count(3)
                 names = [await row.get_attribute("data-name") for row in await rows.all()]
@@ -207,7 +201,7 @@ async def test_the_online_list_shows_who_is_on_and_who_plays(
 
 
 async def test_a_name_from_a_client_is_shown_as_text(srv: Running, browser: Browser) -> None:
-    async with account(srv, "ann") as ann_client:
+    async with signed_up(srv.ws_url, "ann") as ann_client:
         ann = await open_as(browser, srv, ann_client, "/#/@/bob")
         try:
             await ann.page.get_by_test_id("challenge-player").click()

@@ -13,18 +13,15 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator
 
 import pytest
 from playwright.async_api import Browser, Locator, Page, expect
 from playwright.async_api import Error as PlaywrightError
 
 from protocol import (
-    Account,
     CreateTournament,
     JoinTournament,
     Resign,
-    SignUp,
     TimeControl,
     Tournament,
     Watch,
@@ -33,21 +30,11 @@ from protocol.client import Client
 from server.game.arena import game_points, scores_of
 from tests.client.support import Person
 from tests.server.conftest import Running, StartServer
-from tests.server.support import hive_bot
+from tests.server.support import hive_bot, signed_up
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct horse battery"
 EVIL = "<img src=x onerror=alert(1)>"
-
-
-@contextlib.asynccontextmanager
-async def account(srv: Running, name: str) -> AsyncIterator[Client]:
-    """A connection of a new account ``name``: its ``welcome.token`` signs a page in."""
-    async with Client.connect(srv.ws_url, nickname=name) as client:
-        await client.send(SignUp(name, PASSWORD))
-        await client.expect(Account)
-        yield client
 
 
 async def open_as(
@@ -102,7 +89,10 @@ async def names_of(rows: Locator) -> list[str]:
 
 
 async def test_an_arena_joined_played_and_watched_live(srv: Running, browser: Browser) -> None:
-    async with account(srv, "ann") as ann_client, account(srv, "bob") as bob_client:
+    async with (
+        signed_up(srv.ws_url, "ann") as ann_client,
+        signed_up(srv.ws_url, "bob") as bob_client,
+    ):
         ann = await open_as(browser, srv, ann_client)
         bob = await open_as(browser, srv, bob_client)
         # Ann makes an arena through the form (from the lobby's card): its page opens
@@ -179,7 +169,7 @@ async def test_the_form_shows_refusals_keeps_what_was_typed_and_names_are_text(
     await expect(guest.page.get_by_test_id("tournament-who")).to_contain_text("Sign up or log in")
     await expect(guest.page.get_by_test_id("tournament-create")).to_be_disabled()
     await guest.close()
-    async with account(srv, "ann") as ann_client:
+    async with signed_up(srv.ws_url, "ann") as ann_client:
         ann = await open_as(browser, srv, ann_client, phone=True)
         page = ann.page
         alerts: list[str] = []
@@ -239,9 +229,9 @@ async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
     srv: Running, browser: Browser
 ) -> None:
     async with (
-        account(srv, "ann") as ann_client,
-        account(srv, "bob") as bob_client,
-        account(srv, "cy") as cy_client,
+        signed_up(srv.ws_url, "ann") as ann_client,
+        signed_up(srv.ws_url, "bob") as bob_client,
+        signed_up(srv.ws_url, "cy") as cy_client,
     ):
         ann = await open_as(browser, srv, ann_client, "/#/tournaments")
         page = ann.page
@@ -349,8 +339,8 @@ async def test_an_arena_of_people_and_bots_runs_to_its_end(
     played."""
     async with (
         start_server(message_rate=1000.0, message_burst=1000) as srv,
-        account(srv, "ann") as ann_client,
-        account(srv, "bob") as bob_client,
+        signed_up(srv.ws_url, "ann") as ann_client,
+        signed_up(srv.ws_url, "bob") as bob_client,
     ):
         clock = TimeControl("clock", 60, 0)
         await ann_client.send(CreateTournament("Bots and people", "Base", clock, rated=False))

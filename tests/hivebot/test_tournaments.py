@@ -14,17 +14,14 @@ import dataclasses
 import random
 import re
 import time
-from collections.abc import AsyncIterator
 
 from protocol import (
-    Account,
     CreateGame,
     CreateTournament,
     JoinTournament,
     LeaveTournament,
     Play,
     Resign,
-    SignUp,
     TimeControl,
     Tournament,
     TournamentGame,
@@ -37,21 +34,12 @@ from protocol import (
 from protocol.client import Client
 from server.game.arena import game_points
 from tests.server.conftest import Running, StartServer
-from tests.server.support import ChildProcess, hive_bot, updated
+from tests.server.support import ChildProcess, hive_bot, signed_up, updated
 
-PASSWORD = "correct horse battery"
 CLOCK = TimeControl("clock", 60, 0)
 FAST = {"message_rate": 1000.0, "message_burst": 1000}
 """Players as fast as the bots (faster than a person may)."""
 SCORE = {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}
-
-
-@contextlib.asynccontextmanager
-async def account(srv: Running, name: str) -> AsyncIterator[Client]:
-    async with Client.connect(srv.ws_url, nickname=name) as client:
-        await client.send(SignUp(name, PASSWORD))
-        await client.expect(Account)
-        yield client
 
 
 async def arena(client: Client, name: str, **fields: object) -> str:
@@ -144,7 +132,7 @@ def check_standings(final: Tournament, bots: dict[str, ChildProcess], tournament
 
 
 async def test_bots_and_a_person_play_an_arena_to_its_end(start_server: StartServer) -> None:
-    async with start_server(**FAST) as srv, account(srv, "ada") as ada:
+    async with start_server(**FAST) as srv, signed_up(srv.ws_url, "ada") as ada:
         tournament = await arena(ada, "Bots welcome")
         tokens = {name: (await srv.hub.store.new_bot(name, 0))[1] for name in ("robo", "tron")}
         await ada.send(JoinTournament(tournament))
@@ -172,7 +160,7 @@ async def test_bots_and_a_person_play_an_arena_to_its_end(start_server: StartSer
 
 
 async def test_an_arena_of_bots_only(start_server: StartServer) -> None:
-    async with start_server(**FAST) as srv, account(srv, "ada") as ada:
+    async with start_server(**FAST) as srv, signed_up(srv.ws_url, "ada") as ada:
         tournament = await arena(ada, "Bots only")
         await ada.send(WatchTournament(tournament))
         names = ("alpha", "beta", "gamma")
@@ -202,7 +190,7 @@ async def test_a_game_told_twice_is_played_once_and_a_tournament_keeps_its_slot(
     """``--max-games 1`` in a tournament: its one slot is kept for the tournament (a game for
     bots in the lobby waits), a pairing told again (during the game, and after it) is
     played once, and once the tournament is over the slot goes to the lobby's game."""
-    async with start_server(**FAST) as srv, account(srv, "ada") as ada:
+    async with start_server(**FAST) as srv, signed_up(srv.ws_url, "ada") as ada:
         tournament = await arena(ada, "Told twice")
         robo_id, token = await srv.hub.store.new_bot("robo", 0)
         args = bots_args(srv, token, "--tournament", tournament, "--max-games", "1")
@@ -240,8 +228,8 @@ async def test_a_game_told_twice_is_played_once_and_a_tournament_keeps_its_slot(
 async def test_a_refused_join_is_logged_and_the_bot_plays_on(start_server: StartServer) -> None:
     async with (
         start_server(**FAST) as srv,
-        account(srv, "ada") as ada,
-        account(srv, "bob") as bob,
+        signed_up(srv.ws_url, "ada") as ada,
+        signed_up(srv.ws_url, "bob") as bob,
     ):
         full = await arena(ada, "Full", max_players=2)
         high = await arena(ada, "High", rating_min=1600)

@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from ai.bots import Bot
 from hive import Game, GameState
 from protocol import (
+    Account,
     CreateGame,
     ErrorCode,
     Event,
@@ -37,6 +38,7 @@ from protocol import (
     Resign,
     Result,
     Seat,
+    SignUp,
     TimeControl,
     Update,
     Watch,
@@ -663,3 +665,17 @@ async def game_keys(redis_url: str, game_id: str) -> list[bytes]:
         return keys
     finally:
         await client.aclose()
+
+
+PASSWORD: Final = "correct horse battery"
+"""The password of the accounts ``signed_up`` makes."""
+
+
+@contextlib.asynccontextmanager
+async def signed_up(url: str, name: str) -> AsyncIterator[Client]:
+    """A connection of a new account ``name`` (a guest that signs up with ``PASSWORD``),
+    open in the block: its ``welcome.token`` signs a page in."""
+    async with Client.connect(url, nickname=name) as client:
+        await client.send(SignUp(name, PASSWORD))
+        await client.expect(Account)
+        yield client

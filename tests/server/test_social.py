@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator
 
 from sqlalchemy import insert
 
@@ -17,7 +16,6 @@ from protocol import (
     CHALLENGES_OUT,
     CHALLENGES_PER_MINUTE,
     MAX_FOLLOWS,
-    Account,
     AllowChallenges,
     AnswerChallenge,
     Block,
@@ -31,7 +29,6 @@ from protocol import (
     GetOnline,
     Message,
     Online,
-    SignUp,
     Social,
     TimeControl,
     Update,
@@ -41,20 +38,10 @@ from protocol.client import Client
 from server.archive.db import tables
 from server.embedded import RedisProcess
 from tests.server.conftest import Running, free_port
-from tests.server.support import ServerProcess, running_all
+from tests.server.support import ServerProcess, running_all, signed_up
 from tests.support import until
 
-PASSWORD = "correct horse battery"
 CLOCK = TimeControl("clock", 300, 5)
-
-
-@contextlib.asynccontextmanager
-async def account(url: str, name: str) -> AsyncIterator[Client]:
-    """A connection of a new account ``name`` (a guest that signs up)."""
-    async with Client.connect(url, nickname=name) as client:
-        await client.send(SignUp(name, PASSWORD))
-        await client.expect(Account)
-        yield client
 
 
 async def refusal(client: Client, message: Message) -> Error:
@@ -68,7 +55,7 @@ async def offered(client: Client, message: Challenge) -> ChallengeOffer:
 
 
 async def test_a_challenge_accepted_starts_the_game_with_both_players_in_it(srv: Running) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         offer = await offered(ann, Challenge("BOB", time=CLOCK, color="white", rated=True))
         assert (offer.challenger, offer.challenged, offer.rated) == ("ann", "bob", True)
         assert await bob.expect(ChallengeOffer) == offer
@@ -89,7 +76,7 @@ async def test_a_challenge_accepted_starts_the_game_with_both_players_in_it(srv:
 async def test_a_challenge_declined_or_withdrawn_tells_both_and_only_its_players_answer(
     srv: Running,
 ) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         offer = await offered(ann, Challenge("bob"))
         await bob.expect(ChallengeOffer)
         refused = await refusal(ann, AnswerChallenge(offer.id, "accept"))
@@ -110,7 +97,7 @@ async def test_a_challenge_declined_or_withdrawn_tells_both_and_only_its_players
 
 async def test_a_challenge_lapses_and_both_are_told(srv: Running) -> None:
     srv.hub.challenges.seconds = 1.0
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         offer = await offered(ann, Challenge("bob"))
         assert offer.expires - int(time.time() * 1000) <= 1000
         for client in (bob, ann):
@@ -126,8 +113,8 @@ async def test_a_challenger_who_stays_away_has_their_challenges_withdrawn(srv: R
     reloaded) keeps their challenge; one who stays away has it withdrawn, both told."""
     challenges = srv.hub.challenges
     challenges.gone_ms = 3_600_000  # (no withdrawal while ann leaves and comes back)
-    async with account(srv.ws_url, "bob") as bob:
-        async with account(srv.ws_url, "ann") as ann:
+    async with signed_up(srv.ws_url, "bob") as bob:
+        async with signed_up(srv.ws_url, "ann") as ann:
             offer = await offered(ann, Challenge("bob"))
             await bob.expect(ChallengeOffer)
             player, token = ann.welcome.player, ann.welcome.token
@@ -144,7 +131,7 @@ async def test_a_challenger_who_stays_away_has_their_challenges_withdrawn(srv: R
 
 
 async def test_a_flood_of_challenges_is_refused_with_a_clear_error(srv: Running) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         for _ in range(CHALLENGES_PER_MINUTE):
             offer = await offered(ann, Challenge("bob"))
             await ann.send(AnswerChallenge(offer.id, "withdraw"))
@@ -159,7 +146,7 @@ async def test_a_flood_of_challenges_is_refused_with_a_clear_error(srv: Running)
 async def test_challenges_waiting_are_capped_for_who_makes_and_who_is_sent_them(
     srv: Running,
 ) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         for _ in range(CHALLENGES_OUT):
             await offered(ann, Challenge("bob"))
         refused = await refusal(ann, Challenge("bob"))
@@ -183,7 +170,7 @@ async def test_challenges_waiting_are_capped_for_who_makes_and_who_is_sent_them(
 
 
 async def test_challenges_off_or_only_from_the_players_followed(srv: Running) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         await bob.send(AllowChallenges("nobody"))
         assert (await bob.expect(Social)).allow == "nobody"
         refused = await refusal(ann, Challenge("bob"))
@@ -210,7 +197,7 @@ async def test_challenges_off_or_only_from_the_players_followed(srv: Running) ->
 
 
 async def test_a_blocked_player_can_neither_challenge_nor_chat(srv: Running) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
         offer = await offered(ann, Challenge("bob"))
         await bob.send(AnswerChallenge(offer.id, "accept"))
         game = (await bob.expect(ChallengeEnd)).game
@@ -237,7 +224,7 @@ async def test_a_blocked_player_can_neither_challenge_nor_chat(srv: Running) -> 
 
 
 async def test_follows_are_capped_and_named_accounts_only(srv: Running) -> None:
-    async with account(srv.ws_url, "ann") as ann:
+    async with signed_up(srv.ws_url, "ann") as ann:
         refused = await refusal(ann, Follow("nobody-here"))
         assert refused.code == ErrorCode.UNKNOWN_PLAYER
         refused = await refusal(ann, Follow("ann"))
@@ -249,7 +236,7 @@ async def test_follows_are_capped_and_named_accounts_only(srv: Running) -> None:
         assert refused.code == ErrorCode.UNKNOWN_PLAYER
         assert ann.welcome.limits.follows == MAX_FOLLOWS
         assert ann.welcome.limits.challenges_per_minute == CHALLENGES_PER_MINUTE
-        async with account(srv.ws_url, "bob"):
+        async with signed_up(srv.ws_url, "bob"):
             pass
         # Ann follows MAX_FOLLOWS accounts (written straight to the database: signing that
         # many up would take minutes), then one more is refused; unfollowing makes room.
@@ -286,8 +273,8 @@ async def test_follows_are_capped_and_named_accounts_only(srv: Running) -> None:
 
 
 async def test_the_online_list_shows_who_is_on_and_who_plays(srv: Running) -> None:
-    async with account(srv.ws_url, "ann") as ann, account(srv.ws_url, "bob") as bob:
-        async with account(srv.ws_url, "cy") as cy:
+    async with signed_up(srv.ws_url, "ann") as ann, signed_up(srv.ws_url, "bob") as bob:
+        async with signed_up(srv.ws_url, "cy") as cy:
             await cy.send(GetOnline())
             await cy.expect(Social)
             online = await cy.expect(Online)
@@ -338,7 +325,7 @@ async def test_a_challenge_reaches_its_player_on_another_process_within_a_second
     ]
     async with running_all(servers):
         first, second = servers[0].ws_url, servers[1].ws_url
-        async with account(first, "ann") as ann, account(second, "bob") as bob:
+        async with signed_up(first, "ann") as ann, signed_up(second, "bob") as bob:
             await until(lambda: _online_on(ann, "bob"), "bob seen online from ann's process")
             sent = time.monotonic()
             await ann.send(Challenge("bob"))

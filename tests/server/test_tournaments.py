@@ -24,7 +24,6 @@ import redis.asyncio as aioredis
 from protocol import (
     TOURNAMENT_PLAYERS,
     TOURNAMENTS_PER_DAY,
-    Account,
     CreateTournament,
     Draw,
     Error,
@@ -38,7 +37,6 @@ from protocol import (
     PlayerTournament,
     Profile,
     Resign,
-    SignUp,
     TimeControl,
     Tournament,
     TournamentGame,
@@ -57,10 +55,9 @@ from server.storage.keys import TOURNAMENTS_KEY, tournament_key
 from server.storage.store import Store
 from server.storage.tournaments import Arena, Entrant, TournamentStore
 from tests.server.conftest import Running, StartServer, free_port
-from tests.server.support import ServerProcess, rows, running_all
+from tests.server.support import ServerProcess, rows, running_all, signed_up
 from tests.support import until
 
-PASSWORD = "correct horse battery"
 BLITZ = TimeControl("clock", 180, 2)
 SCORE = {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}
 FAST = {"message_rate": 1000.0, "message_burst": 3000}
@@ -73,15 +70,6 @@ second, which are for people (hive-bot's accounts have bots' budgets)."""
 async def srv(start_server: StartServer) -> AsyncIterator[Running]:
     async with start_server(**FAST) as running_server:
         yield running_server
-
-
-@contextlib.asynccontextmanager
-async def account(url: str, name: str) -> AsyncIterator[Client]:
-    """A connection of a new account ``name`` (a guest that signs up)."""
-    async with Client.connect(url, nickname=name) as client:
-        await client.send(SignUp(name, PASSWORD))
-        await client.expect(Account)
-        yield client
 
 
 async def refusal(client: Client, message: Message) -> Error:
@@ -243,8 +231,8 @@ async def standings_until(
 async def test_an_arena_plays_to_its_end_with_standings_by_the_rules(srv: Running) -> None:
     names = ["ann", "bob", "cy", "dee", "eve"]
     async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
-        async with account(srv.ws_url, "host") as host:
+        clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
+        async with signed_up(srv.ws_url, "host") as host:
             made = await create(host, minutes=30, rated=False)
             tournament = made.summary.id
             assert made.summary.status in ("upcoming", "running") and made.standings == []
@@ -327,8 +315,8 @@ async def test_no_player_is_paired_while_in_a_game_nor_with_themselves(srv: Runn
     paired with the fifth."""
     names = ["ann", "bob", "cy", "dee", "eve"]
     async with contextlib.AsyncExitStack() as stack:
-        host = await stack.enter_async_context(account(srv.ws_url, "host"))
-        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
         tournament = (await create(host, minutes=30, rated=False)).summary.id
         for client in clients[:4]:
             await client.send(JoinTournament(tournament))
@@ -361,9 +349,9 @@ async def test_a_game_not_begun_counts_for_nothing_and_pauses_the_side_that_did_
 ) -> None:
     async with (
         start_server(first_move_timeout=0.5) as srv,
-        account(srv.ws_url, "host") as host,
-        account(srv.ws_url, "ann") as ann,
-        account(srv.ws_url, "bob") as bob,
+        signed_up(srv.ws_url, "host") as host,
+        signed_up(srv.ws_url, "ann") as ann,
+        signed_up(srv.ws_url, "bob") as bob,
     ):
         tournament = (await create(host, minutes=30, rated=False)).summary.id
         await host.send(WatchTournament(tournament))
@@ -399,9 +387,9 @@ async def test_players_are_paired_again_as_their_game_ends_not_at_the_next_tick(
     director.tick = 3600
     director.woken.set()  # (the wait under way ends: the next one is an hour)
     async with (
-        account(srv.ws_url, "host") as host,
-        account(srv.ws_url, "ann") as ann,
-        account(srv.ws_url, "bob") as bob,
+        signed_up(srv.ws_url, "host") as host,
+        signed_up(srv.ws_url, "ann") as ann,
+        signed_up(srv.ws_url, "bob") as bob,
     ):
         tournament = (await create(host, minutes=30, rated=False)).summary.id
         for client in (ann, bob):
@@ -422,9 +410,9 @@ async def test_players_are_paired_again_as_their_game_ends_not_at_the_next_tick(
 
 async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Running) -> None:
     async with (
-        account(srv.ws_url, "host") as host,
-        account(srv.ws_url, "ann") as ann,
-        account(srv.ws_url, "bob") as bob,
+        signed_up(srv.ws_url, "host") as host,
+        signed_up(srv.ws_url, "ann") as ann,
+        signed_up(srv.ws_url, "bob") as bob,
     ):
         made = await create(host, minutes=30, rated=False)
         tournament = made.summary.id
@@ -449,9 +437,9 @@ async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Runn
 async def test_the_limits_are_refused_with_their_codes(srv: Running) -> None:
     async with (
         Client.connect(srv.ws_url, nickname="guest") as guest,
-        account(srv.ws_url, "host") as host,
-        account(srv.ws_url, "ann") as ann,
-        account(srv.ws_url, "bob") as bob,
+        signed_up(srv.ws_url, "host") as host,
+        signed_up(srv.ws_url, "ann") as ann,
+        signed_up(srv.ws_url, "bob") as bob,
     ):
         refused = await refusal(guest, CreateTournament("Guests' cup"))
         assert refused.code == ErrorCode.ACCOUNT_REQUIRED
@@ -526,7 +514,7 @@ async def _take_over(servers: list[ServerProcess], redis_url: str) -> Tournament
     killed while they play; the other takes it over: its final standings."""
     names = ["ann", "bob", "cy", "dee"]
     async with contextlib.AsyncExitStack() as stack:
-        host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
+        host = await stack.enter_async_context(signed_up(servers[0].ws_url, "host"))
         made = await create(host, minutes=30, rated=False)
         tournament = made.summary.id
         driven = f"tournament {tournament}: driven here"
@@ -536,8 +524,8 @@ async def _take_over(servers: list[ServerProcess], redis_url: str) -> Tournament
             task.cancel()
         director = waits[done.pop()]
         survivor = next(s for s in servers if s is not director)
-        clients = [await stack.enter_async_context(account(survivor.ws_url, n)) for n in names]
-        watcher = await stack.enter_async_context(account(survivor.ws_url, "watcher"))
+        clients = [await stack.enter_async_context(signed_up(survivor.ws_url, n)) for n in names]
+        watcher = await stack.enter_async_context(signed_up(survivor.ws_url, "watcher"))
         await watcher.send(WatchTournament(tournament))
         await watcher.expect(Tournament)
         by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
@@ -568,8 +556,8 @@ async def test_a_server_restarted_mid_arena_resumes_it(start_server: StartServer
     game and pairs its players again."""
     async with (
         start_server() as srv,
-        account(srv.ws_url, "ann") as ann,
-        account(srv.ws_url, "bob") as bob,
+        signed_up(srv.ws_url, "ann") as ann,
+        signed_up(srv.ws_url, "bob") as bob,
     ):
         tournament = (await create(ann, minutes=30, rated=False)).summary.id
         for client in (ann, bob):
@@ -600,8 +588,8 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
     each player's scores what they saw."""
     names = ["ann", "bob", "cy", "dee", "eve"]
     async with start_server(first_move_timeout=0.5) as srv, contextlib.AsyncExitStack() as stack:
-        host = await stack.enter_async_context(account(srv.ws_url, "host"))
-        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
         later = int(time.time() * 1000) + 3_600_000  # (started by the test once all joined)
         made = await create(host, kind="swiss", rounds=3, rated=False, starts=later)
         tournament = made.summary.id
@@ -659,8 +647,8 @@ async def test_a_late_joiner_to_a_swiss_has_nothing_for_the_rounds_before(
 ) -> None:
     names = ["ann", "bob", "cy"]
     async with start_server() as srv, contextlib.AsyncExitStack() as stack:
-        host = await stack.enter_async_context(account(srv.ws_url, "host"))
-        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
+        host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
         later = int(time.time() * 1000) + 3_600_000
         tournament = (await create(host, kind="swiss", rounds=3, starts=later)).summary.id
         await host.send(WatchTournament(tournament))
@@ -700,11 +688,11 @@ async def _swiss_taken_over(servers: list[ServerProcess], redis_url: str) -> Non
     names = ["ann", "bob", "cy", "dee"]
     tokens = []
     async with contextlib.AsyncExitStack() as stack:
-        host = await stack.enter_async_context(account(servers[0].ws_url, "host"))
+        host = await stack.enter_async_context(signed_up(servers[0].ws_url, "host"))
         later = int(time.time() * 1000) + 3_600_000
         tournament = (await create(host, kind="swiss", rounds=3, starts=later)).summary.id
         for name in names:
-            client = await stack.enter_async_context(account(servers[0].ws_url, name))
+            client = await stack.enter_async_context(signed_up(servers[0].ws_url, name))
             await client.send(JoinTournament(tournament))
             await client.expect(Tournament)
             tokens.append(client.welcome.token)
@@ -729,7 +717,7 @@ async def _swiss_taken_over(servers: list[ServerProcess], redis_url: str) -> Non
             await stack.enter_async_context(Client.connect(survivor.ws_url, token=token))
             for token in tokens
         ]
-        watcher = await stack.enter_async_context(account(survivor.ws_url, "watcher"))
+        watcher = await stack.enter_async_context(signed_up(survivor.ws_url, "watcher"))
         await watcher.send(WatchTournament(tournament))
         await watcher.expect(Tournament)
         by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
@@ -803,8 +791,8 @@ async def test_an_ended_arena_is_kept_in_sql_once_on_profiles_and_its_page(srv: 
 
     director.keep = away_once
     async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(account(srv.ws_url, n)) for n in names]
-        host = await stack.enter_async_context(account(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
+        host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
         made = await create(host, minutes=30, rated=False, name=NAME)
         tournament = made.summary.id
         await host.send(WatchTournament(tournament))
