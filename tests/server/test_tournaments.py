@@ -191,6 +191,17 @@ async def playing(
         yield
 
 
+async def entered(
+    clients: list[Client], names: list[str], tournament: str
+) -> tuple[dict[str, str], list[Player]]:
+    """``clients`` (called ``names``) join ``tournament``: each one's name by player id, and
+    their ``Player``s."""
+    for client in clients:
+        await client.send(JoinTournament(tournament))
+    by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
+    return by_player, [Player(c, n) for c, n in zip(clients, names, strict=True)]
+
+
 def drew(players: list[Player]) -> bool:
     """Whether a game was drawn, by what the players saw."""
     return any(score == 0.5 for player in players for *_, score in player.games)
@@ -238,10 +249,7 @@ async def test_an_arena_plays_to_its_end_with_standings_by_the_rules(srv: Runnin
             assert made.summary.status in ("upcoming", "running") and made.standings == []
             await host.send(WatchTournament(tournament))
             await host.expect(Tournament)
-            by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
-            players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
-            for client in clients:
-                await client.send(JoinTournament(tournament))
+            by_player, players = await entered(clients, names, tournament)
             async with playing(players, tournament, names, by_player):
                 # Once 12 games have ended, ann's third among them, and one was drawn, the
                 # arena ends: the games in progress finish and count.
@@ -528,10 +536,7 @@ async def _take_over(servers: list[ServerProcess], redis_url: str) -> Tournament
         watcher = await stack.enter_async_context(signed_up(survivor.ws_url, "watcher"))
         await watcher.send(WatchTournament(tournament))
         await watcher.expect(Tournament)
-        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
-        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
-        for client in clients:
-            await client.send(JoinTournament(tournament))
+        by_player, players = await entered(clients, names, tournament)
         async with playing(players, tournament, names, by_player):
             await standings_until(watcher, lambda t: sum(len(s.scores) for s in t.standings) >= 8)
             killed = time.monotonic()
@@ -797,10 +802,7 @@ async def test_an_ended_arena_is_kept_in_sql_once_on_profiles_and_its_page(srv: 
         tournament = made.summary.id
         await host.send(WatchTournament(tournament))
         await host.expect(Tournament)
-        by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
-        players = [Player(c, n) for c, n in zip(clients, names, strict=True)]
-        for client in clients:
-            await client.send(JoinTournament(tournament))
+        by_player, players = await entered(clients, names, tournament)
         async with playing(players, tournament, names, by_player):
             await standings_until(host, lambda t: sum(len(s.scores) for s in t.standings) >= 8)
             store = srv.hub.tournaments.tournaments
