@@ -15,6 +15,7 @@ its players are told (the game's ``unrated`` event).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from sqlalchemy import and_, bindparam, func, or_, select, update
@@ -29,14 +30,21 @@ DAY_MS: Final = 24 * 3600 * 1000
 
 async def of(connection: AsyncConnection, player: str, pool: Speed) -> Rating:
     """``player``'s rating in ``pool`` (``START`` before their first rated game of it)."""
+    return (await of_many(connection, [player], pool)).get(player, START)
+
+
+async def of_many(
+    connection: AsyncConnection, players: Sequence[str], pool: Speed
+) -> dict[str, Rating]:
+    """The ratings in ``pool`` of those of ``players`` who have one, in one query (a
+    tournament's round: hundreds of players)."""
     table = tables.ratings
     found = await connection.execute(
-        select(table.c.rating, table.c.rd, table.c.volatility, table.c.games).where(
-            table.c.player == player, table.c.speed == pool
+        select(table.c.player, table.c.rating, table.c.rd, table.c.volatility, table.c.games).where(
+            table.c.player.in_(set(players)), table.c.speed == pool
         )
     )
-    row = found.first()
-    return START if row is None else Rating(*row)
+    return {player: Rating(*figures) for player, *figures in found}
 
 
 def _pair(players: tuple[str, str]) -> Any:

@@ -35,7 +35,7 @@ import contextlib
 import logging
 import random
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
@@ -160,7 +160,8 @@ class Director:
         tournaments: The tournaments in Redis.
         store: The Redis store (the leases, the games read, the notices).
         changes: Where the games are made.
-        seat_again: A seat with its player's rating now in a speed (``Seating.seat_again``).
+        seats_again: Seats with their players' ratings now in a speed, read at once
+            (``Seating.seats_again``).
         ttl_ms: Of ``Settings.open_game_ttl``: a record has one, though never open.
         keep: Writes an ended tournament to the database (None: nothing is kept of it
             once its keys lapse, as in a tool with no database).
@@ -171,7 +172,7 @@ class Director:
         tournaments: TournamentStore,
         store: Store,
         changes: Changes,
-        seat_again: Callable[[Seat, Speed], Awaitable[Seat | None]],
+        seats_again: Callable[[Sequence[Seat], Speed], Awaitable[list[Seat]]],
         *,
         ttl_ms: int,
         keep: Keep | None = None,
@@ -179,7 +180,7 @@ class Director:
         self.tournaments = tournaments
         self.store = store
         self.changes = changes
-        self.seat_again = seat_again
+        self.seats_again = seats_again
         self.ttl_ms = ttl_ms
         self.keep = keep
         self.owner = secrets.token_hex(8)
@@ -263,7 +264,7 @@ class Director:
         if arena.kind == "swiss":
             roster = await self.tournaments.roster(arena.id)
             stepped, over = await rounds.step(
-                self.tournaments, self.store, arena, roster, self._start_game
+                self.tournaments, self.store, arena, roster, self._start_games
             )
             if over:
                 await self._finish(arena, now)
@@ -330,39 +331,47 @@ class Director:
         games = [(white, black, new_game_id()) for white, black in pairs]
         if not await self.tournaments.pair(arena.id, games, now):
             return False  # one of them left meanwhile: paired again next tick
-        await asyncio.gather(  # (at once: 100 games made one by one took a second)
-            *(self._start_game(arena, roster, w, b, game) for w, b, game in games)
-        )
+        await self._start_games(arena, roster, games)
         return True
 
-    async def _start_game(
-        self, arena: Arena, roster: Roster, white: str, black: str, game: str
+    async def _start_games(
+        self, arena: Arena, roster: Roster, games: Sequence[tuple[str, str, str]]
     ) -> None:
+        """Make the games (White, Black, id) at once, their players' ratings read in one query
+        (100 games made one by one took a second; their 200 ratings read one by one were a
+        third of the CPU the director spent)."""
+        seats = []
+        for white, black, _ in games:
+            for player in (white, black):
+                entrant = roster.players[player]
+                seats.append(Seat(player, entrant.name, account=entrant.account))
+        pool = rating.speed(arena.time)
+        if pool is not None:
+            seats = await self.seats_again(seats, pool)
+        await asyncio.gather(
+            *(
+                self._start_game(arena, seats[2 * n], seats[2 * n + 1], game)
+                for n, (_, _, game) in enumerate(games)
+            )
+        )
+
+    async def _start_game(self, arena: Arena, white: Seat, black: Seat, game: str) -> None:
         """Make the game and tell its players (a game not made is logged: an arena's
         pairing is undone after ``UNMADE_MS``, a Swiss's game made again by the next step)."""
         try:
-            await self._make(arena, roster, white, black, game)
+            await self._make(arena, white, black, game)
         except (*STORAGE_ERRORS, ProtocolError) as error:
             log.warning("tournament %s: game %s not made (%s)", arena.id, game, error)
             return
-        await self.store.notify(
-            [white, black], encode(TournamentGame(arena.id, game, white, black))
-        )
+        players = [white.player, black.player]
+        await self.store.notify(players, encode(TournamentGame(arena.id, game, *players)))
 
-    async def _make(self, arena: Arena, roster: Roster, white: str, black: str, game: str) -> None:
+    async def _make(self, arena: Arena, white: Seat, black: Seat, game: str) -> None:
         """Make the game ``game`` of ``white`` and ``black``, in progress."""
-        seats = []
-        pool = rating.speed(arena.time)
-        for player in (white, black):
-            entrant = roster.players[player]
-            seat = Seat(player, entrant.name, account=entrant.account)
-            if pool is not None:
-                seat = await self.seat_again(seat, pool) or seat
-            seats.append(seat)
         now = now_ms()
         record = match.create(
             game,
-            seats[0],
+            white,
             game_type=arena.game_type,
             time=arena.time,
             color="white",
@@ -373,7 +382,7 @@ class Director:
             tournament=arena.id,
             tournament_name=arena.name,
         )
-        record, event = match.join(record, seats[1], now)
+        record, event = match.join(record, black, now)
         await self.changes.create(record, event)
 
     async def _finish(self, arena: Arena, now: int) -> None:

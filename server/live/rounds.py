@@ -15,7 +15,7 @@ players are present (the first waits for two).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from protocol import PlayerStatus, Standing
@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 SCORES = {"WhiteWins": 1.0, "BlackWins": 0.0, "Draw": 0.5}
 
-Make = Callable[[Arena, Roster, str, str, str], Awaitable[None]]
-"""Makes a game (``Director.start_game``): the arena, its roster, White, Black, the id."""
+Make = Callable[[Arena, Roster, Sequence[tuple[str, str, str]]], Awaitable[None]]
+"""Makes games at once (``Director.start_games``): the arena, its roster, and each game's
+White, Black and id."""
 
 
 def _core(round_: SwissRound) -> swiss.Round:
@@ -46,11 +47,11 @@ async def step(
     if rounds:
         number, current = len(rounds), rounds[-1]
         records = {r.id: r for r in await store.get_many(g.game for g in current.games)}
-        games = []
+        games, unmade = [], []
         for game in current.games:
             record = records.get(game.game)
             if record is None:
-                await make(arena, roster, game.white, game.black, game.game)
+                unmade.append((game.white, game.black, game.game))
             elif game.score is None and record.status == "over":
                 score = SCORES.get(record.result or "")
                 if score is None:  # aborted: the side that did not move loses
@@ -58,6 +59,8 @@ async def step(
                 game = game._replace(score=score)
                 changed = True
             games.append(game)
+        if unmade:
+            await make(arena, roster, unmade)
         if changed:
             await tournaments.score_round(arena.id, number, current._replace(games=games))
         if any(game.score is None for game in games):
@@ -76,8 +79,7 @@ async def step(
     new = SwissRound([SwissGame(g.white, g.black, new_game_id()) for g in paired.games], paired.bye)
     if not await tournaments.add_round(arena.id, len(rounds) + 1, new):
         return changed, False
-    for game in new.games:
-        await make(arena, roster, game.white, game.black, game.game)
+    await make(arena, roster, [(game.white, game.black, game.game) for game in new.games])
     return True, False
 
 

@@ -223,7 +223,7 @@ class Challenges:
             account="account" if account else "guest",
         )
         if pool is not None and account:
-            challenger = await self.seating.seat_again(challenger, pool) or challenger
+            challenger = await self.seating.seat_again(challenger, pool)
         if not await self.store.end_challenge(offer):
             raise gone
         now = now_ms()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
@@ -29,6 +30,7 @@ from server.archive import ratings
 from server.archive.games import DATABASE_ERRORS
 from server.game import match, rating, rematches
 from server.game.clock import now_ms
+from server.game.rating import START
 from server.game.record import new_game_id
 from server.live.session import Session
 from server.requests.creation import bot_pair, may_create, may_rate
@@ -163,9 +165,21 @@ class Seating:
         Raises:
             DATABASE_ERRORS: The database did not answer.
         """
+        return (await self.with_ratings([seat], pool))[0]
+
+    async def with_ratings(self, seats: Sequence[Seat], pool: Speed) -> list[Seat]:
+        """``seats`` with their players' ratings in ``pool`` now, read at once.
+
+        Raises:
+            DATABASE_ERRORS: The database did not answer.
+        """
         async with self.database.engine.connect() as connection:
-            found = await ratings.of(connection, seat.player, pool)
-        return replace(seat, rating=found.shown, provisional=found.provisional)
+            found = await ratings.of_many(connection, [seat.player for seat in seats], pool)
+        seated = []
+        for seat in seats:
+            now = found.get(seat.player, START)
+            seated.append(replace(seat, rating=now.shown, provisional=now.provisional))
+        return seated
 
     async def _challenge(self, message: CreateGame) -> Seat:
         """The seat of the bot account ``message`` challenges, if it is connected, plays that
@@ -244,19 +258,26 @@ class Seating:
             return  # an offer (or nothing)
         new = done[1]  # followed by the players here as the old game's change is passed on
         pool = rating.speed(new.time)
-        if pool is not None:  # the players' ratings now (those the last game made, if rated)
-            seats = [await self.seat_again(seat, pool) for seat in (new.white, new.black)]
-            new = replace(new, white=seats[0], black=seats[1])
+        if pool is not None and new.white and new.black:  # their ratings now (the last game's)
+            white, black = await self.seats_again([new.white, new.black], pool)
+            new = replace(new, white=white, black=black)
         start = Event(new.version, "joined", new.created, text=message.game)
         await self.changes.create(new, start)
 
-    async def seat_again(self, seat: Seat | None, pool: Speed) -> Seat | None:
-        """A seat of a rematch with its player's rating now (as it was while the database
-        does not answer)."""
-        if seat is None or seat.account == "guest" or seat.bot is not None:
-            return seat
+    async def seat_again(self, seat: Seat, pool: Speed) -> Seat:
+        """A seat of a new game with its player's rating now (``seats_again``)."""
+        return (await self.seats_again([seat], pool))[0]
+
+    async def seats_again(self, seats: Sequence[Seat], pool: Speed) -> list[Seat]:
+        """Seats of new games (rematches, a tournament's pairings) with their players'
+        ratings now, read at once (guests' and bots' as they are; all as they were while the
+        database does not answer)."""
+        renewed = [seat for seat in seats if seat.account != "guest" and seat.bot is None]
+        if not renewed:
+            return list(seats)
         try:
-            return await self.rating(seat, pool)
+            now = {seat.player: seat for seat in await self.with_ratings(renewed, pool)}
         except DATABASE_ERRORS as error:
-            log.warning("%s's rating not renewed for a rematch (%s)", seat.player, error)
-            return seat
+            log.warning("ratings not renewed for %d new seats (%s)", len(renewed), error)
+            return list(seats)
+        return [now.get(seat.player, seat) for seat in seats]

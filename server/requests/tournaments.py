@@ -70,7 +70,7 @@ def arenas(
     archived = TournamentArchive(database)
     ttl_ms = int(settings.open_game_ttl * 1000)
     director = Director(
-        tournaments, store, changes, seating.seat_again, ttl_ms=ttl_ms, keep=archived.write
+        tournaments, store, changes, seating.seats_again, ttl_ms=ttl_ms, keep=archived.write
     )
     return Tournaments(store, tournaments, seating, director, archived), director
 

@@ -54,6 +54,7 @@ from server.game.arena import game_points
 from server.storage.keys import TOURNAMENTS_KEY, tournament_key
 from server.storage.store import Store
 from server.storage.tournaments import Arena, Entrant, TournamentStore
+from tests.server.archived import insert, rating
 from tests.server.conftest import Running, StartServer, free_port
 from tests.server.support import ServerProcess, rows, running_all, signed_up
 from tests.support import until
@@ -414,6 +415,47 @@ async def test_players_are_paired_again_as_their_game_ends_not_at_the_next_tick(
         await white.send(Resign(first.game))
         again = await ann.expect(TournamentGame, timeout=10)
         assert again.game != first.game and {again.white, again.black} == set(seats)
+
+
+async def test_a_tournaments_games_seat_their_players_with_their_ratings_now(
+    srv: Running,
+) -> None:
+    """The ratings of a round's players are read as its games are made (all at once), not
+    as they joined: each player's in the game's state is theirs in the speed now, and a
+    player without one in it has the start."""
+    names = ["ann", "bob", "cy", "dee"]
+    async with contextlib.AsyncExitStack() as stack:
+        host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
+        clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
+        later = int(time.time() * 1000) + 3_600_000
+        tournament = (await create(host, starts=later, minutes=30, rated=False)).summary.id
+        await host.send(WatchTournament(tournament))
+        for client in clients:
+            await client.send(JoinTournament(tournament))
+        await standings_until(host, lambda t: len(t.standings) == 4)  # (joined at 1500 each)
+        now = int(time.time() * 1000)
+        figures = {"ann": (1912.4, 60.0), "bob": (1687.6, 70.0), "cy": (1401.0, 300.0)}
+        ids = {n: c.player for n, c in zip(names, clients, strict=True)}
+        await insert(
+            srv,
+            tables.ratings,
+            [rating(ids[n], "blitz", v, rd, 20, now) for n, (v, rd) in figures.items()]
+            + [rating(ids["dee"], "rapid", 2222.0, 50.0, 20, now)],  # not this speed
+        )
+        await srv.hub.tournaments.tournaments.start_at(tournament, now)
+        want = {ids["ann"]: 1912, ids["bob"]: 1688, ids["cy"]: 1401, ids["dee"]: 1500}
+        provisional = {ids["ann"]: False, ids["bob"]: False, ids["cy"]: True, ids["dee"]: True}
+        seen = {}
+        for client in clients:
+            paired = await client.expect(TournamentGame)
+            await client.send(Watch(paired.game))
+            state = (await client.expect(Update)).state
+            assert state.white is not None and state.black is not None
+            assert (state.white.player, state.black.player) == (paired.white, paired.black)
+            for seat in (state.white, state.black):
+                seen[seat.player] = seat
+    assert {p: seat.rating for p, seat in seen.items()} == want
+    assert {p: seat.provisional for p, seat in seen.items()} == provisional
 
 
 async def test_a_player_who_leaves_is_not_paired_until_they_join_again(srv: Running) -> None:
