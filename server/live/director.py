@@ -289,10 +289,11 @@ class Director:
 
     async def _score(self, arena: Arena, pairings: list[Pairing], now: int) -> int:
         """Score the games of ``pairings`` that ended: how many go on."""
-        records = {r.id: r for r in await self.store.get_many(p.game for p in pairings)}
-        left = 0
+        unsettled = set(await self.store.unsettled([p.game for p in pairings]))
+        records = {r.id: r for r in await self.store.get_many(unsettled)}
+        left = len(pairings) - len(unsettled)  # (the games in progress: not read)
         ended: list[Awaitable[object]] = []
-        for pairing in pairings:
+        for pairing in (p for p in pairings if p.game in unsettled):
             record = records.get(pairing.game)
             if record is None:
                 if now - pairing.paired > UNMADE_MS:  # never made: its players wait again

@@ -46,13 +46,15 @@ async def step(
     changed = False
     if rounds:
         number, current = len(rounds), rounds[-1]
-        records = {r.id: r for r in await store.get_many(g.game for g in current.games)}
+        unscored = [g.game for g in current.games if g.score is None]
+        unsettled = set(await store.unsettled(unscored))  # (the games in progress: not read)
+        records = {r.id: r for r in await store.get_many(unsettled)}
         games, unmade = [], []
         for game in current.games:
             record = records.get(game.game)
-            if record is None:
+            if record is None and game.game in unsettled:
                 unmade.append((game.white, game.black, game.game))
-            elif game.score is None and record.status == "over":
+            elif record is not None and record.status == "over":
                 score = SCORES.get(record.result or "")
                 if score is None:  # aborted: the side that did not move loses
                     score = 0.0 if not record.moves else 1.0
