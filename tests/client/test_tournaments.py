@@ -5,7 +5,8 @@ game page, a spectator's page showing the standings live, by the rules
 (``server.game.arena``: points, the streak marked, the winner at the end); a bad value refused
 beside the form with nothing typed lost, a hostile name shown as text, the page reached from
 the phone's ☰ menu, a guest told to sign up; an arena of people and bot accounts run by
-``hive-bot`` to its end, watched live."""
+``hive-bot`` to its end, watched live; a Swiss of seven with a bye each round and a no-show,
+on a spectator's page and on the pages of the bye and of the no-show."""
 
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ from playwright.async_api import Error as PlaywrightError
 from protocol import (
     CreateTournament,
     JoinTournament,
+    Play,
     Resign,
     TimeControl,
     Tournament,
+    Update,
     Watch,
 )
 from protocol.client import Client
 from server.game.arena import game_points, scores_of
+from server.live import rounds
 from tests.client.support import Person
 from tests.server.conftest import Running, StartServer
 from tests.server.support import hive_bot, signed_up
@@ -409,3 +413,168 @@ async def test_an_arena_of_people_and_bots_runs_to_its_end(
             for person in (*people, spectator):
                 assert person.errors == []
                 await person.close()
+
+
+def number(value: float) -> str:
+    """``value`` as the page writes a number (JavaScript's: 1, 0.5, 2.25)."""
+    return f"{value:g}"
+
+
+async def games_shown(view: Page) -> dict[str, set[str]]:
+    """The games in progress on a tournament's page: each one's players by its id."""
+    games = view.get_by_test_id("tournament-game")
+    found = {}
+    for game in await games.all():
+        players = (await game.text_content() or "").split("Watch")[0].strip().split(" – ")
+        found[await game.get_attribute("data-game") or ""] = set(players)
+    return found
+
+
+async def first_move(client: Client, game: str) -> None:
+    """``client``'s side (White) makes the first move of ``game``."""
+    await client.send(Watch(game))
+    update = await client.expect(Update)
+    while update.game != game:
+        update = await client.expect(Update)
+    await client.send(Play(game, update.version, update.state.legal[0].move))
+
+
+async def test_a_swiss_of_seven_gives_each_round_a_new_bye_and_a_no_show_loses(
+    start_server: StartServer, browser: Browser
+) -> None:
+    """Seven players (accounts on connections from Python), three rounds, watched on a
+    spectator's page: each round three games and a bye, whose point the page shows, never
+    twice to one player. Their ratings equal, the bye goes by the rules' last tie-break, the
+    player id (``server.game.swiss``): round 1's to the first id, whose own page shows her
+    point, then sends her to her game of round 2; the player of the last id (never the bye
+    while others have as few points) does not show in round 1: his own page shows the game
+    aborted at the first-move timeout, the spectator's his loss and his opponent's win, and
+    (``server.live.rounds`` pauses only who leaves) round 2 pairs him, his page sent to that
+    game, which he plays. Each game otherwise goes to the earlier of ``strength`` (the other
+    resigns). The final standings (order, points, each round's score, Buchholz and
+    Sonneborn-Berger, the winner) are ``rounds.standings`` of the rounds stored, with the
+    points those results make."""
+    names = ["ann", "bob", "cy", "dee", "eve", "fay", "gus"]
+    timeout = 3.0  # (each round's games wait for the test's look at the pages)
+    async with (
+        start_server(first_move_timeout=timeout) as srv,
+        contextlib.AsyncExitStack() as stack,
+    ):
+        clients = {n: await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names}
+        named = {c.player: n for n, c in clients.items()}
+        first_bye, no_show = named[min(named)], named[max(named)]
+        strength = [no_show, *(n for n in names if n != no_show)]  # (he wins once he shows)
+        host = clients[first_bye]
+        later = int(time.time() * 1000) + 3_600_000  # (started by the test once all joined)
+        clock = TimeControl("clock", 180, 2)
+        await host.send(
+            CreateTournament(
+                "Seven", "Base", clock, rated=False, starts=later, kind="swiss", rounds=3
+            )
+        )
+        tournament = (await host.expect(Tournament)).summary.id
+        for client in clients.values():
+            await client.send(JoinTournament(tournament))
+        path = f"/#/tournament/{tournament}"
+        spectator = await Person.open(browser, srv.http_url, "zed", path)
+        absent = await open_as(browser, srv, clients[no_show], path)
+        bye_page = await open_as(browser, srv, clients[first_bye], path)
+        people = [spectator, absent, bye_page]
+        view = spectator.page
+        for person in people:
+            await expect(person.page.locator("[data-testid=standing]")).to_have_count(7)
+        store = srv.hub.tournaments.tournaments
+        await store.start_at(tournament, int(time.time() * 1000))
+        byes: list[str] = []
+        aborted = opponent = ""  # round 1's game of the no-show, and who won it
+        points = dict.fromkeys(names, 0.0)  # by the results the test makes
+        results: dict[str, float] = {}  # White's score in each game, by the test's rules
+        for number_ in (1, 2, 3):
+            await expect(view.get_by_test_id("tournament-clock")).to_have_text(
+                f"Round {number_} of 3"
+            )
+            await expect(view.get_by_test_id("tournament-game")).to_have_count(3)
+            stored = (await store.rounds(tournament))[number_ - 1]
+            games = await games_shown(view)
+            assert games == {g.game: {named[g.white], named[g.black]} for g in stored.games}
+            # the no-show, paired each round (not paused): his page sent to his game
+            absent_row = view.locator(f"[data-testid=standing][data-name={no_show}]")
+            await expect(absent_row).to_have_attribute("data-status", "playing")
+            (his,) = (g for g, players in games.items() if no_show in players)
+            await expect(absent.page).to_have_url(re.compile(f"#/game/{his}$"))
+            if number_ == 2:  # round 1: his game aborted, no first move of his in time ...
+                record = await srv.hub.store.get(aborted)
+                assert record is not None and record.reason == "aborted" and record.ended
+                assert record.result is None
+                assert record.ended - record.turn_started >= timeout * 1000
+                assert record.white is not None
+                assert len(record.moves) == (0 if named[record.white.player] == no_show else 1)
+                # ... lost, in the standings, and won by his opponent
+                assert await shown(view, no_show) == ("0", ["0"])
+                assert (await shown(view, opponent))[1][0] == "1"
+            (bye,) = set(names).difference(*games.values())
+            assert stored.bye is not None and named[stored.bye] == bye
+            assert bye not in byes, f"a second bye to {bye} in round {number_}"
+            byes.append(bye)
+            points[bye] += 1
+            row = view.locator(f"[data-testid=standing][data-name={bye}]")
+            await expect(row).to_have_attribute("data-points", number(points[bye]))
+            await expect(row.locator("[data-testid=scores] .score").last).to_have_text("1")
+            await expect(row).to_have_attribute("data-status", "waiting")
+            if number_ == 1:  # on her own page: her point, and no game for her
+                assert bye == first_bye
+                mine = bye_page.page.locator("[data-testid=standing].me")
+                await expect(mine).to_have_attribute("data-name", bye)
+                await expect(mine.locator("[data-testid=scores] .score")).to_have_text(["1"])
+                await expect(bye_page.page).to_have_url(re.compile(f"{path}$"))
+            else:  # her page went to her game of this round
+                hers = next(g for g, players in games.items() if first_bye in players)
+                await expect(bye_page.page).to_have_url(re.compile(f"#/game/{hers}$"))
+            for pairing in stored.games:
+                white, black = named[pairing.white], named[pairing.black]
+                if number_ == 1 and no_show in (white, black):
+                    if black == no_show:  # White moves first: then his turn, which never comes
+                        await first_move(clients[white], pairing.game)
+                    await expect(absent.page.get_by_test_id("first-move")).to_contain_text(
+                        "Your first move"
+                    )
+                    winner = black if white == no_show else white
+                else:
+                    winner = min(white, black, key=strength.index)
+                    loser = black if winner == white else white
+                    await clients[loser].send(Watch(pairing.game))
+                    await clients[loser].send(Resign(pairing.game))
+                points[winner] += 1
+                results[pairing.game] = 1.0 if winner == white else 0.0
+            if number_ == 1:
+                aborted, opponent = his, (games[his] - {no_show}).pop()
+        await expect(view.get_by_test_id("tournament")).to_have_attribute("data-status", "over")
+        stored_rounds = await store.rounds(tournament)
+        want = rounds.standings(await store.roster(tournament), stored_rounds)
+        assert len(stored_rounds) == 3
+        assert {g.game: g.score for r in stored_rounds for g in r.games} == results
+        assert {line.name: line.points for line in want} == points
+        assert await names_of(view.locator("[data-testid=standing]")) == [w.name for w in want]
+        for line in want:
+            row = view.locator(f"[data-testid=standing][data-name={line.name}]")
+            assert await shown(view, line.name) == (
+                number(line.points),
+                [number(s) for s in line.scores],
+            ), line.name
+            assert len(line.scores) == 3
+            tie_breaks = row.locator("[data-testid=points] small")
+            assert await tie_breaks.text_content() == (
+                f"({number(line.buchholz)}, {number(line.sonneborn_berger)})"
+            ), line.name
+        await expect(view.get_by_test_id("tournament-winner")).to_have_text(
+            f"Winner: {want[0].name}"
+        )
+        # the no-show's own page, back at his game of round 1: aborted
+        await absent.page.goto(f"{srv.http_url}/#/game/{aborted}")
+        await expect(absent.page.get_by_test_id("result")).to_have_attribute(
+            "data-reason", "aborted"
+        )
+        await expect(absent.page.get_by_test_id("status")).to_have_text("Game aborted")
+        for person in people:
+            assert person.errors == []
+            await person.close()
