@@ -4,10 +4,11 @@ Pure: a tournament is its entrants and its rounds so far, and each function a va
 
 - **Points**: a win 1, a draw 0.5, a loss 0; a bye 1 (as lichess's Swiss). A player who joins
   late has 0 for the rounds before (no bye), and one who does not show loses the game (the
-  server records it so after the first-move timeout).
-- **The bye**, when the players of a round are odd: the one with the fewest byes so far, then
-  the fewest points, then the lowest rating (then the name): never a second bye to one player
-  while another has had none.
+  server records it so after the first-move timeout, and pauses them: not paired again until
+  they join again).
+- **The bye**, when the players of a round are odd: of those with the fewest byes so far, the
+  lowest ranked (fewest points, then lowest rating, then the name last in order), as FIDE's
+  and lichess's: never a second bye to one player while another has had none.
 - **Pairs**: every other player paired, the round's cost the least it can be
   (``server.game.pairing``), in this order: first no two players who met already (while it
   can be avoided), then colours (a player's whites less blacks kept within one while it can
@@ -121,9 +122,8 @@ def pair_round(entrants: Sequence[Entrant], rounds: Sequence[Round]) -> Round:
     ranked = sorted(entrants, key=lambda e: (-record(e.name).points, -e.rating, e.name))
     bye = None
     if len(ranked) % 2:
-        bye = min(
-            ranked, key=lambda e: (record(e.name).byes, record(e.name).points, e.rating, e.name)
-        ).name
+        fewest = min(record(e.name).byes for e in ranked)
+        bye = [e.name for e in ranked if record(e.name).byes == fewest][-1]  # the lowest ranked
     playing = [e.name for e in ranked if e.name != bye]
     rank = {name: n for n, name in enumerate(playing)}
 

@@ -2,10 +2,11 @@
 the tournament's lease), and its standings.
 
 A step scores the games of the round in progress that ended (a game aborted because a side
-never moved is lost by that side: a no-show), and once every game of it has ended pairs the
-next round (``server.game.swiss.pair_round``, off the event loop) among the players present
-(those who left are not paired, nor given a bye; a late joiner is, with 0 for the rounds
-before). A round is added once (``TournamentStore.add_round``: only while the rounds are as
+never moved is lost by that side: a no-show, paused as in an arena, so that later rounds do
+not wait out a first-move timeout for them; they are paired again once they join again), and
+once every game of it has ended pairs the next round (``server.game.swiss.pair_round``, off
+the event loop) among the players present (those who left or are paused are not paired, nor
+given a bye; a late joiner is, with 0 for the rounds before). A round is added once (``TournamentStore.add_round``: only while the rounds are as
 many as the step found), then its games made; a game of it not made yet (its driver died
 between the two) is made by the next step, under the same id. After the last round's last
 game the tournament is over, and so it is when a later round is due and fewer than two
@@ -44,6 +45,7 @@ async def step(
     """One step of the Swiss ``arena``: whether it changed, and whether it is over."""
     rounds = await tournaments.rounds(arena.id)
     changed = False
+    absent: set[str] = set()  # (no-shows paused by this step)
     if rounds:
         number, current = len(rounds), rounds[-1]
         unscored = [g.game for g in current.games if g.score is None]
@@ -56,13 +58,16 @@ async def step(
                 unmade.append((game.white, game.black, game.game))
             elif record is not None and record.status == "over":
                 score = SCORES.get(record.result or "")
-                if score is None:  # aborted: the side that did not move loses
+                if score is None:  # aborted: the side that did not move loses, and is paused
                     score = 0.0 if not record.moves else 1.0
+                    absent.add(game.white if not record.moves else game.black)
                 game = game._replace(score=score)
                 changed = True
             games.append(game)
         if unmade:
             await make(arena, roster, unmade)
+        for player in absent:  # (before the scores: a step killed between them pauses again)
+            await tournaments.pause(arena.id, player)
         if changed:
             await tournaments.score_round(arena.id, number, current._replace(games=games))
         if any(game.score is None for game in games):
@@ -73,7 +78,7 @@ async def step(
     present = [
         swiss.Entrant(player, float(entrant.rating or 1500))
         for player, entrant in roster.players.items()
-        if player not in roster.paused
+        if player not in roster.paused and player not in absent
     ]
     if len(present) < 2:  # round 1 waits for two players; a later one ends it there
         return changed, bool(rounds)

@@ -88,6 +88,10 @@ def test_swiss_rounds_are_the_best_the_players_allow(
         byes = {n: (past.get(n) or swiss.Record()).byes for n in names}
         if len(names) % 2:
             assert new.bye is not None and byes[new.bye] == min(byes.values())  # they rotate
+            points = {n: (past.get(n) or swiss.Record()).points for n in names}
+            rank = {e.name: (-points[e.name], -e.rating, e.name) for e in entrants}
+            due = [n for n in names if byes[n] == byes[new.bye]]
+            assert rank[new.bye] == max(rank[n] for n in due)  # the lowest ranked of them
         else:
             assert new.bye is None
         playing = [n for n in names if n != new.bye]
