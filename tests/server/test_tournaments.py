@@ -628,14 +628,14 @@ async def test_a_server_restarted_mid_arena_resumes_it(start_server: StartServer
         assert {s.player: s.scores for s in shown.standings} == {bob.player: [2], ann.player: [0]}
 
 
-async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
+async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses_and_is_paused(
     start_server: StartServer,
 ) -> None:
-    """Five players, three rounds: a bye each round, to three players; no two meet twice;
-    eve never shows and loses each game she is given; the standings (points, Buchholz,
-    Sonneborn-Berger) are the rules' (``server.game.swiss``) over the rounds played, and
-    each player's scores what they saw."""
-    names = ["ann", "bob", "cy", "dee", "eve"]
+    """Six players, three rounds: eve never shows, loses her game of round 1 and is paused,
+    so rounds 2 and 3 pair the five others: a bye each, to two players; no two meet twice;
+    the standings (points, Buchholz, Sonneborn-Berger) are the rules' (``server.game.swiss``)
+    over the rounds played, and each player's scores what they saw."""
+    names = ["ann", "bob", "cy", "dee", "eve", "fay"]
     async with start_server(first_move_timeout=0.5) as srv, contextlib.AsyncExitStack() as stack:
         host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
         clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
@@ -647,11 +647,12 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
         await host.expect(Tournament)
         by_player = {c.player: n for c, n in zip(clients, names, strict=True)}
         eve = clients[4].player
-        players = [Player(c, n) for c, n in zip(clients[:4], names[:4], strict=True)]
+        present = [(c, n) for c, n in zip(clients, names, strict=True) if n != "eve"]
+        players = [Player(c, n) for c, n in present]
         async with playing(players, tournament, names, by_player, absent=eve):
             for client in clients:
                 await client.send(JoinTournament(tournament))
-            await standings_until(host, lambda t: len(t.standings) == 5)
+            await standings_until(host, lambda t: len(t.standings) == 6)
             await srv.hub.tournaments.tournaments.start_at(tournament, int(time.time() * 1000))
             final = await standings_until(host, lambda t: t.summary.status == "over", timeout=120)
         stored = await srv.hub.tournaments.tournaments.rounds(tournament)
@@ -665,15 +666,19 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses(
         assert results_of(lines) == as_kept(final)
     assert final.summary.round == 3 and len(stored) == 3
     byes = [round_.bye for round_ in stored]
-    assert None not in byes and len(set(byes)) == 3
+    assert byes[0] is None and None not in byes[1:] and len(set(byes)) == 3
+    assert eve not in byes
     met = [frozenset((g.white, g.black)) for round_ in stored for g in round_.games]
-    assert len(met) == 6 and len(set(met)) == 6
-    for round_ in stored:
+    assert len(met) == 3 + 2 + 2 and len(set(met)) == len(met)
+    for number, round_ in enumerate(stored, 1):
         seated = [p for g in round_.games for p in (g.white, g.black)] + [round_.bye or ""]
-        assert sorted(seated) == sorted(by_player)
+        want_seated = [p for p in by_player if number == 1 or p != eve]
+        assert sorted(p for p in seated if p) == sorted(want_seated)
         for game in round_.games:
             if eve in (game.white, game.black):
                 assert game.score == (0.0 if game.white == eve else 1.0)
+    line = next(s for s in final.standings if s.player == eve)
+    assert (line.scores, line.status) == ([0.0], "paused")
     entrants = [swiss.Entrant(p, 1500.0) for p in by_player]
     rounds = [
         swiss.Round(tuple(swiss.Pairing(g.white, g.black, g.score) for g in r.games), r.bye)
