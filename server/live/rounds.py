@@ -6,11 +6,12 @@ never moved is lost by that side: a no-show, paused as in an arena, so that late
 not wait out a first-move timeout for them; they are paired again once they join again), and
 once every game of it has ended pairs the next round (``server.game.swiss.pair_round``, off
 the event loop) among the players present (those who left or are paused are not paired, nor
-given a bye; a late joiner is, with 0 for the rounds before). A round is added once (``TournamentStore.add_round``: only while the rounds are as
-many as the step found), then its games made; a game of it not made yet (its driver died
-between the two) is made by the next step, under the same id. After the last round's last
-game the tournament is over, and so it is when a later round is due and fewer than two
-players are present (the first waits for two).
+given a bye; a late joiner is, with 0 for the rounds before). A round is added once
+(``TournamentStore.add_round``: only while the rounds are as many as the step found), then
+its games made; a game of it not made yet (its driver died between the two) is made by the
+next step, under the same id. After the last round's last game the tournament is over, and
+so it is when a later round is due and fewer than two players are present (the first waits
+for two).
 """
 
 from __future__ import annotations
