@@ -289,7 +289,7 @@ class Director:
 
     async def _score(self, arena: Arena, pairings: list[Pairing], now: int) -> int:
         """Score the games of ``pairings`` that ended: how many go on."""
-        unsettled = set(await self.store.unsettled([p.game for p in pairings]))
+        unsettled = set(await self.tournaments.unsettled([p.game for p in pairings]))
         records = {r.id: r for r in await self.store.get_many(unsettled)}
         left = len(pairings) - len(unsettled)  # (the games in progress: not read)
         ended: list[Awaitable[object]] = []

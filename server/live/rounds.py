@@ -50,7 +50,7 @@ async def step(
     if rounds:
         number, current = len(rounds), rounds[-1]
         unscored = [g.game for g in current.games if g.score is None]
-        unsettled = set(await store.unsettled(unscored))  # (the games in progress: not read)
+        unsettled = set(await tournaments.unsettled(unscored))  # (the games in progress: not read)
         records = {r.id: r for r in await store.get_many(unsettled)}
         games, unmade = [], []
         for game in current.games:

@@ -86,7 +86,7 @@ them from the games on start.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import redis.exceptions
@@ -391,15 +391,6 @@ class Store(Players, Liveness, Archiving, Replicas, Invites):
 
     async def live_ids(self) -> list[str]:
         return [m.decode() for m in await self.redis.zrange("hive:live", 0, -1)]
-
-    async def unsettled(self, game_ids: Sequence[str]) -> list[str]:
-        """Those of ``game_ids`` not in progress (``hive:live``): ended, not made yet, or made
-        a moment ago and not yet indexed: those a tournament's director reads the records of
-        (not the hundred games in progress of a 200-player arena at every step)."""
-        if not game_ids:
-            return []
-        scores = await self.redis.zmscore("hive:live", list(game_ids))
-        return [game for game, score in zip(game_ids, scores, strict=True) if score is None]
 
     async def due(self, now: int, limit: int = 100) -> list[str]:
         """Games whose deadline has passed."""

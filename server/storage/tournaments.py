@@ -316,6 +316,16 @@ class TournamentStore:
         found = await self.redis.hgetall(tournament_key(tournament, "playing"))
         return [Pairing(g.decode(), *msgpack.unpackb(v)) for g, v in found.items()]
 
+    async def unsettled(self, game_ids: Sequence[str]) -> list[str]:
+        """Those of the games ``game_ids`` not in progress (not in ``hive:live``, which
+        ``Store`` keeps): ended, not made yet, or made a moment ago and not yet indexed; those
+        a director's step reads the records of (not the hundred games in progress of a
+        200-player arena at every step)."""
+        if not game_ids:
+            return []
+        scores = await self.redis.zmscore("hive:live", list(game_ids))
+        return [game for game, score in zip(game_ids, scores, strict=True) if score is None]
+
     async def end_game(
         self, tournament: str, pairing: Pairing, score: float | None, now: int
     ) -> bool:
