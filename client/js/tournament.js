@@ -171,7 +171,7 @@ export class TournamentScreen {
       <td><a href="${profileHref(line.name)}">${line.name}</a>${line.streak ? html` <span class="streak" data-testid="streak" title="On a streak: the next win counts double">🔥</span>` : ""}</td>
       <td>${line.rating ?? "?"}</td>
       <td data-testid="points">${points}</td>
-      <td data-testid="scores">${marked.map((m) => html`<span class="${m.doubled ? "score doubled" : "score"}" data-doubled="${m.doubled}">${m.points}</span> `)}</td>
+      <td data-testid="scores">${marked.map((m) => html`<span class="${m.doubled ? "score doubled" : "score"}" data-doubled="${m.doubled}">${m.points}</span> `)}${kind === "swiss" && line.byes ? html`<small class="muted" data-testid="byes" title="A round without a game, for a point">${line.byes === 1 ? "1 bye" : `${line.byes} byes`}</small>` : ""}</td>
       <td data-testid="standing-status">${STATUS_WORDS[line.status] ?? line.status}${line.game ? html` <a href="#/game/${line.game}">watch</a>` : ""}</td>
     </tr>`;
   }

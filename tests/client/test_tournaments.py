@@ -307,6 +307,13 @@ async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
         await expect(playing).to_have_count(2)
         second_bye = ({"ann", "bob", "cy"} - set(await names_of(playing))).pop()
         assert second_bye != bye  # never twice to one player while avoidable
+        for name, byes in ((bye, "1 bye"), (second_bye, "1 bye")):  # (a bye's 1 is told apart)
+            row = view.locator(f"[data-testid=standing][data-name={name}]")
+            await expect(row.get_by_test_id("byes")).to_have_text(byes)
+        others = ({"ann", "bob", "cy"} - {bye, second_bye}).pop()
+        await expect(
+            view.locator(f"[data-testid=standing][data-name={others}]").get_by_test_id("byes")
+        ).to_have_count(0)
         for name, first in ((winner, "1"), (bye, "1"), (loser, "0")):
             row = view.locator(f"[data-testid=standing][data-name={name}]")
             await expect(row.locator("[data-testid=scores] .score").first).to_have_text(first)
