@@ -145,7 +145,11 @@ export function resultText(gs) {
     cancelled: "the game was cancelled",
     expired: "nobody joined",
   };
-  const detail = reasons[gs.reason] ?? gs.reason ?? "";
+  let detail = reasons[gs.reason] ?? gs.reason ?? "";
+  if (gs.reason === "aborted" && gs.tournament) { // (the tournament scores it all the same)
+    const absent = gs.moves?.length ? "black" : "white";
+    detail = `${name(absent)} did not make a first move in time: paused in the tournament (in a Swiss, the game is lost)`;
+  }
   if (gs.result === "Draw") return { title: "Draw", detail };
   if (winner) return { title: `${name(winner)} wins`, detail, winner };
   return { title: gs.reason === "aborted" ? "Game aborted" : "No result", detail };

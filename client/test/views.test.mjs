@@ -83,6 +83,9 @@ describe("selectors", () => {
     assert.deepEqual(over("Draw", "agreement"), { title: "Draw", detail: "agreed" });
     assert.deepEqual(over(null, "aborted"), { title: "Game aborted", detail: "a first move did not come in time" });
     assert.deepEqual(over(null, "expired"), { title: "No result", detail: "nobody joined" });
+    const inTournament = (moves) => V.resultText(gameState({ status: "over", result: null, reason: "aborted", tournament: "t1", moves }));
+    assert.deepEqual(inTournament([]), { title: "Game aborted", detail: "ada did not make a first move in time: paused in the tournament (in a Swiss, the game is lost)" });
+    assert.equal(inTournament(["wS1"]).detail.split(" did not")[0], "bob");
     assert.equal(over(null, "timeout").detail, "time ran out");
     assert.equal(over("WhiteWins", "timeout").detail, "bob ran out of time");
     assert.equal(over("BlackWins", "something new").detail, "something new"); // a reason not known here

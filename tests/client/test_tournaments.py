@@ -619,6 +619,9 @@ async def test_a_swiss_of_seven_gives_the_bye_to_the_lowest_ranked_and_pauses_a_
         page = absent.page
         await expect(page.get_by_test_id("status")).to_have_text("Game aborted")
         await expect(page.get_by_test_id("result")).to_have_attribute("data-reason", "aborted")
+        await expect(page.get_by_test_id("result")).to_contain_text(
+            f"{no_show} did not make a first move in time: paused in the tournament"
+        )
         await expect(page).to_have_url(re.compile(f"#/game/{aborted}$"))  # (not sent on)
         await page.get_by_test_id("back-to-tournament").click()
         await expect(page).to_have_url(re.compile(f"{path}$"))
