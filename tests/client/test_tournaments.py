@@ -40,6 +40,7 @@ from server.storage.tournaments import SwissRound
 from tests.client.support import Person
 from tests.server.conftest import Running, StartServer
 from tests.server.support import hive_bot, signed_up
+from tests.support import until
 
 pytestmark = pytest.mark.browser
 
@@ -478,6 +479,15 @@ def bye_due(ratings: dict[str, float], played: Sequence[SwissRound]) -> str | No
     return max(due, key=lambda p: (-record(p).points, -ratings[p], p))
 
 
+async def _paired(srv: Running, tournament: str, number: int) -> list[SwissRound] | None:
+    """The rounds stored, once round ``number`` is there and its games made (None before)."""
+    played = await srv.hub.tournaments.tournaments.rounds(tournament)
+    if len(played) < number:
+        return None
+    made = await srv.hub.store.get_many(g.game for g in played[number - 1].games)
+    return played if len(made) == len(played[number - 1].games) else None
+
+
 async def test_a_swiss_of_seven_gives_the_bye_to_the_lowest_ranked_and_pauses_a_no_show(
     start_server: StartServer, browser: Browser
 ) -> None:
@@ -541,10 +551,12 @@ async def test_a_swiss_of_seven_gives_the_bye_to_the_lowest_ranked_and_pauses_a_
         async def begin(number_: int, playing: list[str]) -> tuple[SwissRound, dict[str, set[str]]]:
             """Round ``number_``, paired among ``playing``: its first moves made (but the
             no-show's in round 1), its games and bye as the rules and the page say."""
-            await expect(view.get_by_test_id("tournament-clock")).to_have_text(
-                f"Round {number_} of 3"
+            # Its first moves made as soon as it is paired (the page looked at after: a slow
+            # page must not let a game of it reach the first-move timeout).
+            played = await until(
+                lambda: _paired(srv, tournament, number_),
+                f"round {number_} paired",
             )
-            played = await store.rounds(tournament)
             assert len(played) == number_
             stored = played[-1]
             async with asyncio.TaskGroup() as group:  # (each client in one game of it)
@@ -554,6 +566,9 @@ async def test_a_swiss_of_seven_gives_the_bye_to_the_lowest_ranked_and_pauses_a_
                         group.create_task(first_moves(white, black, g.game))
                     elif named[g.black] == no_show:  # White moves: then his turn, never taken
                         group.create_task(first_move(white, g.game))
+            await expect(view.get_by_test_id("tournament-clock")).to_have_text(
+                f"Round {number_} of 3"
+            )
             games = await games_shown(view)
             assert games == {g.game: {named[g.white], named[g.black]} for g in stored.games}
             idle = set(playing).difference(*games.values())  # the bye, as the page shows it
