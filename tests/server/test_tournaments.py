@@ -636,7 +636,9 @@ async def test_a_swiss_pairs_its_rounds_with_byes_and_a_no_show_loses_and_is_pau
     the standings (points, Buchholz, Sonneborn-Berger) are the rules' (``server.game.swiss``)
     over the rounds played, and each player's scores what they saw."""
     names = ["ann", "bob", "cy", "dee", "eve", "fay"]
-    async with start_server(first_move_timeout=0.5) as srv, contextlib.AsyncExitStack() as stack:
+    # (eve's one game waits it out; a slow machine's players must answer theirs within it:
+    # a game aborted by a player's slowness would pause them)
+    async with start_server(first_move_timeout=2.0) as srv, contextlib.AsyncExitStack() as stack:
         host = await stack.enter_async_context(signed_up(srv.ws_url, "host"))
         clients = [await stack.enter_async_context(signed_up(srv.ws_url, n)) for n in names]
         later = int(time.time() * 1000) + 3_600_000  # (started by the test once all joined)
