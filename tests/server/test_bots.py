@@ -15,7 +15,7 @@ from ai.bots import LEVELS
 from ai.pool import BotPool
 from protocol import CreateGame, Resign, TimeControl, Update
 from protocol.client import Client
-from tests.server.conftest import Running
+from tests.server.conftest import Running, StartServer
 from tests.server.support import http_get, play, updated
 from tests.support import until
 
@@ -47,25 +47,32 @@ async def play_out(client: Client, update: Update, me: str, rng: random.Random) 
 
 
 @pytest.mark.parametrize("level", list(LEVELS))
-async def test_a_game_against_a_bot_of_each_level_goes_to_its_end(srv: Running, level: str) -> None:
+async def test_a_game_against_a_bot_of_each_level_goes_to_its_end(
+    start_server: StartServer, level: str
+) -> None:
     rng = random.Random(level)
-    async with srv.connect("ada") as client:
+    # The person here answers at once, up to 150 moves in a second or two against a quick
+    # bot: past a person's message budget (20 a second after 60), which is for people.
+    async with (
+        start_server(message_rate=1000.0, message_burst=3000) as srv,
+        srv.connect("ada") as client,
+    ):
         start = await bot_game(client, level, "black", game_type="Base+MLP")
         bot_seat = start.state.white
         assert bot_seat is not None and bot_seat.bot == level and bot_seat.connected
         end = await play_out(client, start, "black", rng)
-    assert end.state.status == "over" and end.state.result is not None
-    assert end.state.reason in ("queen", "both_queens", "repetition") or (
-        end.state.reason == "resign" and len(end.state.moves) >= MAX_PLIES
-    )
-    # Every bot move keeps its search trace, by move number (White's are the odd ones).
-    status, kind, body = await http_get(f"{srv.http_url}/games/{end.game}/trace/3.json")
-    assert (status, kind) == (200, "application/json")
-    trace = json.loads(body)
-    assert trace["format"] == "hive-arena-search-trace"
-    assert trace["run"]["chosen"] == end.state.moves[2]
-    status, _, _ = await http_get(f"{srv.http_url}/games/{end.game}/trace/2.json")
-    assert status == 404  # a move of the person
+        assert end.state.status == "over" and end.state.result is not None
+        assert end.state.reason in ("queen", "both_queens", "repetition") or (
+            end.state.reason == "resign" and len(end.state.moves) >= MAX_PLIES
+        )
+        # Every bot move keeps its search trace, by move number (White's are the odd ones).
+        status, kind, body = await http_get(f"{srv.http_url}/games/{end.game}/trace/3.json")
+        assert (status, kind) == (200, "application/json")
+        trace = json.loads(body)
+        assert trace["format"] == "hive-arena-search-trace"
+        assert trace["run"]["chosen"] == end.state.moves[2]
+        status, _, _ = await http_get(f"{srv.http_url}/games/{end.game}/trace/2.json")
+        assert status == 404  # a move of the person
 
 
 async def test_a_bots_thinking_time_runs_on_its_clock(srv: Running) -> None:
