@@ -24,6 +24,8 @@ def claim_key(game_id: str) -> str:
     return f"hive:g:{{{game_id}}}:archiving"
 
 
+LIVE_KEY = "hive:live"
+"""The games in progress (an index of ``Store``'s: its module lists its keys)."""
 TOURNAMENTS_KEY = "hive:tournaments"
 """The tournaments upcoming and running, by start time."""
 TOURNAMENTS_OVER_KEY = "hive:tournaments:over"

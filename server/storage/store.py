@@ -100,7 +100,7 @@ from server.storage.archiving import PUT_TRACE, Archiving
 from server.storage.channels import Published, channels
 from server.storage.codec import pack, pack_event, unpack, unpack_event
 from server.storage.invites import Invites
-from server.storage.keys import game_key, log_key
+from server.storage.keys import LIVE_KEY, game_key, log_key
 from server.storage.liveness import COUNT, Liveness
 from server.storage.players import Players, games_key
 from server.storage.replicas import Replicas, UnreplicatedError
@@ -390,7 +390,7 @@ class Store(Players, Liveness, Archiving, Replicas, Invites):
         return [m.decode() for m in await self.redis.zrange("hive:open", 0, -1)]
 
     async def live_ids(self) -> list[str]:
-        return [m.decode() for m in await self.redis.zrange("hive:live", 0, -1)]
+        return [m.decode() for m in await self.redis.zrange(LIVE_KEY, 0, -1)]
 
     async def due(self, now: int, limit: int = 100) -> list[str]:
         """Games whose deadline has passed."""
@@ -426,11 +426,11 @@ def _index(pipe: Any, record: Record, deadline: int | None) -> None:
     else:
         pipe.zrem("hive:open", game_id)
     if record.status == "live":
-        pipe.zadd("hive:live", {game_id: record.created}, nx=True)
+        pipe.zadd(LIVE_KEY, {game_id: record.created}, nx=True)
         for player in record.players():
             pipe.sadd(games_key(player), game_id)
     else:
-        pipe.zrem("hive:live", game_id)
+        pipe.zrem(LIVE_KEY, game_id)
         for player in record.players():
             pipe.srem(games_key(player), game_id)
     if record.status == "over":

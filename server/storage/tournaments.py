@@ -27,7 +27,12 @@ import msgpack
 
 from protocol import AccountKind, TimeControl, TournamentKind
 from server.game.arena import Game
-from server.storage.keys import TOURNAMENTS_KEY, TOURNAMENTS_OVER_KEY, tournament_key
+from server.storage.keys import (
+    LIVE_KEY,
+    TOURNAMENTS_KEY,
+    TOURNAMENTS_OVER_KEY,
+    tournament_key,
+)
 
 if TYPE_CHECKING:
     from server.storage.store import Store
@@ -323,7 +328,7 @@ class TournamentStore:
         200-player arena at every step)."""
         if not game_ids:
             return []
-        scores = await self.redis.zmscore("hive:live", list(game_ids))
+        scores = await self.redis.zmscore(LIVE_KEY, list(game_ids))
         return [game for game, score in zip(game_ids, scores, strict=True) if score is None]
 
     async def end_game(
