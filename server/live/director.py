@@ -339,8 +339,8 @@ class Director:
         self, arena: Arena, roster: Roster, games: Sequence[tuple[str, str, str]]
     ) -> None:
         """Make the games (White, Black, id) at once, their players' ratings read in one query
-        (100 games made one by one took a second; their 200 ratings read one by one were a
-        third of the CPU the director spent)."""
+        (100 games made one by one took a second; their 200 ratings read one by one, a query
+        each, were 4% of the server's samples in a 200-player arena, of the director's 9%)."""
         seats = []
         for white, black, _ in games:
             for player in (white, black):
