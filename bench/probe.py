@@ -47,6 +47,11 @@ WINDOW: Final = float(os.environ.get("PROBE_WINDOW", "10"))
 GAMES: Final = int(os.environ.get("PROBE_GAMES", "1000"))
 DELAY: Final = float(os.environ.get("PROBE_DELAY", "3"))
 
+START: Final = signal.SIGRTMIN + 1
+"""Starts the probe's look (not SIGUSR1: the server prints its threads' stacks on that one)."""
+STOP: Final = signal.SIGRTMIN + 2
+"""Ends it."""
+
 _profile = cProfile.Profile()
 _loop: dict[str, float] = {"tasks": 0, "collections": 0, "collected_seconds": 0.0, "since": 0.0}
 
@@ -152,11 +157,11 @@ def _watch(main: int) -> None:
     time.sleep(DELAY)
     before, process = _redis_figures(client), _process_figures()
     if MODE == "memory":
-        signal.pthread_kill(main, signal.SIGUSR1)
+        signal.pthread_kill(main, START)
         return
-    signal.pthread_kill(main, signal.SIGUSR1)
+    signal.pthread_kill(main, START)
     time.sleep(WINDOW)
-    signal.pthread_kill(main, signal.SIGUSR2)
+    signal.pthread_kill(main, STOP)
     found = _per_change(before, _redis_figures(client))
     if MODE == "counters":
         after = _process_figures()
@@ -174,13 +179,13 @@ def main() -> int:
         raise SystemExit(f"PROBE_MODE is counters, profile or memory, not {MODE!r}")
     if MODE == "memory":
         tracemalloc.start()
-        signal.signal(signal.SIGUSR1, _memory)
+        signal.signal(START, _memory)
     elif MODE == "profile":
-        signal.signal(signal.SIGUSR1, _start_profile)
-        signal.signal(signal.SIGUSR2, _stop_profile)
+        signal.signal(START, _start_profile)
+        signal.signal(STOP, _stop_profile)
     else:
-        signal.signal(signal.SIGUSR1, _start_counting)
-        signal.signal(signal.SIGUSR2, _stop_counting)
+        signal.signal(START, _start_counting)
+        signal.signal(STOP, _stop_counting)
     errors = open(f"{OUT}.stderr", "w")  # noqa: SIM115 (open for the process's life)
     os.dup2(errors.fileno(), 2)
     threading.Thread(target=_watch, args=(threading.get_ident(),), daemon=True).start()

@@ -73,20 +73,24 @@ def main() -> None:
 
     def plain(games: list[tuple[Record, Game]]) -> None:
         for record, game in games:
+            game.board.hold()  # the games share the server's stacks (``Record.new_game``)
             state(record, game, 1, legal=False)
 
     def full(games: list[tuple[Record, Game]]) -> None:
         for record, game in games:
+            game.board.hold()
             layout = game.layout()
             with_legal(state(record, game, 1, legal=False, layout=layout), game, layout)
 
     def layouts(games: list[tuple[Record, Game]]) -> None:
         for _, game in games:
+            game.board.hold()
             game.layout()
 
     def shown(games: list[tuple[Record, Game]]) -> list[tuple[str, Record, GameState]]:
         made: list[tuple[str, Record, GameState]] = []
         for record, game in games:
+            game.board.hold()
             layout = game.layout()
             plain = state(record, game, 1, legal=False, layout=layout)
             made += [("plain", record, plain), ("full", record, with_legal(plain, game, layout))]
