@@ -10,7 +10,7 @@ plain axial coordinates ``(q, r)`` instead (E is +q, SE is +r, as in ``hive.hexe
 - a piece that moves onto a stack takes the stack's coordinates, and one that moves to an empty
   hex takes the coordinates of a stack it touches there, plus the direction from that stack.
 
-These are found by replaying the moves on a scratch board, tracking the coordinates of each
+These are found by replaying the moves on the stacks alone, tracking the coordinates of each
 occupied hex: linear in the moves played, and the game is not touched. The hive is one
 connected group of at most 28 pieces on a grid of 32, so the stacks a hex touches all agree on
 its coordinates.
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hive.board import EMPTY, HAND, Board
+from hive.board import HAND
 from hive.errors import HiveError
 from hive.hexes import DIRECTIONS, MASK, NEIGHBORS, SIZE, axial
-from hive.pieces import MEMBERS, NUM_PIECES, Piece
+from hive.pieces import MEMBERS, Piece
 
 Axial = tuple[int, int]
 """Plain axial coordinates ``(q, r)``."""
@@ -48,30 +48,35 @@ class Layout:
     __slots__ = ("_beside", "_coordinates", "positions")
 
     def __init__(self, moves: Iterable[tuple[int, int, int]]) -> None:
-        board = Board()
-        top = board.top
+        # The stacks by hex, bottom first: at most 28 pieces, so dicts, not a Board's lists of
+        # every hex (allocating those took longer than replaying a game of 30 moves).
+        stacks: dict[int, list[int]] = {}
         coordinates: dict[int, Axial] = {}
         for piece, src, dst in moves:
             if piece < 0:  # a pass
                 continue
             if src != HAND:
-                board.lift(src)
-                if top[src] == EMPTY:
+                left = stacks[src]
+                left.pop()
+                if not left:
+                    del stacks[src]
                     del coordinates[src]
-            if top[dst] == EMPTY:  # a climb keeps the stack's coordinates
+            stack = stacks.get(dst)
+            if stack is None:  # a new stack; a climb keeps the stack's coordinates
                 coordinates[dst] = _beside(coordinates, dst)
-            board.place(piece, dst)
+                stacks[dst] = [piece]
+            else:
+                stack.append(piece)
         self._coordinates = coordinates
         self._beside: dict[int, Axial] = {}  # empty hexes looked up, by hex
-        hex_of = board.hex_of
-        positions: dict[Piece, tuple[int, int, int]] = {}
-        for p in range(NUM_PIECES):
-            h = hex_of[p]
-            if h != HAND:
-                q, r = coordinates[h]
-                level = board.stack(h).index(p) if board.height[h] > 1 else 0
-                positions[MEMBERS[p]] = (q, r, level)
-        self.positions = positions
+        found: dict[int, tuple[int, int, int]] = {}
+        for h, stack in stacks.items():
+            q, r = coordinates[h]
+            for level, p in enumerate(stack):
+                found[p] = (q, r, level)
+        self.positions: dict[Piece, tuple[int, int, int]] = {
+            MEMBERS[p]: found[p] for p in sorted(found)
+        }
 
     def axial(self, h: int) -> Axial:
         """Plain ``(q, r)`` of board hex ``h``: a stack, or an empty hex next to one (every
