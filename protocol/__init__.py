@@ -15,7 +15,7 @@ Python; it imports nothing of the project. By concern:
 - ``values``: the values inside messages (``TimeControl``, ``Seat``, ``GameState``...);
 - ``requests``: what a client sends (``CLIENT_MESSAGES``);
 - ``messages``: what the server sends (``SERVER_MESSAGES``);
-- ``codec``: ``encode``, ``decode``, ``decode_server``, ``to_plain``;
+- ``codec``: ``encode``, ``decode``, ``decode_server``, ``to_plain``, ``packed_size``;
 - ``schema``: the JSON Schema of every message (``python -m protocol.schema``, served at
   ``GET /protocol.schema.json``);
 - ``client``: a client in Python (tests, bots, the load bench), not imported here.
@@ -24,7 +24,7 @@ Every public name is here: ``from protocol import Hello, encode``. docs/protocol
 every message with an example and a whole game.
 """
 
-from protocol.codec import decode, decode_server, encode, to_plain
+from protocol.codec import decode, decode_server, encode, packed_size, to_plain
 from protocol.common import (
     CHALLENGE_SECONDS,
     CHALLENGES_IN,
@@ -332,5 +332,6 @@ __all__ = [
     "decode",
     "decode_server",
     "encode",
+    "packed_size",
     "to_plain",
 ]

@@ -35,19 +35,50 @@ def encode(message: Message) -> bytes:
     return packed
 
 
+def packed_size(value: Any) -> int:
+    """The bytes ``value`` (a message's value, or a list of them) takes in a frame: as long as
+    packing ``to_plain(value)``, found as ``encode`` packs it."""
+    return len(msgpack.packb(value, default=_plain))
+
+
 def _plain(value: Any) -> Any:
-    """A dataclass as the dict of its fields (not converted further), an enum as its value."""
-    names = _field_names(type(value))
+    """A dataclass as the dict of its fields (its lists of dataclasses made lists of dicts, the
+    rest not converted further), an enum as its value."""
+    cls: type = type(value)
+    names = _field_names(cls)
     if names is not None:
         # A dataclass instance's __dict__ holds its fields in order (the messages have no
         # slots and set nothing else): msgpack reads it as it is, with no dict built.
         fields = getattr(value, "__dict__", None)
-        if fields is not None and len(fields) == len(names):
-            return fields
-        return {name: getattr(value, name) for name in names}
+        if fields is None or len(fields) != len(names):
+            fields = {name: getattr(value, name) for name in names}
+        listed = _listed(cls)
+        if listed:
+            # A state's pieces and legal moves: a list comprehension takes each item's dict
+            # for a fraction of a call of this hook per item.
+            fields = dict(fields)
+            for name in listed:
+                fields[name] = [item.__dict__ for item in fields[name]]
+        return fields
     if isinstance(value, enum.Enum):
         return value.value
     raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+@functools.cache
+def _listed(cls: type) -> tuple[str, ...]:
+    """The fields of dataclass ``cls`` that hold a list of dataclasses whose instances keep
+    their fields, and only them, in their ``__dict__`` (no slots): their items' dicts are what
+    msgpack packs."""
+    listed = []
+    for name, hint in typing.get_type_hints(cls).items():
+        if get_origin(hint) is not list:
+            continue
+        (item,) = get_args(hint)
+        plain = isinstance(item, type) and dataclasses.is_dataclass(item)
+        if plain and "__slots__" not in vars(item):
+            listed.append(name)
+    return tuple(listed)
 
 
 def decode(frame: bytes | str, *, registry: dict[str, type[Message]] | None = None) -> Message:

@@ -75,10 +75,14 @@ class Clocks:
     running: Color | None
 
 
-@dataclass(frozen=True)
+@dataclass
 class PieceAt:
     """A piece on the board at axial ``(q, r)``; ``height`` 0 on the ground, 1 on top of one
-    piece, and so on (``hive.Layout``'s level)."""
+    piece, and so on (``hive.Layout``'s level).
+
+    Not frozen, as ``LegalMove``: a state holds a list of them (the list itself is never
+    frozen), made afresh for every change, and a frozen dataclass's ``__init__`` sets each
+    field through ``object.__setattr__`` (four times as long). Nothing changes one once made."""
 
     piece: str
     q: int
@@ -86,10 +90,13 @@ class PieceAt:
     height: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class LegalMove:
     """A legal move of the side to move: its UHP MoveString, the piece, where it comes from
-    (``from_q``/``from_r`` None for a piece in hand) and its destination hex."""
+    (``from_q``/``from_r`` None for a piece in hand) and its destination hex.
+
+    Not frozen: the server makes some 60 of them for each change, to the player to move (see
+    ``PieceAt``)."""
 
     move: str
     piece: str

@@ -15,12 +15,11 @@ import logging
 from collections.abc import Collection
 from typing import Final
 
-import msgpack
 import prometheus_client
 from websockets.asyncio.server import broadcast
 
 from hive import Game, Layout
-from protocol import Event, GameState, Update, encode, to_plain
+from protocol import Event, GameState, Update, encode, packed_size
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.game.view import state, to_move, with_legal
@@ -236,7 +235,7 @@ class Fanout:
 def _outweigh(events: list[Event], game_state: GameState) -> bool:
     """Whether ``events`` weigh ``EVENTS_SHARE`` of ``game_state`` or more, in msgpack bytes
     (the state is measured only when the events might)."""
-    weight = len(msgpack.packb(to_plain(events)))
+    weight = packed_size(events)
     if weight < STATE_FLOOR * EVENTS_SHARE:
         return False
-    return weight >= len(msgpack.packb(to_plain(game_state))) * EVENTS_SHARE
+    return weight >= packed_size(game_state) * EVENTS_SHARE

@@ -51,7 +51,9 @@ from protocol import (
     decode,
     decode_server,
     encode,
+    packed_size,
     schema,
+    to_plain,
 )
 from server.storage import store
 from tests.protocol.examples import ADA, EXAMPLES, GAME, STATE
@@ -93,6 +95,9 @@ def test_every_message_round_trips(side: str, tag: str) -> None:
     body = msgpack.unpackb(frame)
     assert body["type"] == tag
     assert set(body) == {"type"} | {f.name for f in dataclasses.fields(message)}
+    # the encoder's shortcuts (fields' dicts as they are, lists of them) pack the plain walk
+    assert frame == msgpack.packb({**to_plain(message), "type": tag})
+    assert packed_size(message) == len(msgpack.packb(to_plain(message)))
     again = decode(frame, registry=REGISTRIES[side])
     assert again == message
     assert encode(again) == frame
