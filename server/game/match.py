@@ -39,6 +39,7 @@ from protocol import (
     TimeControl,
 )
 from server.game.clock import DAY_MS, clocks_started, deadline, initial_clock, time_left
+from server.game.frozen import evolve
 from server.game.record import Record, other
 
 _RESULTS: Final[dict[GameState, Result]] = {
@@ -290,7 +291,7 @@ def play(
         if record.time.kind == "days":
             left, gain = record.time.days * DAY_MS, 0
         changes["clock_white" if color == "white" else "clock_black"] = left + gain
-    moved = replace(
+    moved = evolve(  # a move's copy: ``replace`` would take 21 us of it
         record,
         moves=moves,
         version=version,
@@ -300,7 +301,7 @@ def play(
         takeback_offer=None,
         held=None,
         clocks_before=[*record.clocks_before[-1:], [record.clock_white, record.clock_black]],
-        **changes,  # type: ignore[arg-type]
+        **changes,
     )
     return moved, Event(version, "move", now, by=color, text=spelled)
 

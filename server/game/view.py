@@ -5,13 +5,13 @@ and watching."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from hive import PASS, Game, Layout
 from hive.pieces import NAMES
 from protocol import Clocks, Color, GameSummary, LegalMove, PieceAt, Seat
 from protocol import GameState as StateMessage
 from server.game.clock import clocks_started, time_left
+from server.game.frozen import evolve
 from server.game.rating import speed
 from server.game.record import Record
 
@@ -103,7 +103,7 @@ def with_legal(made: StateMessage, game: Game, layout: Layout) -> StateMessage:
                 target[1],
             )
         )
-    return replace(made, legal=legal, must_pass=moves == [PASS])
+    return evolve(made, legal=legal, must_pass=moves == [PASS])
 
 
 def to_move(record: Record) -> str | None:
@@ -116,7 +116,8 @@ def present(seat: Seat | None, connected: Callable[[str], bool]) -> Seat | None:
     """``seat`` with ``connected`` filled in (see ``seated``)."""
     if seat is None:
         return None
-    return replace(seat, connected=seated(seat, connected))
+    shown = seated(seat, connected)
+    return seat if seat.connected == shown else evolve(seat, connected=shown)
 
 
 def seated(seat: Seat | None, connected: Callable[[str], bool]) -> bool:

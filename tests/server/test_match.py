@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 
 import msgpack
 import pytest
@@ -10,6 +10,7 @@ import pytest
 from protocol import ErrorCode, ProtocolError, Seat, TimeControl
 from server.game import clock, match, rematches, social, view
 from server.game.clock import DAY_MS
+from server.game.frozen import evolve
 from server.game.record import Record
 from server.storage import codec
 
@@ -297,3 +298,19 @@ def test_a_seat_is_stored_without_what_only_clients_see() -> None:
     assert stored["black"] is not None and "connected" not in stored["black"]
     stored["white"]["connected"] = True
     assert codec.from_dict(stored) == record
+
+
+def test_evolve_copies_as_replace_does_and_refuses_what_is_not_a_field() -> None:
+    record = move(started(TimeControl("clock", 60, 2)), "a", "wS1", 5_000)
+    changes = {"version": 9, "moves": ["wS1", "bS1 wS1-"], "held": 7, "white": BOB}
+    made = evolve(record, **changes)
+    assert made == replace(record, **changes)
+    assert list(vars(made)) == list(vars(record))  # the fields in order: what msgpack packs
+    assert record.version == 3 and made.version == 9  # a copy: the original untouched
+    with pytest.raises(FrozenInstanceError):
+        made.version = 10  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field 'verison'"):
+        evolve(record, verison=3)
+    # A class whose __init__ checks its fields goes through replace: it still checks them.
+    with pytest.raises(ValueError, match=r"base in 1\.\.10800"):
+        evolve(TimeControl("clock", 60, 2), base=0)
