@@ -155,8 +155,6 @@ class Parts:
             lobby_feed,
             store,
             backlog,
-            states_built=metrics.states_built,
-            passed_on=metrics.passed_on,
         )
         self.archive = archive = Archive(store, database, pair_games=settings.rated_pair_games)
         self.changes = changes = Changes(
@@ -311,6 +309,7 @@ class Parts:
                 pool=pool,
                 health=self.health,
                 archive=archive,
+                fanout=fanout,
                 analysis=analysis,
             )
         )
@@ -416,7 +415,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
             max_size=MAX_FRAME_BYTES,
             max_queue=8,
             compression=None,
-            create_connection=counted(hub.metrics.sent),
+            create_connection=counted(hub.metrics),
         )
         try:
             async with metrics_endpoint(hub.metrics, settings.host, settings.metrics_port):

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ai.pool import BotPool
     from server.archive.games import Archive
     from server.edge.health import Health
+    from server.live.fanout import Fanout
     from server.live.lobby import LobbyBoard
     from server.live.presence import Presence
     from server.live.session import Session
@@ -65,7 +66,7 @@ def version() -> str:
         return "unknown"
 
 
-class Metrics:
+class Metrics(Collector):
     """The process's figures: what its parts count, and (``read``) their state when scraped."""
 
     def __init__(self) -> None:
@@ -76,6 +77,10 @@ class Metrics:
         ProcessCollector(registry=r)
         r.register(PLATFORM_COLLECTOR)
         Info("hive_build", "The server's version", registry=r).info({"version": version()})
+        # Counted several times a move (``counted``: five frames a move) as a plain int, read
+        # when scraped: a prometheus_client Counter takes a lock at each ``inc``.
+        self.frames_sent = 0
+        r.register(self)
         self.moves = Counter(
             "hive_moves",
             f"Moves played through this process, by who played them ({PERSON}, {BOT_ACCOUNT}: "
@@ -151,21 +156,10 @@ class Metrics:
             "Frames not sent to a client with too much waiting for it (it gets a snapshot)",
             registry=r,
         )
-        self.states_built = Counter(
-            "hive_states_built",
-            "Game states built for watchers here (once a change, for all of them)",
-            registry=r,
-        )
         self.changes_heard = Counter(
             "hive_changes_heard",
             "Committed changes heard from Redis, by whether this process made them",
             ["made"],
-            registry=r,
-        )
-        self.passed_on = Counter(
-            "hive_changes_passed_on",
-            "Committed changes of the games followed here passed on to the lobby and the "
-            "watchers here (once a version, by whichever brings the cache here to it first)",
             registry=r,
         )
         self.change_delay = Histogram(
@@ -194,11 +188,6 @@ class Metrics:
         )
         # each type's count looked up once (the types are the protocol's tags, a closed set)
         self.received_of = functools.cache(self.received.labels)
-        self.sent = Counter(
-            "hive_frames_sent",
-            "Websocket frames written to clients (messages, and pings and closes)",
-            registry=r,
-        )
         self.games_ended = Counter(
             "hive_games_ended",
             "Games that ended, by reason, as this process's lobby heard of them: every process "
@@ -215,6 +204,14 @@ class Metrics:
         """A pass of the puzzle miner read ``games`` and added ``puzzles``."""
         self.games_mined.inc(games)
         self.puzzles_mined.inc(puzzles)
+
+    def collect(self) -> Iterator[Metric]:
+        """What this object counts as plain ints (read when scraped)."""
+        yield CounterMetricFamily(
+            "hive_frames_sent",
+            "Websocket frames written to clients (messages, and pings and closes)",
+            value=self.frames_sent,
+        )
 
     def read(self, figures: Figures) -> None:
         """Read ``figures`` from the parts when scraped (given once the parts are built: the
@@ -258,8 +255,8 @@ async def metrics_endpoint(metrics: Metrics, host: str, port: int | None) -> Asy
 class Figures(Collector):
     """The figures read from the process's parts when scraped: its connections (``sessions``)
     and those owed an update (``lagging``), its games (``lobby``), its players (``presence``),
-    its bot workers (``pool``), whether Redis answers (``health``), its archive sweep, and the
-    analysis board's engine runs (``analysis``)."""
+    its bot workers (``pool``), whether Redis answers (``health``), its archive sweep, the
+    changes passed on (``fanout``), and the analysis board's engine runs (``analysis``)."""
 
     def __init__(
         self,
@@ -271,8 +268,10 @@ class Figures(Collector):
         pool: BotPool,
         health: Health,
         archive: Archive,
+        fanout: Fanout,
         analysis: Analysis | None = None,
     ) -> None:
+        self.fanout = fanout
         self.analysis = analysis
         self.sessions = sessions
         self.lagging = lagging
@@ -340,6 +339,17 @@ class Figures(Collector):
             ),
         ):
             yield GaugeMetricFamily(name, about, value=value)
+        yield CounterMetricFamily(
+            "hive_states_built",
+            "Game states built for watchers here (once a change, for all of them)",
+            value=self.fanout.states_built,
+        )
+        yield CounterMetricFamily(
+            "hive_changes_passed_on",
+            "Committed changes of the games followed here passed on to the lobby and the "
+            "watchers here (once a version, by whichever brings the cache here to it first)",
+            value=self.fanout.passed_on,
+        )
         yield CounterMetricFamily(
             "hive_games_archived",
             "Finished games this process wrote to the database",
