@@ -187,6 +187,7 @@ class Parts:
             cache,
             store,
             board,
+            presence.connected,
             first_move_ms=first_move_ms,
             sweep_interval=settings.sweep_interval,
             disconnect_claim=settings.disconnect_claim,

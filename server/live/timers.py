@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Final
 
 from protocol import Event, ProtocolError
@@ -32,6 +33,8 @@ class Timers:
         cache: The games here.
         store: The deadlines due, and when each player left.
         board: The games in progress (as the lobby here knows them: all of this Redis's).
+        connected: Whether a player has a connection here, or had one on another process at
+            the last view shared (``Presence.connected``): not gone, so not asked of Redis.
         first_move_ms: The time for a game's first moves (``Settings.first_move_timeout``).
         sweep_interval: Seconds between two looks at the deadlines due.
         disconnect_claim: Seconds a person must be gone before a game against a server bot
@@ -46,6 +49,7 @@ class Timers:
         cache: GameCache,
         store: Store,
         board: LobbyBoard,
+        connected: Callable[[str], bool],
         *,
         first_move_ms: int,
         sweep_interval: float,
@@ -56,6 +60,7 @@ class Timers:
         self.cache = cache
         self.store = store
         self.board = board
+        self.connected = connected
         self.first_move_ms = first_move_ms
         self.sweep_interval = sweep_interval
         self.disconnect_claim = disconnect_claim
@@ -154,8 +159,13 @@ class Timers:
     async def _gone_since(self, players: list[str], now: int) -> list[int | None]:
         """When each player's last connection closed (None: one is open), counted from this
         process's start at the earliest: a player gone since before it may not have been able
-        to reconnect while no server ran."""
-        gone = await self.store.gone_since_many(players, now)
+        to reconnect while no server ran. Only the players not connected (``connected``) are
+        asked of Redis: asking for all of a thousand games' players took the event loop 20 ms
+        every five seconds, a pause for every game's moves (bench/load.py's p99)."""
+        connected = self.connected
+        asked = [player for player in players if not connected(player)]
+        found = dict(zip(asked, await self.store.gone_since_many(asked, now), strict=True))
+        gone = [found.get(player) for player in players]
         return [None if since is None else max(since, self.started) for since in gone]
 
     async def _desert(self, game_id: str) -> None:
