@@ -95,14 +95,13 @@ class Piece(IntEnum):
     @classmethod
     def parse(cls, name: str) -> Piece:
         """The piece called ``name`` in UHP (``wQ``, ``bS2``); raises InvalidMoveError."""
-        match = _PIECE_RE.fullmatch(name)
-        piece = cls.__members__.get(name) if match else None
+        piece = _BY_NAME.get(name)  # (a dict: ``__members__`` builds a mapping proxy a call)
         if piece is None:
             raise InvalidMoveError(f"unknown piece {name!r}")
         return piece
 
 
-_PIECE_RE = re.compile(r"[wb][QSBGAMLP][1-3]?")
+_BY_NAME: Final[dict[str, Piece]] = {piece.name: piece for piece in Piece}
 
 NUM_PIECES: Final = 2 * PIECES_PER_COLOR
 BUG_OF: Final = tuple(b for _ in range(2) for b, n in enumerate(BUG_COUNTS) for _ in range(n))
