@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError, replace
+from typing import Any
 
 import msgpack
 import pytest
@@ -302,7 +303,7 @@ def test_a_seat_is_stored_without_what_only_clients_see() -> None:
 
 def test_evolve_copies_as_replace_does_and_refuses_what_is_not_a_field() -> None:
     record = move(started(TimeControl("clock", 60, 2)), "a", "wS1", 5_000)
-    changes = {"version": 9, "moves": ["wS1", "bS1 wS1-"], "held": 7, "white": BOB}
+    changes: dict[str, Any] = {"version": 9, "moves": ["wS1", "bS1 wS1-"], "held": 7, "white": BOB}
     made = evolve(record, **changes)
     assert made == replace(record, **changes)
     assert list(vars(made)) == list(vars(record))  # the fields in order: what msgpack packs
