@@ -257,16 +257,17 @@ class Archive:
             return
         plies = len(record.moves)
         white, black = record.white, record.black
+        # Search traces: only of the server's bots' moves.
+        traced = any(seat is not None and seat.bot is not None for seat in (white, black))
         if white is not None and black is not None:
-            has_traces = white.bot is not None or black.bot is not None  # the server's bots
-            await self.write(record, await store.traces(game_id, plies) if has_traces else {})
+            await self.write(record, await store.traces(game_id, plies) if traced else {})
             told = record.rating_changes or record.unrated is not None
             if _rateable(record) and not told and self.announce is not None:
                 async with self.database.engine.connect() as connection:
                     made = await ratings.changes(connection, game_id)
                     why = None if made else await self._why_unrated(connection, record)
                 await self.announce(game_id, made, why)
-        await store.archived(game_id, plies, grace)
+        await store.archived(game_id, plies, grace, traced=traced)
 
     async def _why_unrated(self, connection: Any, record: Record) -> str:
         """Why the archived ``record``, chosen rated, changed no rating."""

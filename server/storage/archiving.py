@@ -67,19 +67,23 @@ class Archiving:
             if body is not None and left > 0
         }
 
-    async def archived(self, game_id: str, plies: int, grace: int) -> None:
+    async def archived(self, game_id: str, plies: int, grace: int, *, traced: bool) -> None:
         """The game is in the archive: mark it, let its keys expire in ``grace`` seconds
-        (its traces sooner if they were to), and take it out of ``hive:over``."""
+        (its traces sooner if they were to), and take it out of ``hive:over``. ``traced``:
+        the game may have traces (one of the server's bots played it); a game of people has
+        none, and its ``plies`` keys are not looked at (a command each)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(game_key(game_id), "a", 1)
             pipe.expire(game_key(game_id), grace)
             pipe.expire(log_key(game_id), grace)
             await pipe.execute()
-        keys = [trace_key(game_id, ply) for ply in range(1, plies + 2)]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.pttl(key)
-            lefts = await pipe.execute()
+        keys = [trace_key(game_id, ply) for ply in range(1, plies + 2)] if traced else []
+        lefts = []
+        if keys:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.pttl(key)
+                lefts = await pipe.execute()
         async with self.redis.pipeline(transaction=False) as pipe:
             for key, left in zip(keys, lefts, strict=True):
                 if left > grace * 1000:
