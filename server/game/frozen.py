@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -22,32 +23,25 @@ def evolve(value: T, **changes: Any) -> T:
     Raises:
         TypeError: a name in ``changes`` is not a field of ``value``.
     """
-    cls = type(value)
+    cls: type = type(value)
     if not _plain(cls):
         return dataclasses.replace(value, **changes)  # type: ignore[type-var]
     fields = value.__dict__
     if not changes.keys() <= fields.keys():
         unknown = sorted(changes.keys() - fields.keys())
         raise TypeError(f"{cls.__name__} has no field {unknown[0]!r}")
-    copy = object.__new__(cls)
+    copy: T = object.__new__(cls)
     object.__setattr__(copy, "__dict__", {**fields, **changes})
     return copy
 
 
-_PLAIN: dict[type, bool] = {}
-
-
+@functools.cache
 def _plain(cls: type) -> bool:
     """Whether ``cls`` is a dataclass whose instances are their ``__init__`` arguments alone,
     kept in their ``__dict__`` (found once per class)."""
-    try:
-        return _PLAIN[cls]
-    except KeyError:
-        plain = (
-            dataclasses.is_dataclass(cls)
-            and not hasattr(cls, "__post_init__")
-            and not hasattr(cls, "__slots__")
-            and all(f.init for f in dataclasses.fields(cls))
-        )
-        _PLAIN[cls] = plain
-        return plain
+    return (
+        dataclasses.is_dataclass(cls)
+        and not hasattr(cls, "__post_init__")
+        and not hasattr(cls, "__slots__")
+        and all(f.init for f in dataclasses.fields(cls))
+    )
