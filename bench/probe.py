@@ -17,6 +17,9 @@ prefix, /tmp/probe by default) and more:
   each function; a coroutine counts once per resumption) and the commands (``OUT.stats.json``).
 - ``memory``: ``tracemalloc`` from the start; one snapshot in the window, by file and line
   (``OUT.memory.txt``; the server pauses for it).
+- ``stalls``: every time the event loop goes ``PROBE_STALL`` ms (15) or more without a turn,
+  over the window: how long, the garbage collections within it, and where the loop's thread
+  was, sampled every millisecond from another thread (``OUT.stalls.txt``, longest first).
 
 The process's stderr goes to ``OUT.stderr``. To probe another checkout (one without this
 file), run its bench with ``PYTHONPATH=/path/to/this/bench`` and ``--server-module probe``:
@@ -149,6 +152,89 @@ def _stop_profile(signum: int, frame: FrameType | None) -> None:
     _profile.dump_stats(f"{OUT}.prof")
 
 
+STALL: Final = float(os.environ.get("PROBE_STALL", "15")) / 1000
+_entries: dict[str, int] = {}
+_beat = [0.0]
+_stalls: list[dict[str, Any]] = []
+_collections: list[tuple[float, float, int]] = []
+
+
+_gaps: list[float] = []
+
+
+def _tick() -> None:
+    now = time.perf_counter()
+    if now - _beat[0] > 0.005:
+        _gaps.append(now - _beat[0])
+    _beat[0] = now
+    asyncio.get_running_loop().call_later(0.001, _tick)
+
+
+def _collection(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _loop["since"] = time.perf_counter()
+    else:
+        _collections.append((_loop["since"], time.perf_counter(), info["generation"]))
+
+
+def _start_stalls(signum: int, frame: FrameType | None) -> None:
+    sys.setswitchinterval(0.0002)  # for the sampler to get a word in
+    gc.callbacks.append(_collection)
+    _tick()
+
+
+def _where(frame: FrameType | None) -> str:
+    lines = []
+    while frame is not None:
+        code = frame.f_code
+        lines.append(f"{code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno} {code.co_name}")
+        frame = frame.f_back
+    return " < ".join(lines[:14])
+
+
+def _watch_stalls(main: int) -> None:
+    """Over the window: sample the loop's thread while its turn is overdue."""
+    end = time.perf_counter() + WINDOW
+    stall: dict[str, Any] | None = None
+    while (now := time.perf_counter()) < end:
+        late = now - _beat[0]
+        if late >= STALL:
+            if stall is None:
+                stall = {"from": _beat[0], "samples": {}}
+                _stalls.append(stall)
+            frames = sys._current_frames()
+            where = _where(frames.get(main)) + "".join(
+                f"\n         thread: {_where(f)[:300]}"
+                for ident, f in frames.items()
+                if ident not in (main, threading.get_ident())
+            )
+            stall["samples"][where] = stall["samples"].get(where, 0) + 1
+            parts = where.split("\n")[0].split(" < ")
+            entry = " < ".join(parts[max(0, len(parts) - 11) : len(parts) - 7][-3:])
+            _entries[entry] = _entries.get(entry, 0) + 1
+        elif stall is not None:
+            stall["to"] = _beat[0]
+            stall = None
+        time.sleep(0.001)
+    gc.callbacks.remove(_collection)
+    with open(f"{OUT}.stalls.txt", "w") as out:
+        done = [s for s in _stalls if "to" in s]
+        out.write(f"{len(done)} stalls over {WINDOW} s, {sum(s['to'] - s['from'] for s in done):.3f} s\n")
+        gaps = sorted(_gaps)
+        out.write(f"{len(gaps)} turns over 5 ms; longest: {[round(1000 * g) for g in gaps[-20:]]}\n")
+        for entry, n in sorted(_entries.items(), key=lambda item: -item[1])[:25]:
+            out.write(f"  {n:5d} {entry}\n")
+        slow = [c for c in _collections if c[1] - c[0] > 0.005]
+        out.write(f"{len(_collections)} collections, {len(slow)} over 5 ms: ")
+        out.write(", ".join(f"gen {g} {1000 * (b - a):.0f} ms" for a, b, g in slow) + "\n")
+        for found in sorted(done, key=lambda s: s["from"] - s["to"]):
+            ms = 1000 * (found["to"] - found["from"])
+            gcs = [c for c in _collections if found["from"] <= c[0] <= found["to"]]
+            out.write(f"\n{ms:.1f} ms; collections: {[(g, round(1000 * (b - a))) for a, b, g in gcs]}\n")
+            for where, n in sorted(found["samples"].items(), key=lambda item: -item[1])[:4]:
+                out.write(f"  {n:4d} {where}\n")
+
+
 def _watch(main: int) -> None:
     """Wait for the games, then look at the process over the window (in a thread)."""
     client = redis.Redis.from_url(_redis_url())
@@ -158,6 +244,11 @@ def _watch(main: int) -> None:
     before, process = _redis_figures(client), _process_figures()
     if MODE == "memory":
         signal.pthread_kill(main, START)
+        return
+    if MODE == "stalls":
+        _beat[0] = time.perf_counter()
+        signal.pthread_kill(main, START)
+        _watch_stalls(main)
         return
     signal.pthread_kill(main, START)
     time.sleep(WINDOW)
@@ -175,11 +266,13 @@ def _watch(main: int) -> None:
 
 
 def main() -> int:
-    if MODE not in ("counters", "profile", "memory"):
-        raise SystemExit(f"PROBE_MODE is counters, profile or memory, not {MODE!r}")
+    if MODE not in ("counters", "profile", "memory", "stalls"):
+        raise SystemExit(f"PROBE_MODE is counters, profile, memory or stalls, not {MODE!r}")
     if MODE == "memory":
         tracemalloc.start()
         signal.signal(START, _memory)
+    elif MODE == "stalls":
+        signal.signal(START, _start_stalls)
     elif MODE == "profile":
         signal.signal(START, _start_profile)
         signal.signal(STOP, _stop_profile)

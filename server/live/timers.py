@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Final
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Final, TypeVar
 
 from protocol import Event, ProtocolError
 from server.game import match
@@ -20,9 +20,24 @@ from server.live.lobby import LobbyBoard
 from server.storage.store import STORAGE_ERRORS, Store
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ABANDON_SECONDS: Final = 5.0
 """How often (at most) games against the server's bots are looked at for a person who left."""
+TURN_GAMES: Final = 100
+"""Games looked at in one turn of the event loop by the looks over every game in progress:
+a look over a thousand games in one turn held the loop for 3 to 13 ms every five seconds, a
+pause for every game's moves (bench/load.py's p99; bench/probe.py's ``stalls`` found it)."""
+
+
+async def in_turns(items: Iterable[T]) -> AsyncIterator[list[T]]:
+    """``items`` (taken at once: the games may change meanwhile), ``TURN_GAMES`` at a time,
+    each after a turn of the event loop but the first."""
+    taken = list(items)
+    for start in range(0, len(taken), TURN_GAMES):
+        if start:
+            await asyncio.sleep(0)
+        yield taken[start : start + TURN_GAMES]
 
 
 class Timers:
@@ -111,7 +126,8 @@ class Timers:
             await asyncio.sleep(_every(self.disconnect_claim))
             games = [
                 (record.id, person)
-                for record in self.board.in_progress.values()
+                async for some in in_turns(self.board.in_progress.values())
+                for record in some
                 if (bot := record.bot_opponent()) is not None
                 for person in record.players()
                 if person != bot.player
@@ -137,10 +153,17 @@ class Timers:
         limit = int(self.untimed_timeout * 1000)
         while True:
             await asyncio.sleep(_every(self.untimed_timeout))
+            connected = self.connected
             games = [
                 record
-                for record in self.board.in_progress.values()
-                if record.time.kind == "none" and record.bot_opponent() is None
+                async for some in in_turns(self.board.in_progress.values())
+                for record in some
+                if record.time.kind == "none"
+                and (white := record.white) is not None
+                and (black := record.black) is not None
+                and (white.bot is None) == (black.bot is None)  # no person against a bot
+                and not connected(white.player)
+                and not connected(black.player)
             ]
             players = [player for record in games for player in record.players()]
             try:

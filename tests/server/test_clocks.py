@@ -13,6 +13,7 @@ import redis.asyncio as aioredis
 
 from protocol import CreateGame, Seat, TimeControl, Update
 from server.game import clock, match
+from server.live.timers import TURN_GAMES, in_turns
 from server.storage.codec import pack, unpack
 from server.storage.keys import game_key
 from tests.server.conftest import Running, StartServer
@@ -138,6 +139,26 @@ async def test_a_game_without_a_clock_left_before_a_restart_ends_after_it(
         None,
         ["wS1", "bS1 wS1-"],
     )
+
+
+async def test_the_looks_over_every_game_let_other_work_run_between_their_turns() -> None:
+    """The looks over every game in progress (deserted, abandoned) take them ``TURN_GAMES``
+    at a time with a turn of the event loop between: a move is not held up behind a look
+    over thousands of games."""
+    turns = 0
+
+    async def other_work() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    worker = asyncio.create_task(other_work())
+    await asyncio.sleep(0)
+    seen = [(len(some), turns) async for some in in_turns(range(2 * TURN_GAMES + 7))]
+    worker.cancel()
+    assert [size for size, _ in seen] == [TURN_GAMES, TURN_GAMES, 7]
+    assert seen[0][1] < seen[1][1] < seen[2][1], seen
 
 
 async def test_an_open_game_nobody_joins_expires(start_server: StartServer) -> None:
