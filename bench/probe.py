@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 import tracemalloc
+from collections import Counter
 from types import FrameType
 from typing import Any, Final
 
@@ -153,19 +154,19 @@ def _stop_profile(signum: int, frame: FrameType | None) -> None:
 
 
 STALL: Final = float(os.environ.get("PROBE_STALL", "15")) / 1000
-_entries: dict[str, int] = {}
-_beat = [0.0]
-_stalls: list[dict[str, Any]] = []
-_collections: list[tuple[float, float, int]] = []
-
-
-_gaps: list[float] = []
+LONG_TURN: Final = 0.005
+"""A turn of the loop this long or longer is counted (``stalls``)."""
+_beat = [0.0]  # when the loop last took its turn
+_long_turns: list[float] = []
+_stalls: list[dict[str, Any]] = []  # from, to, and the samples taken: where -> count
+_ran: Counter[str] = Counter()  # what the stalled loop ran: the three calls from the loop
+_collections: list[tuple[float, float, int]] = []  # from, to, generation
 
 
 def _tick() -> None:
     now = time.perf_counter()
-    if now - _beat[0] > 0.005:
-        _gaps.append(now - _beat[0])
+    if now - _beat[0] >= LONG_TURN:
+        _long_turns.append(now - _beat[0])
     _beat[0] = now
     asyncio.get_running_loop().call_later(0.001, _tick)
 
@@ -178,61 +179,71 @@ def _collection(phase: str, info: dict[str, Any]) -> None:
 
 
 def _start_stalls(signum: int, frame: FrameType | None) -> None:
-    sys.setswitchinterval(0.0002)  # for the sampler to get a word in
+    sys.setswitchinterval(0.0002)  # for the sampling thread to get the interpreter in time
     gc.callbacks.append(_collection)
     _tick()
 
 
-def _where(frame: FrameType | None) -> str:
-    lines = []
-    while frame is not None:
+def _calls(frame: FrameType | None) -> list[str]:
+    """The calls of a thread's stack, innermost first, down to the event loop's runner."""
+    calls = []
+    while frame is not None and not (
+        frame.f_code.co_name == "run" and frame.f_code.co_filename.endswith("runners.py")
+    ):
         code = frame.f_code
-        lines.append(f"{code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno} {code.co_name}")
+        calls.append(f"{code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno} {code.co_name}")
         frame = frame.f_back
-    return " < ".join(lines[:14])
+    return calls
+
+
+def _sample(main: int, stall: dict[str, Any]) -> None:
+    frames = sys._current_frames()
+    calls = _calls(frames.get(main))
+    others = [
+        " < ".join(_calls(found)[:4])
+        for ident, found in frames.items()
+        if ident not in (main, threading.get_ident())
+    ]
+    in_c = "(in C: I/O, or waiting for the interpreter)"
+    where = " < ".join(calls[:12]) or in_c
+    where += "".join(f"\n         other thread: {other}" for other in others)
+    stall["samples"][where] += 1
+    _ran[" < ".join(calls[-3:]) or in_c] += 1
 
 
 def _watch_stalls(main: int) -> None:
-    """Over the window: sample the loop's thread while its turn is overdue."""
+    """Over the window: sample the loop's thread while its turn is overdue; then write what
+    was found."""
     end = time.perf_counter() + WINDOW
     stall: dict[str, Any] | None = None
-    while (now := time.perf_counter()) < end:
-        late = now - _beat[0]
-        if late >= STALL:
+    while time.perf_counter() < end:
+        if time.perf_counter() - _beat[0] >= STALL:
             if stall is None:
-                stall = {"from": _beat[0], "samples": {}}
+                stall = {"from": _beat[0], "samples": Counter()}
                 _stalls.append(stall)
-            frames = sys._current_frames()
-            where = _where(frames.get(main)) + "".join(
-                f"\n         thread: {_where(f)[:300]}"
-                for ident, f in frames.items()
-                if ident not in (main, threading.get_ident())
-            )
-            stall["samples"][where] = stall["samples"].get(where, 0) + 1
-            parts = where.split("\n")[0].split(" < ")
-            entry = " < ".join(parts[max(0, len(parts) - 11) : len(parts) - 7][-3:])
-            _entries[entry] = _entries.get(entry, 0) + 1
+            _sample(main, stall)
         elif stall is not None:
             stall["to"] = _beat[0]
             stall = None
         time.sleep(0.001)
     gc.callbacks.remove(_collection)
+    done = [found for found in _stalls if "to" in found]
     with open(f"{OUT}.stalls.txt", "w") as out:
-        done = [s for s in _stalls if "to" in s]
-        out.write(f"{len(done)} stalls over {WINDOW} s, {sum(s['to'] - s['from'] for s in done):.3f} s\n")
-        gaps = sorted(_gaps)
-        out.write(f"{len(gaps)} turns over 5 ms; longest: {[round(1000 * g) for g in gaps[-20:]]}\n")
-        for entry, n in sorted(_entries.items(), key=lambda item: -item[1])[:25]:
-            out.write(f"  {n:5d} {entry}\n")
-        slow = [c for c in _collections if c[1] - c[0] > 0.005]
-        out.write(f"{len(_collections)} collections, {len(slow)} over 5 ms: ")
+        held = sum(found["to"] - found["from"] for found in done)
+        out.write(f"{len(done)} stalls over {WINDOW} s, {1000 * held:.0f} ms in all\n")
+        longest = [round(1000 * turn) for turn in sorted(_long_turns)[-20:]]
+        out.write(f"{len(_long_turns)} turns of {1000 * LONG_TURN:.0f} ms or more: {longest}\n")
+        out.write("what the stalled loop ran (samples):\n")
+        for calls, count in _ran.most_common(25):
+            out.write(f"  {count:5d} {calls}\n")
+        slow = [(a, b, g) for a, b, g in _collections if b - a >= LONG_TURN]
+        out.write(f"{len(_collections)} collections, of 5 ms or more: ")
         out.write(", ".join(f"gen {g} {1000 * (b - a):.0f} ms" for a, b, g in slow) + "\n")
-        for found in sorted(done, key=lambda s: s["from"] - s["to"]):
+        for found in sorted(done, key=lambda found: found["from"] - found["to"]):
             ms = 1000 * (found["to"] - found["from"])
-            gcs = [c for c in _collections if found["from"] <= c[0] <= found["to"]]
-            out.write(f"\n{ms:.1f} ms; collections: {[(g, round(1000 * (b - a))) for a, b, g in gcs]}\n")
-            for where, n in sorted(found["samples"].items(), key=lambda item: -item[1])[:4]:
-                out.write(f"  {n:4d} {where}\n")
+            out.write(f"\n{ms:.1f} ms:\n")
+            for where, count in found["samples"].most_common(4):
+                out.write(f"  {count:4d} {where}\n")
 
 
 def _watch(main: int) -> None:
