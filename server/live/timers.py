@@ -159,11 +159,8 @@ class Timers:
                 async for some in in_turns(self.board.in_progress.values())
                 for record in some
                 if record.time.kind == "none"
-                and (white := record.white) is not None
-                and (black := record.black) is not None
-                and (white.bot is None) == (black.bot is None)  # no person against a bot
-                and not connected(white.player)
-                and not connected(black.player)
+                and record.bot_opponent() is None
+                and not any(connected(player) for player in record.players())
             ]
             players = [player for record in games for player in record.players()]
             try:
