@@ -7,6 +7,7 @@ replica. Without Debian's ``redis-server`` the tests that need it fail (``system
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import random
 import signal
@@ -188,6 +189,17 @@ class Topology:
         for node in (*self.sentinels, self.primary, self.replica):
             node.kill()
 
+    def logs(self, lines: int = 15) -> str:
+        """The last ``lines`` of each node's log, for a failure to show."""
+        shown = []
+        for name, node in [("primary", self.primary), ("replica", self.replica)] + [
+            (f"sentinel {n}", s) for n, s in enumerate(self.sentinels, 1)
+        ]:
+            log = node.folder / "redis.log"
+            tail = log.read_text(errors="replace").splitlines()[-lines:] if log.exists() else []
+            shown.append(f"{name} ({node.address}):\n" + "\n".join(tail))
+        return "\n".join(shown)
+
 
 # -- games played through a failover ---------------------------------------------------------
 
@@ -220,11 +232,12 @@ class Played:
 
 class Games:
     """``count`` games, one player on each of the first and last server (each process hears the
-    other's moves through Redis; White on the first in even games, on the last in odd ones, so
-    that each process has players to move whatever the games' parity: they tend to move in
-    step), played to their end with random legal moves (a
+    other's moves through Redis; White on the first in even games, on the last in odd ones),
+    played to their end with random legal moves (a
     resignation after ``max_plies``); a move refused ``unavailable`` is sent again as it was,
-    and one refused ``stale`` waits for the update that says what happened."""
+    and one refused ``stale`` waits for the update that says what happened. The games drift
+    apart: at a given moment one process's players may be to move in nearly all of them
+    (``describe`` says who does what)."""
 
     def __init__(self, urls: list[str], count: int, *, seed: int = 1, max_plies: int = 60) -> None:
         self.urls = urls
@@ -236,12 +249,16 @@ class Games:
         """What ended a player early (a connection closed under it, say), if anything did."""
         self.stack = contextlib.AsyncExitStack()
         self.starts: list[tuple[Client, Client, str, Update, Update]] = []
+        self.server_of: dict[int, str] = {}
+        self.doing: dict[str, str] = {}
+        """What each player (``COLOR GAME on SERVER``) does now, for a failure to show."""
 
     async def __aenter__(self) -> Games:
         await self.stack.__aenter__()
         ends = (self.urls[0], self.urls[-1])
         for n in range(self.count):
             white_url, black_url = ends if n % 2 == 0 else ends[::-1]
+            first = white_url == self.urls[0]
             white = await self.stack.enter_async_context(
                 Client.connect(white_url, nickname=f"w{n}")
             )
@@ -249,6 +266,8 @@ class Games:
                 Client.connect(black_url, nickname=f"b{n}")
             )
             game_id, w, b = await start_game(white, black)
+            self.server_of[id(white)] = "server 1" if first else f"server {len(self.urls)}"
+            self.server_of[id(black)] = f"server {len(self.urls)}" if first else "server 1"
             self.starts.append((white, black, game_id, w, b))
         return self
 
@@ -261,6 +280,13 @@ class Games:
         if self.failure is not None:
             raise AssertionError(f"a player failed: {self.failure!r}") from self.failure
         return True
+
+    def describe(self) -> str:
+        """How many players do what now (on which server), for a failure to show."""
+        counted = collections.Counter(
+            f"{player.split(' on ')[1]}: {doing}" for player, doing in self.doing.items()
+        )
+        return "\n".join(f"  {n} on {what}" for what, n in sorted(counted.items()))
 
     async def play(self) -> Played:
         """Every game to its end (a task per player)."""
@@ -292,6 +318,7 @@ class Games:
         sent: Message | None = None  # the move waiting for its update
         sent_at = 0.0
         refused = False  # it was refused "unavailable" once at least
+        me = f"{color} {game_id} on {self.server_of[id(client)]}"
         while update.state.status != "over":
             state = update.state
             if sent is None and state.status == "live" and state.turn == color:
@@ -303,6 +330,7 @@ class Games:
                 refused = False
                 sent_at = time.monotonic()
                 await client.send(sent)
+            self.doing[me] = "waiting for an answer" if sent else "waiting for the opponent"
             try:
                 message = await client.recv(timeout=90)
             except TimeoutError:
@@ -321,6 +349,7 @@ class Games:
                         played.refused_then_played += refused
                         sent = None
             elif isinstance(message, Error) and message.game == game_id:
+                self.doing[me] = f"refused {message.code.value}"
                 if message.code == ErrorCode.UNAVAILABLE and sent is not None:
                     played.unavailable += 1
                     refused = True
@@ -335,6 +364,7 @@ class Games:
                 # (stale, over: the update that says why is on its way; unavailable with no
                 # move waiting: a move sent again, played meanwhile)
         played.ended[game_id] = update
+        self.doing[me] = "over"
 
 
 async def stored_games(address: str, game_ids: list[str]) -> dict[str, Record]:
