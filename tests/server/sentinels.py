@@ -248,17 +248,17 @@ class Games:
         self.failure: BaseException | None = None
         """What ended a player early (a connection closed under it, say), if anything did."""
         self.stack = contextlib.AsyncExitStack()
-        self.starts: list[tuple[Client, Client, str, Update, Update]] = []
-        self.server_of: dict[int, str] = {}
-        self.doing: dict[str, str] = {}
-        """What each player (``COLOR GAME on SERVER``) does now, for a failure to show."""
+        self.starts: list[tuple[Client, Client, str, Update, Update, str, str]] = []
+        """Each game: its players, its id, their first updates, and their servers' names."""
+        self.doing: dict[tuple[str, str], str] = {}
+        """What each player (by its server's name, and ``COLOR GAME``) does now, for a failure
+        to show."""
 
     async def __aenter__(self) -> Games:
         await self.stack.__aenter__()
-        ends = (self.urls[0], self.urls[-1])
+        ends = ((self.urls[0], "server 1"), (self.urls[-1], f"server {len(self.urls)}"))
         for n in range(self.count):
-            white_url, black_url = ends if n % 2 == 0 else ends[::-1]
-            first = white_url == self.urls[0]
+            (white_url, white_at), (black_url, black_at) = ends if n % 2 == 0 else ends[::-1]
             white = await self.stack.enter_async_context(
                 Client.connect(white_url, nickname=f"w{n}")
             )
@@ -266,9 +266,7 @@ class Games:
                 Client.connect(black_url, nickname=f"b{n}")
             )
             game_id, w, b = await start_game(white, black)
-            self.server_of[id(white)] = "server 1" if first else f"server {len(self.urls)}"
-            self.server_of[id(black)] = f"server {len(self.urls)}" if first else "server 1"
-            self.starts.append((white, black, game_id, w, b))
+            self.starts.append((white, black, game_id, w, b, white_at, black_at))
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
@@ -284,7 +282,7 @@ class Games:
     def describe(self) -> str:
         """How many players do what now (on which server), for a failure to show."""
         counted = collections.Counter(
-            f"{player.split(' on ')[1]}: {doing}" for player, doing in self.doing.items()
+            f"{server}: {doing}" for (server, _), doing in self.doing.items()
         )
         return "\n".join(f"  {n} on {what}" for what, n in sorted(counted.items()))
 
@@ -292,33 +290,49 @@ class Games:
         """Every game to its end (a task per player)."""
         seeds = [self.rng.random() for _ in range(2 * self.count)]
         players = []
-        for n, (white, black, game_id, w, b) in enumerate(self.starts):
-            players.append(self._player(white, game_id, "white", w, random.Random(seeds[2 * n])))
-            players.append(
-                self._player(black, game_id, "black", b, random.Random(seeds[2 * n + 1]))
-            )
+        for n, (white, black, game_id, w, b, white_at, black_at) in enumerate(self.starts):
+            for client, color, update, at, seed in (
+                (white, "white", w, white_at, seeds[2 * n]),
+                (black, "black", b, black_at, seeds[2 * n + 1]),
+            ):
+                me = (at, f"{color} {game_id}")
+                players.append(
+                    self._player(client, game_id, color, update, random.Random(seed), me)
+                )
         await asyncio.gather(*players)
         return self.played
 
     async def _player(
-        self, client: Client, game_id: str, color: str, update: Update, rng: random.Random
+        self,
+        client: Client,
+        game_id: str,
+        color: str,
+        update: Update,
+        rng: random.Random,
+        me: tuple[str, str],
     ) -> None:
         try:
-            await self._play(client, game_id, color, update, rng)
+            await self._play(client, game_id, color, update, rng, me)
         except BaseException as failure:
             self.failure = self.failure or failure
             raise
 
     async def _play(
-        self, client: Client, game_id: str, color: str, update: Update, rng: random.Random
+        self,
+        client: Client,
+        game_id: str,
+        color: str,
+        update: Update,
+        rng: random.Random,
+        me: tuple[str, str],
     ) -> None:
+        """One player's game to its end (``me``: its key in ``doing``)."""
         played = self.played
         seen = played.seen.setdefault(game_id, [])
         seen.append((update.version, tuple(update.state.moves)))
         sent: Message | None = None  # the move waiting for its update
         sent_at = 0.0
         refused = False  # it was refused "unavailable" once at least
-        me = f"{color} {game_id} on {self.server_of[id(client)]}"
         while update.state.status != "over":
             state = update.state
             if sent is None and state.status == "live" and state.turn == color:

@@ -103,7 +103,13 @@ async def metric(server: ServerProcess, name: str) -> float:
 
 
 async def until_metric(
-    servers: list[ServerProcess], name: str, least: float, games: Games, topology: Topology
+    servers: list[ServerProcess],
+    name: str,
+    least: float,
+    games: Games,
+    topology: Topology,
+    *,
+    timeout: float = 30,
 ) -> None:
     """Wait until the servers' figure ``name``, summed, is at least ``least``, while ``games``
     are played (a player that failed ends the wait with its cause); on a timeout, say what the
@@ -124,7 +130,7 @@ async def until_metric(
         return "\n".join(shown)
 
     try:
-        await until(reached, f"{name} at {least}", timeout=30, every=0.1)
+        await until(reached, f"{name} at {least}", timeout=timeout, every=0.1)
     except AssertionError as failure:
         raise AssertionError(
             f"{failure}\nthe servers counted:\n{await seen()}\nthe players:\n"
@@ -229,11 +235,7 @@ async def test_with_the_replica_stopped_acknowledge_plays_on_the_primary_alone(
         topology.replica.signal(signal.SIGSTOP)
         try:
             name = 'hive_redis_wait_timeouts_total{outcome="acknowledged"}'
-
-            async def timed_out() -> bool:
-                return games.going() and sum([await metric(s, name) for s in servers]) >= 6
-
-            await until(timed_out, "6 waits timed out and acknowledged", timeout=60, every=0.1)
+            await until_metric(servers, name, 6, games, topology, timeout=60)
             before = len(games.played.acknowledged)
             await until_moves(games, before + 4)  # acknowledged all the same
         finally:
