@@ -65,8 +65,9 @@ class NodeTrace:
     def close(self, value: int, bound: int, visited: int) -> None:
         """The node was searched: its value, and how many positions were visited below it."""
 
-    def reset(self) -> None:
-        """The node is searched again (a wider window): forget its subtree."""
+    def reset(self, depth: int | None = None) -> None:
+        """The node is searched again (a wider window, or to ``depth`` plies after a reduced
+        search): forget its subtree."""
 
     def rank(self, ranked: list[tuple[Move, int]], visited: int) -> None:
         """The root's moves were ranked (best first, exact and not); ``visited`` positions."""
@@ -164,8 +165,10 @@ class _KeptNode(NodeTrace):
         if not self._expanded():
             self.node["hidden"] = visited
 
-    def reset(self) -> None:
+    def reset(self, depth: int | None = None) -> None:
         node = self.node
+        if depth is not None:
+            node["depth"] = depth
         self.search.visited.pop(id(node), None)
         node["children"].clear()
         node.pop("table", None)

@@ -4,13 +4,16 @@ transposition table, deadlines, mate scores and the aggressive tie-break."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import count
+from itertools import count, product
+from typing import Any
 
 import pytest
 
 from ai.bots import LEVELS, Level
 from ai.evaluation import BUG_VALUE, MATE_BOUND, WEIGHTS, WIN, evaluate, terminal_score, terms
 from ai.search import (
+    DANGER,
+    FULL_DEPTH_MOVES,
     INFINITY,
     SearchResult,
     TranspositionTable,
@@ -18,11 +21,13 @@ from ai.search import (
     iterative_search,
     search,
 )
-from ai.trace import UNTRACED
+from ai.trace import UNTRACED, TraceRecorder
 from hive import Game, GameState, GameType, Move
+from hive.board import EMPTY, HAND
 from hive.game import PASS
+from hive.hexes import NEIGHBORS
 from hive.notation import destination
-from hive.pieces import Bug
+from hive.pieces import QUEENS, Bug
 from tests.ai.support import fake_clock, mid_games
 from tests.vectors import tsv_rows
 
@@ -191,6 +196,59 @@ def test_alpha_beta_scores_equal_minimax(text: str, depth: int, branching: int |
     assert ranked_scores(result) == expected
     scores = [score for _, score in result.ranked]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_late_quiet_moves_are_searched_a_ply_shallower_first() -> None:
+    """Late-move reductions, as the trace shows them. A node of 3 plies or more searches its
+    first ``FULL_DEPTH_MOVES`` children a ply less deep; a later one may be searched two plies
+    less (reduced, and it stays so when it fails low there), but never one onto the enemy
+    Queen's ring, nor any while the mover's own Queen has at most ``DANGER`` empty
+    neighbours; a reduced child searched again shows its full depth. Below 3 plies nothing is
+    reduced. (The comparisons with minimax search too shallow or too narrow to reduce.)"""
+    counts = {"reduced": 0, "pressing": 0, "guarded": 0, "again": 0}
+
+    def walk(game: Game, node: dict[str, Any]) -> None:
+        children = [child for child in node.get("children", []) if child["kind"] == "move"]
+        if not children or node["depth"] < 1:
+            return
+        by_name = {game.move_string(move): move for move in game.legal_moves()}
+        board = game.board
+        me = game.ply & 1
+        enemy_queen = board.hex_of[QUEENS[1 - me]]
+        ring = NEIGHBORS[enemy_queen] if enemy_queen != HAND else ()
+        own_queen = board.hex_of[QUEENS[me]]
+        free = sum(board.top[n] == EMPTY for n in NEIGHBORS[own_queen]) if own_queen != HAND else 6
+        for i, child in enumerate(children):
+            move = by_name[child["move"]]
+            on_ring = move.destination in ring
+            if child["depth"] == node["depth"] - 2:
+                counts["reduced"] += 1
+                assert node["depth"] >= 3, (node["move"], child["move"])
+                assert i >= FULL_DEPTH_MOVES, (node["move"], child["move"])
+                assert not on_ring, (node["move"], child["move"])
+                assert free > DANGER, (node["move"], child["move"])
+            else:
+                assert child["depth"] == node["depth"] - 1, (node["move"], child)
+                if node["depth"] >= 3 and i >= FULL_DEPTH_MOVES:
+                    counts["pressing"] += on_ring
+                    counts["guarded"] += free <= DANGER
+                    counts["again"] += not on_ring and free > DANGER
+            game.push(move)
+            walk(game, child)
+            game.pop()
+
+    for game, depth in product(mid_games(2), (4, 5)):  # nodes of 2, 3 and 4 plies
+        trace = TraceRecorder(max_depth=3)
+        search(game, depth=depth, branching=10, exact_top=1, trace=trace)
+        root = trace.to_dict()["root"]
+        for child in root["children"]:
+            if child["kind"] == "move":
+                move = next(m for m in game.legal_moves() if game.move_string(m) == child["move"])
+                game.push(move)
+                walk(game, child)
+                game.pop()
+    # Each rule was met, and reduced moves were searched again.
+    assert all(counts.values()), counts
 
 
 @pytest.mark.parametrize("branching", [None, 1])
