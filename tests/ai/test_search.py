@@ -198,6 +198,7 @@ def test_alpha_beta_scores_equal_minimax(text: str, depth: int, branching: int |
     assert scores == sorted(scores, reverse=True)
 
 
+@pytest.mark.deep
 def test_late_quiet_moves_are_searched_a_ply_shallower_first() -> None:
     """Late-move reductions, as the trace shows them. A node of 3 plies or more searches its
     first ``FULL_DEPTH_MOVES`` children a ply less deep; a later one may be searched two plies
