@@ -401,9 +401,12 @@ class _Searcher:
         # move onto the enemy Queen's ring, nor any move while one's own Queen is in danger.
         hex_of = game.board.hex_of
         me = game.ply & 1
-        threatened = self._queen_free(hex_of[QUEENS[me]]) <= DANGER
-        enemy_queen = hex_of[QUEENS[1 - me]]
-        attack = NEIGHBORS[enemy_queen] if enemy_queen != HAND else ()
+        reducing = depth >= REDUCE_FROM and self._queen_free(hex_of[QUEENS[me]]) > DANGER
+        attack: tuple[int, ...] = ()
+        if reducing:
+            enemy_queen = hex_of[QUEENS[1 - me]]
+            if enemy_queen != HAND:
+                attack = NEIGHBORS[enemy_queen]
         best = -INFINITY
         best_move = order[0]
         searched = 0
@@ -414,10 +417,7 @@ class _Searcher:
             for move in batch:
                 searched += 1
                 reduced = (
-                    depth >= REDUCE_FROM
-                    and searched > FULL_DEPTH_MOVES
-                    and not threatened
-                    and move.destination not in attack
+                    reducing and searched > FULL_DEPTH_MOVES and move.destination not in attack
                 )
                 child = trace.child(move, depth - 2 if reduced else depth - 1)
                 game.push(move)
