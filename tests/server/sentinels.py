@@ -14,7 +14,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -295,24 +295,15 @@ class Games:
                 (white, "white", w, white_at, seeds[2 * n]),
                 (black, "black", b, black_at, seeds[2 * n + 1]),
             ):
-                me = (at, f"{color} {game_id}")
-                players.append(
-                    self._player(client, game_id, color, update, random.Random(seed), me)
-                )
+                play = self._play(client, game_id, color, update, random.Random(seed), at)
+                players.append(self._noting_failure(play))
         await asyncio.gather(*players)
         return self.played
 
-    async def _player(
-        self,
-        client: Client,
-        game_id: str,
-        color: str,
-        update: Update,
-        rng: random.Random,
-        me: tuple[str, str],
-    ) -> None:
+    async def _noting_failure(self, play: Awaitable[None]) -> None:
+        """Await one player's ``play``, keeping the first failure for a wait to show."""
         try:
-            await self._play(client, game_id, color, update, rng, me)
+            await play
         except BaseException as failure:
             self.failure = self.failure or failure
             raise
@@ -324,9 +315,10 @@ class Games:
         color: str,
         update: Update,
         rng: random.Random,
-        me: tuple[str, str],
+        at: str,
     ) -> None:
-        """One player's game to its end (``me``: its key in ``doing``)."""
+        """One player's game to its end (``at``: its server's name)."""
+        me = (at, f"{color} {game_id}")  # its key in ``doing``
         played = self.played
         seen = played.seen.setdefault(game_id, [])
         seen.append((update.version, tuple(update.state.moves)))
