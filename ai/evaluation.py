@@ -1,9 +1,11 @@
-"""Static evaluation: a weighted sum of named terms, from the side to move's point of view.
+"""Static evaluation: a weighted sum of counted features, from the side to move's point of view.
 
-Every term is a difference, the side to move's count minus the opponent's, so a position and
-its colour-swapped twin score opposite. ``terms(game)`` returns each term already multiplied
-by its weight (the search trace shows them); ``evaluate(game)`` is their sum. Both come from
-one pass over the position, ``_white_terms``. The weights live in one place, ``WEIGHTS``.
+Every feature is a difference, the side to move's count minus the opponent's, so a position
+and its colour-swapped twin score opposite. ``features(game)`` returns the counts,
+``terms(game)`` each term weighted (the per-bug features summed; the search trace shows them),
+``evaluate(game)`` their sum. All three come from one pass over the position,
+``_white_counts``. The weights live in one place, ``WEIGHTS``; ``python -m bench.texel`` fits
+them to the results of self-play games.
 
 The evaluation is cheap on purpose: one pass over the 28 pieces and one articulation-point
 search (``board.pinned()``), never a legal-move generation.
@@ -39,6 +41,8 @@ WIN: Final = 1_000_000
 MATE_BOUND: Final = WIN - 100_000
 """Scores at or beyond ``±MATE_BOUND`` are wins or losses, never positional."""
 
+BUGS: Final = tuple(bug.name.lower() for bug in Bug)
+
 WEIGHTS: Final[dict[str, int]] = {
     # The pieces next to each Queen, by whose they are and whether they can leave (each one
     # fills a liberty): one's own pieces next to the enemy Queen press it hardest...
@@ -47,22 +51,25 @@ WEIGHTS: Final[dict[str, int]] = {
     "queen_blockers": -30,
     # ...and those that can crowd it less.
     "queen_neighbours": -15,
-    # Pieces that can move (by bug value, doubled on top of the hive): on the ground and not
-    # pinned, not a crawler with no room to slide, not pressing the enemy Queen (a piece there
-    # is worth its pressure, not its mobility).
-    "mobility": 2,
-    # Pieces still in hand, by bug value.
-    "in_hand": 1,
+    # Pieces that can move, by bug (doubled on top of the hive): on the ground and not pinned,
+    # not a crawler with no room to slide, not pressing the enemy Queen (a piece there is worth
+    # its pressure, not its mobility). A Mosquito on the ground counts as the neighbour it
+    # moves like that is worth most here (the Queen's walk is no gain), on top as a Beetle.
+    **{f"mobility.{bug}": w for bug, w in zip(BUGS, (24, 4, 12, 4, 14, 16, 12, 10), strict=True)},
+    # Pieces still in hand, by bug.
+    **{f"in_hand.{bug}": w for bug, w in zip(BUGS, (12, 2, 6, 2, 7, 8, 6, 5), strict=True)},
     # A Pillbug (or a Mosquito beside one) next to its own Queen, with an empty hex beside it
     # that leaves the Queen room to run, can throw her out of a closing ring...
     "pillbug_defense": 120,
     # ...or a Pillbug in hand that could be placed next to her.
     "pillbug_reserve": 60,
 }
+"""Every feature's weight: a feature is a count, the side to move's minus the opponent's, and
+the evaluation is the weighted sum (``features`` gives the counts)."""
 
-# What each bug adds to mobility and in hand (a Mosquito on the ground takes the best of its
-# neighbours' but the Queen's, on top of the hive a Beetle's).
-BUG_VALUE: Final[tuple[int, ...]] = (12, 2, 6, 2, 7, 8, 6, 5)
+TERMS: Final = tuple(dict.fromkeys(name.split(".")[0] for name in WEIGHTS))
+"""The terms the trace shows: each feature, with the per-bug ones summed (``mobility``,
+``in_hand``)."""
 
 _IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
 
@@ -78,44 +85,54 @@ def terminal_score(game: Game) -> int:
     return score if winner == game.ply & 1 else -score
 
 
-def terms(game: Game) -> dict[str, int]:
-    """Each term's weighted contribution to ``evaluate(game)`` (side to move minus opponent);
-    empty for a finished game, whose score is ``terminal_score``."""
+def features(game: Game) -> dict[str, int]:
+    """Each feature's count (side to move minus opponent), by its name in ``WEIGHTS``; empty
+    for a finished game. ``evaluate(game)`` is their sum weighted by ``WEIGHTS``."""
     if game.state not in _IN_PROGRESS:
         return {}
     sign = 1 if game.ply & 1 == 0 else -1
-    return {name: sign * v for name, v in zip(WEIGHTS, _white_terms(game), strict=True)}
+    return {name: sign * c for name, c in zip(WEIGHTS, _white_counts(game), strict=True)}
+
+
+def terms(game: Game) -> dict[str, int]:
+    """Each term's weighted contribution to ``evaluate(game)`` (side to move minus opponent);
+    empty for a finished game, whose score is ``terminal_score``."""
+    out = dict.fromkeys(TERMS, 0) if game.state in _IN_PROGRESS else {}
+    for name, count in features(game).items():
+        out[name.split(".")[0]] += WEIGHTS[name] * count
+    return out
 
 
 def evaluate(game: Game) -> int:
     """The position's score for the side to move: positive is good for it."""
     if game.state not in _IN_PROGRESS:
         return terminal_score(game)
-    a, b, c, d, e, f, g = _white_terms(game)
-    score = a + b + c + d + e + f + g
+    counts = _white_counts(game)
+    score: i64 = 0
+    i: i64
+    for i in range(_FEATURES):
+        score += _W[i] * counts[i]
     return score if game.ply & 1 == 0 else -score
 
 
-def _signed(values: tuple[int, ...]) -> tuple[int, ...]:
-    """``values[piece]``, positive for White's pieces and negative for Black's."""
-    return tuple(v if p < PIECES_PER_COLOR else -v for p, v in enumerate(values))
-
-
+_FEATURES: Final = len(WEIGHTS)
+_W: Final = tuple(WEIGHTS.values())
+# Where each feature's count lies in ``_white_counts``' list (WEIGHTS' order).
+_ATTACKERS: Final = 0
+_BLOCKERS: Final = 1
+_NEIGHBOURS: Final = 2
+_MOBILITY: Final = 3
+_IN_HAND: Final = _MOBILITY + len(Bug)
+_DEFENSE: Final = _IN_HAND + len(Bug)
+_RESERVE: Final = _DEFENSE + 1
+_QUEEN: Final = int(Bug.QUEEN)
 _BEETLE: Final = int(Bug.BEETLE)
 _MOSQUITO: Final = int(Bug.MOSQUITO)
 _PILLBUG: Final = int(Bug.PILLBUG)
 _CRAWLER: Final = tuple(b in (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG) for b in Bug)
 """The bugs that move by sliding only: one with no room to slide cannot move at all."""
-# Per piece (Final: the compiled build reads them directly).
-_HAND_W: Final = _signed(tuple(WEIGHTS["in_hand"] * BUG_VALUE[b] for b in BUG_OF))
-_MIMIC: Final = (*(0 if b == Bug.QUEEN else BUG_VALUE[b] for b in BUG_OF), 0)
-"""By top piece (EMPTY last): what a Mosquito beside it moves like (a Queen's walk is no gain)."""
-_ATTACKERS_W: Final = WEIGHTS["queen_attackers"]
-_BLOCKERS_W: Final = WEIGHTS["queen_blockers"]
-_NEIGHBOURS_W: Final = WEIGHTS["queen_neighbours"]
-_MOBILITY_W: Final = WEIGHTS["mobility"]
-_DEFENSE_W: Final = WEIGHTS["pillbug_defense"]
-_RESERVE_W: Final = WEIGHTS["pillbug_reserve"]
+_MIMIC: Final = tuple(-1 if b == Bug.QUEEN else _W[_MOBILITY + b] for b in Bug)
+"""By bug: what a Mosquito beside it is worth moving like it (-1: the Queen, never)."""
 
 
 def _escape(top: list[int], h: i64, queen: i64) -> i64:
@@ -161,18 +178,13 @@ def _reserve(game: Game, color: int) -> bool:
     return False
 
 
-def _white_terms(game: Game) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
-    """Every term (``WEIGHTS``), weighted, from White's point of view: one pass over the
-    pieces, each one's mobility and its place next to either Queen, then the Pillbugs in hand.
-    (Seven integers, not ``tuple[int, ...]``: a fixed length is a C struct, not a Python tuple,
-    in the compiled build.)"""
+def _white_counts(game: Game) -> list[i64]:
+    """Every feature's count (``WEIGHTS``' order) from White's point of view: one pass over
+    the pieces, each one's mobility and its place next to either Queen, then the Pillbugs in
+    hand."""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
-    attackers: i64 = 0
-    blockers: i64 = 0
-    neighbours: i64 = 0
-    mobility: i64 = 0
-    in_hand: i64 = 0
+    counts: list[i64] = [0] * _FEATURES
     queens = [hex_of[QUEENS[0]], hex_of[QUEENS[1]]]
     pillbugs = game.game_type.pillbug
     defended = [False, False]
@@ -195,64 +207,56 @@ def _white_terms(game: Game) -> tuple[i64, i64, i64, i64, i64, i64, i64]:
                 pressing |= 1 << t
     for p in game.pieces:
         h = hex_of[p]
+        bug: i64 = BUG_OF[p]
+        sign: i64 = 1 if p < PIECES_PER_COLOR else -1
         if h == HAND:
-            in_hand += _HAND_W[p]
+            counts[_IN_HAND + bug] += sign
             continue
         if top[h] != p:  # covered: the stack counts as its top piece
             continue
-        bug = BUG_OF[p]
         up = height[h] > 1
-        value: i64 = BUG_VALUE[bug]
         crawler = _CRAWLER[bug]
         powers = bug == _PILLBUG
         if bug == _MOSQUITO:
             if up:
-                value = BUG_VALUE[_BEETLE]
+                bug = _BEETLE
             else:  # it moves as its neighbours do: a crawler if they all are
-                value = 0
+                best: i64 = -1
+                bug = _QUEEN
                 crawler = True
                 for n in NEIGHBORS[h]:
                     t = top[n]
                     if t == EMPTY:
                         continue
-                    if _MIMIC[t] > value:
-                        value = _MIMIC[t]
                     b = BUG_OF[t]
+                    if _MIMIC[b] > best:
+                        best = _MIMIC[b]
+                        bug = b
                     if b == _PILLBUG:
                         powers = True
                     if not _CRAWLER[b]:
                         crawler = False
+                if best < 0:  # only Queens beside it: it moves like one, no gain
+                    bug = -1
         if up:
-            value *= 2
             stuck = False
         else:
             stuck = bool(pinned_pieces >> p & 1) or (crawler and not slide_directions(top, h))
-        sign: i64 = 1 if p < PIECES_PER_COLOR else -1
         if home >> p & 1:
             if stuck:
-                blockers += sign
+                counts[_BLOCKERS] += sign
             else:
-                neighbours += sign
+                counts[_NEIGHBOURS] += sign
             if powers and pillbugs:
                 color = COLOR_OF[p]
                 own = queens[color]
                 if height[own] == 1 and _escape(top, h, own) > 2:
                     defended[color] = True
         if pressing >> p & 1:
-            attackers += sign
-        elif not stuck:
-            mobility += sign * value
-    defense: i64 = 0
-    reserve: i64 = 0
+            counts[_ATTACKERS] += sign
+        elif not stuck and bug >= 0:
+            counts[_MOBILITY + bug] += 2 * sign if up else sign
     if pillbugs:
-        defense = int(defended[0]) - int(defended[1])
-        reserve = int(_reserve(game, 0)) - int(_reserve(game, 1))
-    return (
-        attackers * _ATTACKERS_W,
-        blockers * _BLOCKERS_W,
-        neighbours * _NEIGHBOURS_W,
-        mobility * _MOBILITY_W,
-        in_hand,
-        defense * _DEFENSE_W,
-        reserve * _RESERVE_W,
-    )
+        counts[_DEFENSE] = int(defended[0]) - int(defended[1])
+        counts[_RESERVE] = int(_reserve(game, 0)) - int(_reserve(game, 1))
+    return counts

@@ -1,12 +1,13 @@
-"""The evaluation against a plain count of each term, written from the terms' definitions and
-compared over random games of every expansion: ``terms`` gives each term weighted (side to move
-minus opponent), ``evaluate`` their sum, with or without a cache of articulation points."""
+"""The evaluation against a plain count of each feature, written from the features' definitions
+and compared over random games of every expansion: ``features`` gives each count (side to move
+minus opponent), ``terms`` each term weighted, ``evaluate`` their sum, with or without a cache
+of articulation points."""
 
 from __future__ import annotations
 
 import random
 
-from ai.evaluation import BUG_VALUE, WEIGHTS, evaluate, terms
+from ai.evaluation import TERMS, WEIGHTS, evaluate, features, terms
 from hive import Game
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
@@ -17,8 +18,8 @@ GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+MLP")
 CRAWLERS = (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG)
 
 
-def plain_terms(game: Game) -> dict[str, int]:
-    """Each term counted per side, piece by piece, then weighted: the reference."""
+def plain_features(game: Game) -> dict[str, int]:
+    """Each feature counted per side, piece by piece: the reference."""
     board = game.board
     top = board.top
     pinned = board.articulation_points()
@@ -30,24 +31,23 @@ def plain_terms(game: Game) -> dict[str, int]:
             continue
         color, h, bug = COLOR_OF[piece], board.hex_of[piece], BUG_OF[piece]
         if h == HAND:
-            count["in_hand"][color] += BUG_VALUE[bug]
+            count[f"in_hand.{name(bug)}"][color] += 1
             continue
         if top[h] != piece:
             continue  # under a stack
         on_top = board.height[h] > 1
         near = [BUG_OF[top[n]] for n in NEIGHBORS[h] if top[n] != EMPTY]
-        value = BUG_VALUE[bug]
+        moves_as: int | None = bug
         crawls = bug in CRAWLERS
         throws = bug == Bug.PILLBUG
         if bug == Bug.MOSQUITO:
             if on_top:
-                value = BUG_VALUE[Bug.BEETLE]
-            else:
-                value = max([BUG_VALUE[b] for b in near if b != Bug.QUEEN], default=0)
+                moves_as = Bug.BEETLE
+            else:  # the neighbour whose mobility weighs most, never a Queen
+                mimics = [b for b in near if b != Bug.QUEEN]
+                moves_as = max(mimics, key=lambda b: WEIGHTS[f"mobility.{name(b)}"], default=None)
                 crawls = all(b in CRAWLERS for b in near)
                 throws = Bug.PILLBUG in near
-        if on_top:
-            value *= 2
         stuck = not on_top and (h in pinned or (crawls and not _slides(top, h)))
         if h in rings[color]:
             count["queen_blockers" if stuck else "queen_neighbours"][color] += 1
@@ -61,8 +61,8 @@ def plain_terms(game: Game) -> dict[str, int]:
                 count["pillbug_defense"][color] = int(max(room, default=0) > 2)
         if h in rings[1 - color]:
             count["queen_attackers"][color] += 1
-        elif not stuck:
-            count["mobility"][color] += value
+        elif not stuck and moves_as is not None:
+            count[f"mobility.{name(moves_as)}"][color] += 2 if on_top else 1
     if game.game_type.pillbug:
         for color in (0, 1):
             queen = queens[color]
@@ -77,7 +77,11 @@ def plain_terms(game: Game) -> dict[str, int]:
                 )
             )
     me = game.ply & 1
-    return {name: WEIGHTS[name] * (c[me] - c[1 - me]) for name, c in count.items()}
+    return {feature: c[me] - c[1 - me] for feature, c in count.items()}
+
+
+def name(bug: int) -> str:
+    return Bug(bug).name.lower()
 
 
 def random_positions(seed: int, games: int) -> list[Game]:
@@ -103,8 +107,13 @@ def test_terms_match_a_plain_count_of_each() -> None:
             assert terms(game) == {}
             continue
         in_progress += 1
+        counts = features(game)
+        assert counts == plain_features(game), game.game_string()
         parts = terms(game)
-        assert parts == plain_terms(game), game.game_string()
-        assert list(parts) == list(WEIGHTS)
+        assert list(parts) == list(TERMS)
+        for term, value in parts.items():
+            assert value == sum(
+                WEIGHTS[f] * c for f, c in counts.items() if f.split(".")[0] == term
+            )
         assert sum(parts.values()) == evaluate(game)
     assert in_progress > 1000

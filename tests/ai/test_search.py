@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ai.bots import LEVELS, Level
-from ai.evaluation import BUG_VALUE, MATE_BOUND, WEIGHTS, WIN, evaluate, terminal_score, terms
+from ai.evaluation import MATE_BOUND, TERMS, WEIGHTS, WIN, evaluate, terminal_score, terms
 from ai.search import (
     DANGER,
     FULL_DEPTH_MOVES,
@@ -27,7 +27,7 @@ from hive.board import EMPTY, HAND
 from hive.game import PASS
 from hive.hexes import NEIGHBORS
 from hive.notation import destination
-from hive.pieces import QUEENS, Bug
+from hive.pieces import QUEENS
 from tests.ai.support import fake_clock, mid_games
 from tests.vectors import tsv_rows
 
@@ -106,7 +106,7 @@ def test_terms_add_up_to_the_evaluation() -> None:
             game.push(move)
             parts = terms(game)
             if parts:
-                assert set(parts) == set(WEIGHTS)
+                assert set(parts) == set(TERMS)
                 assert sum(parts.values()) == evaluate(game), game.game_string()
                 checked += 1
             game.pop()
@@ -116,7 +116,7 @@ def test_terms_add_up_to_the_evaluation() -> None:
 def test_evaluation_is_from_the_side_to_move() -> None:
     game = Game.from_game_string("Base;NotStarted;White[1]")
     game.play("wS1")  # Black to move, with a Spider more in hand
-    assert terms(game)["in_hand"] == WEIGHTS["in_hand"] * BUG_VALUE[Bug.SPIDER]
+    assert terms(game)["in_hand"] == WEIGHTS["in_hand.spider"]
     game.play("bS1 wS1-")
     assert terms(game)["in_hand"] == 0
     # White's Ant runs round to the black Queen: good for White whoever is to move.
