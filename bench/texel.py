@@ -1,7 +1,7 @@
 """Fit the evaluation's weights (``ai.evaluation.WEIGHTS``) to the results of games: the Texel
 method.
 
-    python -m bench.texel FILE [FILE ...] [--skip N] [--hold-out N] [--parallel P]
+    python -m bench.texel FILE [FILE ...] [--skip N] [--folds K] [--l2 R] [--parallel P]
 
 Reads games as ``hive-ai arena --save FILE`` writes them (one GameString a line; a game
 adjudicated unfinished counts as a draw), and takes each position from ply ``--skip`` on that
@@ -11,16 +11,19 @@ a win in one on the board says nothing of who wins). Each position gives its fea
 
 The fit is the logistic ``P(White wins) = 1 / (1 + exp(-x . v))`` of the features ``x``, by
 maximum likelihood (scipy's L-BFGS on the mean log-loss; a draw counts half a win and half a
-loss). Its weights ``v`` are in logits a count; dividing by ``ai.analysis.WIN_CHANCE_SLOPE``
-puts them in the evaluation's units, so that ``win_chance`` still reads scores as chances. A
-feature that is zero in every position keeps its weight.
+loss), started from the weights in use at the slope that suits them best and pulled toward them
+by a ridge penalty, ``--l2`` times the squared distance: the positions of one game are far from
+independent, so a few hundred games are few samples for 21 weights. The weights ``v`` are in
+logits a count; dividing by ``ai.analysis.WIN_CHANCE_SLOPE`` puts them in the evaluation's
+units, so that ``win_chance`` still reads scores as chances. A feature that is zero in every
+position keeps its weight.
 
-Every ``--hold-out``-th game is left out of the fit. On those games the command prints the
-mean log-loss and Brier score of the weights in use (their own best slope fitted on the
+First a cross-validation by game: for each of ``--folds`` folds, a fit on the other folds'
+games, and on this fold's the mean log-loss of the weights in use (at their best slope on the
 training games, to be fair to them) and of the fitted ones: a lower loss on games the fit never
-saw is the evidence that the new weights predict results better. Then the weights, current and
-fitted, and the fitted ones as ``WEIGHTS`` entries. Whether they play better is for an arena to
-say.
+saw is the evidence that the new weights predict results better. Then the fit on every game:
+the weights in use and fitted, and the fitted ones as ``WEIGHTS`` entries. Whether they play
+better is for an arena to say.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,6 +45,10 @@ from ai.analysis import WIN_CHANCE_SLOPE
 from ai.evaluation import MATE_BOUND, WEIGHTS, features
 from ai.search import search
 from hive import Game
+
+L2: Final = 0.02
+"""The ridge penalty by default: of 0, 0.001, 0.01, 0.03 and 0.1, the held-out games of 700
+``hard`` self-play games (3- and 5-fold) lost least from 0.01 to 0.03 (docs/load.md)."""
 
 RESULTS = {"WhiteWins": 1.0, "BlackWins": 0.0}
 """White's result by the GameString's state; anything else (a draw, an adjudicated game) 0.5."""
@@ -69,11 +77,6 @@ def log_loss(v: NDArray[np.float64], x: NDArray[np.float64], y: NDArray[np.float
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-def brier(v: NDArray[np.float64], x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
-    """The mean squared error of the chances the logistic with weights ``v`` predicts."""
-    return float(np.mean((expit(x @ v) - y) ** 2))
-
-
 def fit(
     x: NDArray[np.float64], y: NDArray[np.float64], start: NDArray[np.float64], l2: float = 0.0
 ) -> NDArray[np.float64]:
@@ -96,51 +99,74 @@ def best_slope(x: NDArray[np.float64], y: NDArray[np.float64], w: NDArray[np.flo
     return float(fit((x @ w)[:, None], y, np.array([WIN_CHANCE_SLOPE]))[0])
 
 
+Positions = list[tuple[list[int], float]]
+
+
+def arrays(positions: Positions) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The features (one row a position) and the results, as arrays."""
+    x = np.array([counts for counts, _ in positions], dtype=np.float64).reshape(-1, len(WEIGHTS))
+    return x, np.array([result for _, result in positions], dtype=np.float64)
+
+
+def fitted_weights(
+    positions: Positions, l2: float
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+    """The slope that suits the weights in use best, those weights at that slope, and the
+    weights fitted from them (all in logits a count); a feature never seen keeps its weight."""
+    x, y = arrays(positions)
+    current = np.array(list(WEIGHTS.values()), dtype=np.float64)
+    slope = best_slope(x, y, current)
+    fitted = current * slope
+    seen = np.any(x != 0, axis=0)
+    fitted[seen] = fit(x[:, seen], y, fitted[seen], l2)
+    return slope, current * slope, fitted
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("files", nargs="+", help="games, one GameString a line")
     parser.add_argument("--skip", type=int, default=6, help="plies skipped at each game's start")
-    parser.add_argument("--hold-out", type=int, default=5, help="every N-th game left out")
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (games)")
     parser.add_argument("--parallel", type=int, default=2, help="worker processes")
     parser.add_argument(
-        "--l2", type=float, default=0.0, help="pull toward the weights in use (ridge penalty)"
+        "--l2", type=float, default=L2, help="pull toward the weights in use (ridge penalty)"
     )
     args = parser.parse_args(argv)
     games = [line for name in args.files for line in Path(name).read_text().splitlines() if line]
+    if len(games) < max(args.folds, 2):
+        raise SystemExit(f"too few games: {len(games)} for {args.folds} folds")
     started = time.perf_counter()
-    train: list[tuple[list[int], float]] = []
-    test: list[tuple[list[int], float]] = []
     with ProcessPoolExecutor(max_workers=args.parallel) as pool:
         done = pool.map(game_positions, games, [args.skip] * len(games), chunksize=4)
-        for i, found in enumerate(tqdm(done, total=len(games), unit="game")):
-            (test if i % args.hold_out == 0 else train).extend(found)
-    if not train or not test:
-        raise SystemExit("too few games: no position to fit or none held out")
-    x, y = (np.array([r[i] for r in train], dtype=np.float64) for i in (0, 1))
-    xt, yt = (np.array([r[i] for r in test], dtype=np.float64) for i in (0, 1))
-    current = np.array(list(WEIGHTS.values()), dtype=np.float64)
-    used = np.any(x != 0, axis=0)
-    slope = best_slope(x, y, current)
-    fitted = current * slope
-    fitted[used] = fit(x[:, used], y, fitted[used], args.l2)
-    seconds = time.perf_counter() - started
+        by_game = list(tqdm(done, total=len(games), unit="game"))
+    everything = [p for found in by_game for p in found]
     print(
-        f"{len(games)} games, {len(train)} quiet positions to fit and {len(test)} held out "
-        f"(every {args.hold_out}th game), from ply {args.skip}; {seconds:.0f} s"
+        f"{len(games)} games, {len(everything)} quiet positions from ply {args.skip}, "
+        f"ridge {args.l2}; {time.perf_counter() - started:.0f} s to read them"
     )
-    print("held-out games | mean log-loss | Brier score")
-    print("--- | ---: | ---:")
-    for label, v in (
-        ("the constant 0.5", current * 0),
-        (f"weights in use (best slope {slope:.5f})", current * slope),
-        ("fitted weights", fitted),
-    ):
-        print(f"{label} | {log_loss(v, xt, yt):.4f} | {brier(v, xt, yt):.4f}")
+    print("\nheld-out fold | positions | the constant 0.5 | weights in use | fitted | change")
+    print("--- | ---: | ---: | ---: | ---: | ---:")
+    changes = []
+    for fold in range(args.folds):
+        train = [p for i, found in enumerate(by_game) if i % args.folds != fold for p in found]
+        test = [p for i, found in enumerate(by_game) if i % args.folds == fold for p in found]
+        _, now, fitted = fitted_weights(train, args.l2)
+        xt, yt = arrays(test)
+        before, after = log_loss(now, xt, yt), log_loss(fitted, xt, yt)
+        changes.append(after - before)
+        print(
+            f"{fold} | {len(test)} | {log_loss(now * 0, xt, yt):.4f} | {before:.4f} | "
+            f"{after:.4f} | {after - before:+.4f}"
+        )
+    print(f"mean log-loss change on held-out games: {np.mean(changes):+.4f} (lower is better)")
+    slope, _, fitted = fitted_weights(everything, args.l2)
+    x, _ = arrays(everything)
     units = np.rint(fitted / WIN_CHANCE_SLOPE).astype(int)
-    print("\nfeature | in use | fitted | positions where it is not 0")
+    print(f"\nfitted on every game (the weights in use fit best at slope {slope:.5f}):")
+    print("feature | in use | fitted | positions where it is not 0")
     print("--- | ---: | ---: | ---:")
-    for i, name in enumerate(WEIGHTS):
-        print(f"{name} | {int(current[i])} | {units[i]} | {int(np.count_nonzero(x[:, i]))}")
+    for i, (name, weight) in enumerate(WEIGHTS.items()):
+        print(f"{name} | {weight} | {units[i]} | {int(np.count_nonzero(x[:, i]))}")
     print("\n" + "\n".join(f'    "{name}": {units[i]},' for i, name in enumerate(WEIGHTS)))
 
 

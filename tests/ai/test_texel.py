@@ -63,20 +63,26 @@ def test_the_command_fits_weights_from_a_file_of_games(
 ) -> None:
     games = tmp_path / "games.txt"
     games.write_text("\n".join(beginner_games(9)) + "\n")
-    main([str(games), "--hold-out", "3", "--parallel", "1"])
+    main([str(games), "--folds", "3", "--parallel", "1"])
     out = capsys.readouterr().out
-    assert "9 games" in out
-    rows = {line.split(" | ")[0]: line.split(" | ") for line in out.splitlines() if " | " in line}
+    assert out.startswith("9 games, ")
+    rows = [line.split(" | ") for line in out.splitlines() if " | " in line]
+    folds = [row for row in rows if row[0] in ("0", "1", "2")]
+    assert len(folds) == 3
+    assert sum(int(row[1]) for row in folds) == int(out.split(", ")[1].split()[0])
+    for row in folds:
+        assert float(row[2]) == pytest.approx(np.log(2), abs=1e-4)  # the constant 0.5
+        assert float(row[5]) == pytest.approx(float(row[4]) - float(row[3]), abs=2e-4)
+    weights = {row[0]: row for row in rows if row[0] in WEIGHTS}
+    assert list(weights) == list(WEIGHTS)
     for name, weight in WEIGHTS.items():
-        assert rows[name][1] == str(weight)
-        int(rows[name][2])  # the fitted weight, a whole number in the evaluation's units
-    assert float(rows["the constant 0.5"][1]) == pytest.approx(np.log(2), abs=1e-4)
-    assert float(rows["fitted weights"][1]) > 0
+        assert weights[name][1] == str(weight)
+        int(weights[name][2])  # the fitted weight, a whole number in the evaluation's units
     assert f'    "{next(iter(WEIGHTS))}": ' in out  # the entries to paste into WEIGHTS
 
 
 def test_the_command_refuses_too_few_games(tmp_path: Path) -> None:
     games = tmp_path / "games.txt"
-    games.write_text("\n".join(beginner_games(1)) + "\n")
-    with pytest.raises(SystemExit, match="too few games"):
+    games.write_text("\n".join(beginner_games(2)) + "\n")
+    with pytest.raises(SystemExit, match="too few games: 2 for 5 folds"):
         main([str(games), "--parallel", "1"])
