@@ -46,28 +46,26 @@ BUGS: Final = tuple(bug.name.lower() for bug in Bug)
 WEIGHTS: Final[dict[str, int]] = {
     # The pieces next to each Queen, by whose they are and whether they can leave (each one
     # fills a liberty): one's own pieces next to the enemy Queen press it hardest...
-    "queen_attackers": 75,
+    "queen_attackers": 36,
     # ...one's own pieces that cannot move away crowd one's own Queen...
-    "queen_blockers": -40,
+    "queen_blockers": -30,
     # ...and those that can crowd it less.
-    "queen_neighbours": -32,
+    "queen_neighbours": -15,
     # Pieces that can move, by bug (doubled on top of the hive): on the ground and not pinned,
     # not a crawler with no room to slide, not pressing the enemy Queen (a piece there is worth
     # its pressure, not its mobility). A Mosquito on the ground counts as the neighbour it
     # moves like that is worth most here (the Queen's walk is no gain), on top as a Beetle.
-    **{f"mobility.{bug}": w for bug, w in zip(BUGS, (26, 14, 10, 5, 48, 22, 11, 22), strict=True)},
+    **{f"mobility.{bug}": w for bug, w in zip(BUGS, (24, 4, 12, 4, 14, 16, 12, 10), strict=True)},
     # Pieces still in hand, by bug.
-    **{f"in_hand.{bug}": w for bug, w in zip(BUGS, (16, 20, -34, 23, 27, 23, 23, 2), strict=True)},
+    **{f"in_hand.{bug}": w for bug, w in zip(BUGS, (12, 2, 6, 2, 7, 8, 6, 5), strict=True)},
     # A Pillbug (or a Mosquito beside one) next to its own Queen, with an empty hex beside it
     # that leaves the Queen room to run, can throw her out of a closing ring...
-    "pillbug_defense": 132,
+    "pillbug_defense": 120,
     # ...or a Pillbug in hand that could be placed next to her.
-    "pillbug_reserve": 80,
+    "pillbug_reserve": 60,
 }
 """Every feature's weight: a feature is a count, the side to move's minus the opponent's, and
-the evaluation is the weighted sum (``features`` gives the counts). Fitted to the results of
-700 ``hard`` self-play games (``python -m bench.texel``, ridge 0.02, from the hand-set weights
-that were nokamute's); docs/load.md has the fit and the arenas that kept it."""
+the evaluation is the weighted sum (``features`` gives the counts)."""
 
 TERMS: Final = tuple(dict.fromkeys(name.split(".")[0] for name in WEIGHTS))
 """The terms the trace shows: each feature, with the per-bug ones summed (``mobility``,
