@@ -67,7 +67,10 @@ WEIGHTS: Final[dict[str, int]] = {
 """Every feature's weight: a feature is a count, the side to move's minus the opponent's, and
 the evaluation is the weighted sum (``features`` gives the counts)."""
 
-TERMS: Final = tuple(dict.fromkeys(name.split(".")[0] for name in WEIGHTS))
+_TERM_OF: Final = tuple(name.split(".")[0] for name in WEIGHTS)
+"""By feature (``WEIGHTS``' order): the term it adds to."""
+
+TERMS: Final = tuple(dict.fromkeys(_TERM_OF))
 """The terms the trace shows: each feature, with the per-bug ones summed (``mobility``,
 ``in_hand``)."""
 
@@ -97,9 +100,12 @@ def features(game: Game) -> dict[str, int]:
 def terms(game: Game) -> dict[str, int]:
     """Each term's weighted contribution to ``evaluate(game)`` (side to move minus opponent);
     empty for a finished game, whose score is ``terminal_score``."""
-    out = dict.fromkeys(TERMS, 0) if game.state in _IN_PROGRESS else {}
-    for name, count in features(game).items():
-        out[name.split(".")[0]] += WEIGHTS[name] * count
+    counts = features(game)
+    if not counts:
+        return {}
+    out = dict.fromkeys(TERMS, 0)
+    for term, weight, count in zip(_TERM_OF, WEIGHTS.values(), counts.values(), strict=True):
+        out[term] += weight * count
     return out
 
 
@@ -125,7 +131,6 @@ _MOBILITY: Final = 3
 _IN_HAND: Final = _MOBILITY + len(Bug)
 _DEFENSE: Final = _IN_HAND + len(Bug)
 _RESERVE: Final = _DEFENSE + 1
-_QUEEN: Final = int(Bug.QUEEN)
 _BEETLE: Final = int(Bug.BEETLE)
 _MOSQUITO: Final = int(Bug.MOSQUITO)
 _PILLBUG: Final = int(Bug.PILLBUG)
@@ -221,8 +226,8 @@ def _white_counts(game: Game) -> list[i64]:
             if up:
                 bug = _BEETLE
             else:  # it moves as its neighbours do: a crawler if they all are
-                best: i64 = -1
-                bug = _QUEEN
+                best: i64 = -1  # only Queens beside it: it moves like one, no gain
+                bug = -1
                 crawler = True
                 for n in NEIGHBORS[h]:
                     t = top[n]
@@ -236,8 +241,6 @@ def _white_counts(game: Game) -> list[i64]:
                         powers = True
                     if not _CRAWLER[b]:
                         crawler = False
-                if best < 0:  # only Queens beside it: it moves like one, no gain
-                    bug = -1
         if up:
             stuck = False
         else:
