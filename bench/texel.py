@@ -42,6 +42,7 @@ from scipy.special import expit
 from tqdm import tqdm
 
 from ai.analysis import WIN_CHANCE_SLOPE
+from ai.calibration import Sample, fit_slope
 from ai.evaluation import MATE_BOUND, WEIGHTS, features
 from ai.search import search
 from hive import Game
@@ -50,11 +51,14 @@ L2: Final = 0.02
 """The ridge penalty by default: of 0, 0.001, 0.01, 0.03 and 0.1, the held-out games of 700
 ``hard`` self-play games (3- and 5-fold) lost least from 0.01 to 0.03 (docs/load.md)."""
 
+Positions = list[tuple[list[int], float]]
+"""Positions as features in ``WEIGHTS``' order (White's view), each with White's result."""
+
 RESULTS = {"WhiteWins": 1.0, "BlackWins": 0.0}
 """White's result by the GameString's state; anything else (a draw, an adjudicated game) 0.5."""
 
 
-def game_positions(game_string: str, skip: int) -> list[tuple[list[int], float]]:
+def game_positions(game_string: str, skip: int) -> Positions:
     """The quiet positions of one game from ply ``skip`` on: each one's features in
     ``WEIGHTS``' order (White's view) and White's result."""
     fields = game_string.strip().split(";")
@@ -94,14 +98,6 @@ def fit(
     return np.asarray(found.x, dtype=np.float64)
 
 
-def best_slope(x: NDArray[np.float64], y: NDArray[np.float64], w: NDArray[np.float64]) -> float:
-    """The slope that makes ``y`` likeliest for the scores ``x . w`` (evaluation units)."""
-    return float(fit((x @ w)[:, None], y, np.array([WIN_CHANCE_SLOPE]))[0])
-
-
-Positions = list[tuple[list[int], float]]
-
-
 def arrays(positions: Positions) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The features (one row a position) and the results, as arrays."""
     x = np.array([counts for counts, _ in positions], dtype=np.float64).reshape(-1, len(WEIGHTS))
@@ -109,13 +105,14 @@ def arrays(positions: Positions) -> tuple[NDArray[np.float64], NDArray[np.float6
 
 
 def fitted_weights(
-    positions: Positions, l2: float
+    x: NDArray[np.float64], y: NDArray[np.float64], l2: float
 ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-    """The slope that suits the weights in use best, those weights at that slope, and the
-    weights fitted from them (all in logits a count); a feature never seen keeps its weight."""
-    x, y = arrays(positions)
+    """The slope that suits the weights in use best on the positions ``x`` and results ``y``
+    (``ai.calibration.fit_slope``), those weights at that slope, and the weights fitted from
+    them (all in logits a count); a feature never seen keeps its weight."""
     current = np.array(list(WEIGHTS.values()), dtype=np.float64)
-    slope = best_slope(x, y, current)
+    scores = (x @ current).astype(int)
+    slope = fit_slope([Sample(int(s), float(r)) for s, r in zip(scores, y, strict=True)])
     fitted = current * slope
     seen = np.any(x != 0, axis=0)
     fitted[seen] = fit(x[:, seen], y, fitted[seen], l2)
@@ -150,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for fold in range(args.folds):
         train = [p for i, found in enumerate(by_game) if i % args.folds != fold for p in found]
         test = [p for i, found in enumerate(by_game) if i % args.folds == fold for p in found]
-        _, now, fitted = fitted_weights(train, args.l2)
+        _, now, fitted = fitted_weights(*arrays(train), args.l2)
         xt, yt = arrays(test)
         before, after = log_loss(now, xt, yt), log_loss(fitted, xt, yt)
         changes.append(after - before)
@@ -159,8 +156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{after:.4f} | {after - before:+.4f}"
         )
     print(f"mean log-loss change on held-out games: {np.mean(changes):+.4f} (lower is better)")
-    slope, _, fitted = fitted_weights(everything, args.l2)
-    x, _ = arrays(everything)
+    x, y = arrays(everything)
+    slope, _, fitted = fitted_weights(x, y, args.l2)
     units = np.rint(fitted / WIN_CHANCE_SLOPE).astype(int)
     print(f"\nfitted on every game (the weights in use fit best at slope {slope:.5f}):")
     print("feature | in use | fitted | positions where it is not 0")
