@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ai.book import OpeningBook
-from ai.evaluation import MATE_BOUND
+from ai.evaluation import FITTED, HAND_SET, MATE_BOUND, Weights
 from ai.search import SearchResult, TranspositionTable, iterative_search, search
 from ai.trace import TraceRecorder
 from hive import Game, GameType, Move
@@ -59,6 +59,9 @@ class Level:
         table: Whether the bot keeps a transposition table between moves.
         aggressive: Among equally scored moves, prefer the one leaving the opponent the fewest
             replies that hold their score.
+        weights: The static evaluation's weights: the fitted ones (``ai.evaluation.FITTED``)
+            are stronger for a search of 4 plies and more, but a shallower one drifts with
+            them and its games do not end; it keeps the hand-set ones.
     """
 
     name: str
@@ -69,6 +72,7 @@ class Level:
     table: bool
     aggressive: bool = False
     min_depth: int = 1
+    weights: Weights = HAND_SET
 
     def __post_init__(self) -> None:
         if self.depth is None and self.seconds is None:
@@ -88,7 +92,7 @@ LEVELS: Final[dict[str, Level]] = {
         Level("beginner", depth=1, seconds=None, branching=None, quotient=2, table=False),
         Level("easy", depth=2, seconds=None, branching=None, quotient=5, table=False),
         Level("medium", depth=3, seconds=None, branching=5, quotient=5, table=False),
-        Level("hard", depth=4, seconds=None, branching=8, quotient=7, table=True),
+        Level("hard", depth=4, seconds=None, branching=8, quotient=7, table=True, weights=FITTED),
         Level(
             "expert",
             depth=None,
@@ -98,6 +102,7 @@ LEVELS: Final[dict[str, Level]] = {
             table=True,
             aggressive=True,
             min_depth=4,
+            weights=FITTED,
         ),
     )
 }
@@ -325,6 +330,7 @@ class Bot:
                 aggressive=level.aggressive,
                 trace=trace,
                 exact_top=exact_top,
+                weights=level.weights,
             )
         assert level.depth is not None  # a level has one or the other
         return search(
@@ -336,4 +342,5 @@ class Bot:
             trace=trace,
             exact_top=exact_top,
             clock=self.clock,
+            weights=level.weights,
         )

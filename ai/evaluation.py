@@ -4,8 +4,9 @@ Every feature is a difference, the side to move's count minus the opponent's, so
 and its colour-swapped twin score opposite. ``features(game)`` returns the counts,
 ``terms(game)`` each term weighted (the per-bug features summed; the search trace shows them),
 ``evaluate(game)`` their sum. All three come from one pass over the position,
-``_white_counts``. The weights live in one place, ``WEIGHTS``; ``python -m bench.texel`` fits
-them to the results of self-play games.
+``_white_counts``. Two sets of weights: ``WEIGHTS``, set by hand, which the shallow levels
+play with, and ``FITTED_WEIGHTS``, which ``python -m bench.texel`` fitted to the results of
+self-play games, for the deep ones; each is given to the three as a ``Weights``.
 
 The evaluation is cheap on purpose: one pass over the 28 pieces and one articulation-point
 search (``board.pinned()``), never a legal-move generation.
@@ -64,8 +65,24 @@ WEIGHTS: Final[dict[str, int]] = {
     # ...or a Pillbug in hand that could be placed next to her.
     "pillbug_reserve": 60,
 }
-"""Every feature's weight: a feature is a count, the side to move's minus the opponent's, and
-the evaluation is the weighted sum (``features`` gives the counts)."""
+"""Every feature's weight, set by hand (after nokamute's): a feature is a count, the side to
+move's minus the opponent's, and the evaluation is the weighted sum (``features`` gives the
+counts). The names are the features'; the shallow levels play with these weights."""
+
+FITTED_WEIGHTS: Final[dict[str, int]] = {
+    "queen_attackers": 75,
+    "queen_blockers": -40,
+    "queen_neighbours": -32,
+    **{f"mobility.{bug}": w for bug, w in zip(BUGS, (26, 14, 10, 5, 48, 22, 11, 22), strict=True)},
+    **{f"in_hand.{bug}": w for bug, w in zip(BUGS, (16, 20, -34, 23, 27, 23, 23, 2), strict=True)},
+    "pillbug_defense": 132,
+    "pillbug_reserve": 80,
+}
+"""The same features' weights fitted to the results of 700 ``hard`` self-play games
+(``python -m bench.texel``, ridge 0.02, from ``WEIGHTS``): the levels that search 4 plies and
+more play with these. They are worth +80 Elo at 1 s a move, but a bot that looks only a ply or
+two ahead drifts with them (its games run to hundreds of plies), so the shallow levels keep
+``WEIGHTS``; docs/load.md has the fit and the arenas."""
 
 _TERM_OF: Final = tuple(name.split(".")[0] for name in WEIGHTS)
 """By feature (``WEIGHTS``' order): the term it adds to."""
@@ -75,54 +92,7 @@ TERMS: Final = tuple(dict.fromkeys(_TERM_OF))
 ``in_hand``)."""
 
 _IN_PROGRESS: Final = (GameState.IN_PROGRESS, GameState.NOT_STARTED)
-
-
-def terminal_score(game: Game) -> int:
-    """The score of a finished game for the side to move: ``-(WIN - ply)`` for a loss (the side
-    to move is the one whose Queen was surrounded), ``WIN - ply`` for a win, 0 for a draw."""
-    state = game.state
-    if state is GameState.DRAW:
-        return 0
-    winner = 0 if state is GameState.WHITE_WINS else 1
-    score = WIN - game.ply
-    return score if winner == game.ply & 1 else -score
-
-
-def features(game: Game) -> dict[str, int]:
-    """Each feature's count (side to move minus opponent), by its name in ``WEIGHTS``; empty
-    for a finished game. ``evaluate(game)`` is their sum weighted by ``WEIGHTS``."""
-    if game.state not in _IN_PROGRESS:
-        return {}
-    sign = 1 if game.ply & 1 == 0 else -1
-    return {name: sign * c for name, c in zip(WEIGHTS, _white_counts(game), strict=True)}
-
-
-def terms(game: Game) -> dict[str, int]:
-    """Each term's weighted contribution to ``evaluate(game)`` (side to move minus opponent);
-    empty for a finished game, whose score is ``terminal_score``."""
-    counts = features(game)
-    if not counts:
-        return {}
-    out = dict.fromkeys(TERMS, 0)
-    for term, weight, count in zip(_TERM_OF, WEIGHTS.values(), counts.values(), strict=True):
-        out[term] += weight * count
-    return out
-
-
-def evaluate(game: Game) -> int:
-    """The position's score for the side to move: positive is good for it."""
-    if game.state not in _IN_PROGRESS:
-        return terminal_score(game)
-    counts = _white_counts(game)
-    score: i64 = 0
-    i: i64
-    for i in range(_FEATURES):
-        score += _W[i] * counts[i]
-    return score if game.ply & 1 == 0 else -score
-
-
 _FEATURES: Final = len(WEIGHTS)
-_W: Final = tuple(WEIGHTS.values())
 # Where each feature's count lies in ``_white_counts``' list (WEIGHTS' order).
 _ATTACKERS: Final = 0
 _BLOCKERS: Final = 1
@@ -136,8 +106,86 @@ _MOSQUITO: Final = int(Bug.MOSQUITO)
 _PILLBUG: Final = int(Bug.PILLBUG)
 _CRAWLER: Final = tuple(b in (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG) for b in Bug)
 """The bugs that move by sliding only: one with no room to slide cannot move at all."""
-_MIMIC: Final = tuple(-1 if b == Bug.QUEEN else _W[_MOBILITY + b] for b in Bug)
-"""By bug: what a Mosquito beside it is worth moving like it (-1: the Queen, never)."""
+
+
+class Weights:
+    """A weight for every feature, as ``evaluate`` reads them.
+
+    Args:
+        by_feature: Each feature's weight by its name (``WEIGHTS``' names, all of them).
+
+    Raises:
+        ValueError: A feature is missing or unknown.
+    """
+
+    def __init__(self, by_feature: dict[str, int]) -> None:
+        missing = [name for name in WEIGHTS if name not in by_feature]
+        unknown = [name for name in by_feature if name not in WEIGHTS]
+        if missing or unknown:
+            raise ValueError(f"weights: missing {missing}, unknown {unknown}")
+        self.by_feature = {name: int(by_feature[name]) for name in WEIGHTS}
+        self.vector: tuple[int, ...] = tuple(self.by_feature.values())
+        # By bug: what a Mosquito beside it is worth moving like it (-1: the Queen, never).
+        self.mimic: tuple[int, ...] = tuple(
+            -1 if b == Bug.QUEEN else self.vector[_MOBILITY + b] for b in Bug
+        )
+
+    def __repr__(self) -> str:
+        return f"Weights({self.by_feature!r})"
+
+
+HAND_SET: Final = Weights(WEIGHTS)
+"""``WEIGHTS``, ready for ``evaluate``: the default, and the shallow levels'."""
+
+FITTED: Final = Weights(FITTED_WEIGHTS)
+"""``FITTED_WEIGHTS``, ready for ``evaluate``: the deep levels'."""
+
+
+def terminal_score(game: Game) -> int:
+    """The score of a finished game for the side to move: ``-(WIN - ply)`` for a loss (the side
+    to move is the one whose Queen was surrounded), ``WIN - ply`` for a win, 0 for a draw."""
+    state = game.state
+    if state is GameState.DRAW:
+        return 0
+    winner = 0 if state is GameState.WHITE_WINS else 1
+    score = WIN - game.ply
+    return score if winner == game.ply & 1 else -score
+
+
+def features(game: Game, weights: Weights = HAND_SET) -> dict[str, int]:
+    """Each feature's count (side to move minus opponent), by its name in ``WEIGHTS``; empty
+    for a finished game. ``evaluate(game, weights)`` is their sum weighted by ``weights``
+    (which also say which neighbour a Mosquito counts as: the one it is worth most as)."""
+    if game.state not in _IN_PROGRESS:
+        return {}
+    sign = 1 if game.ply & 1 == 0 else -1
+    counts = _white_counts(game, weights.mimic)
+    return {name: sign * c for name, c in zip(WEIGHTS, counts, strict=True)}
+
+
+def terms(game: Game, weights: Weights = HAND_SET) -> dict[str, int]:
+    """Each term's weighted contribution to ``evaluate(game, weights)`` (side to move minus
+    opponent); empty for a finished game, whose score is ``terminal_score``."""
+    counts = features(game, weights)
+    if not counts:
+        return {}
+    out = dict.fromkeys(TERMS, 0)
+    for term, weight, count in zip(_TERM_OF, weights.vector, counts.values(), strict=True):
+        out[term] += weight * count
+    return out
+
+
+def evaluate(game: Game, weights: Weights = HAND_SET) -> int:
+    """The position's score for the side to move: positive is good for it."""
+    if game.state not in _IN_PROGRESS:
+        return terminal_score(game)
+    counts = _white_counts(game, weights.mimic)
+    vector = weights.vector
+    score: i64 = 0
+    i: i64
+    for i in range(_FEATURES):
+        score += vector[i] * counts[i]
+    return score if game.ply & 1 == 0 else -score
 
 
 def _escape(top: list[int], h: i64, queen: i64) -> i64:
@@ -183,10 +231,10 @@ def _reserve(game: Game, color: int) -> bool:
     return False
 
 
-def _white_counts(game: Game) -> list[i64]:
+def _white_counts(game: Game, mimic: tuple[int, ...]) -> list[i64]:
     """Every feature's count (``WEIGHTS``' order) from White's point of view: one pass over
     the pieces, each one's mobility and its place next to either Queen, then the Pillbugs in
-    hand."""
+    hand. ``mimic``: by bug, what a Mosquito beside it is worth moving like it."""
     board = game.board
     top, height, hex_of = board.top, board.height, board.hex_of
     counts: list[i64] = [0] * _FEATURES
@@ -234,8 +282,8 @@ def _white_counts(game: Game) -> list[i64]:
                     if t == EMPTY:
                         continue
                     b = BUG_OF[t]
-                    if _MIMIC[b] > best:
-                        best = _MIMIC[b]
+                    if mimic[b] > best:
+                        best = mimic[b]
                         bug = b
                     if b == _PILLBUG:
                         powers = True

@@ -41,7 +41,7 @@ from itertools import count
 from operator import itemgetter
 from typing import Final, NamedTuple
 
-from ai.evaluation import MATE_BOUND, WIN, evaluate, terminal_score
+from ai.evaluation import HAND_SET, MATE_BOUND, WIN, Weights, evaluate, terminal_score
 from ai.table import EXACT, LOWER, UPPER, TranspositionTable, from_table, position_key, to_table
 from ai.trace import NO_TRACER, UNTRACED, NodeTrace, TraceRecorder
 from hive import Game, GameState, Move
@@ -128,6 +128,7 @@ class _Searcher:
         table: TranspositionTable | None,
         trace: TraceRecorder | None,
         exact_top: int | None = None,
+        weights: Weights = HAND_SET,
     ) -> None:
         if exact_top is not None and exact_top < 1:
             raise ValueError(f"exact_top must be at least 1 or None, not {exact_top!r}")
@@ -138,11 +139,12 @@ class _Searcher:
         self.game = game
         self.exact_top = exact_top
         self.branching = branching
+        self.weights = weights
         self.deadline = deadline
         self.clock = clock
         self.table = table
         if table is not None:
-            table.prepare(branching)
+            table.prepare(branching, weights)
         self.evals: dict[int, int] = table.evals if table is not None else {}
         self.tracer = trace if trace is not None else NO_TRACER
         self.root_length = len(game.moves)
@@ -182,7 +184,7 @@ class _Searcher:
         evals = self.evals
         value = evals.get(key)
         if value is None:
-            value = evals[key] = evaluate(game)
+            value = evals[key] = evaluate(game, self.weights)
         return value
 
     def prescore(self, moves: list[Move]) -> list[tuple[int, Move]]:
@@ -466,7 +468,7 @@ class _Searcher:
         """
         game = self.game
         start_nodes = self.nodes
-        trace = self.tracer.begin(game, depth, self.leaf)
+        trace = self.tracer.begin(game, depth, self.leaf, self.weights)
         moves = game.legal_moves()
         if not moves:
             trace.score(terminal_score(game), EXACT)
@@ -580,6 +582,7 @@ def search(
     aggressive: bool = False,
     trace: TraceRecorder | None = None,
     exact_top: int | None = None,
+    weights: Weights = HAND_SET,
 ) -> SearchResult:
     """Search ``game`` to ``depth`` plies and score the root moves.
 
@@ -600,6 +603,7 @@ def search(
         exact_top: How many of the best root moves get exact scores, and every move that ties
             with them (None: every move; 1: only the best, for randomness off). The others get
             upper bounds from null windows, which is much faster from 3 plies on.
+        weights: The static evaluation's weights (``ai.evaluation``).
 
     Returns:
         The ranking of every root move; empty when the game is over.
@@ -614,6 +618,7 @@ def search(
         table=table,
         trace=trace,
         exact_top=exact_top,
+        weights=weights,
     )
     return _deepening(searcher, [depth] if depth > 1 else [], aggressive=aggressive)
 
@@ -630,6 +635,7 @@ def iterative_search(
     aggressive: bool = False,
     trace: TraceRecorder | None = None,
     exact_top: int | None = None,
+    weights: Weights = HAND_SET,
 ) -> SearchResult:
     """Search 1, 2, 3... plies until ``max_depth`` or the deadline; the last completed depth.
 
@@ -656,6 +662,7 @@ def iterative_search(
         table=table,
         trace=trace,
         exact_top=exact_top,
+        weights=weights,
     )
     depths = count(2) if max_depth is None else range(2, max_depth + 1)
     return _deepening(searcher, depths, aggressive=aggressive, pace=_Pace(deadline, min_depth))

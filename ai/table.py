@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ai.evaluation import MATE_BOUND
+from ai.evaluation import HAND_SET, MATE_BOUND, Weights
 from hive import Game, Move
 from hive.hashing import ZOBRIST_KEY_COUNT, zobrist_key
 from hive.pieces import NUM_PIECES
@@ -39,8 +39,9 @@ class TranspositionTable:
 
     Keys are ``position_key(game)``. Mate scores are stored relative to the position
     (``to_table``), so they stay right wherever it recurs. A table serves searches of one
-    branching limit: a search with another limit clears it first. It also caches static
-    evaluations. When full it is cleared (cheap, and good enough between moves).
+    branching limit and one set of evaluation weights: a search with another limit or other
+    weights clears it first. It also caches static evaluations. When full it is cleared (cheap,
+    and good enough between moves).
 
     Args:
         capacity: Most entries kept in the table and in the evaluation cache (a few hundred
@@ -52,6 +53,7 @@ class TranspositionTable:
         self.entries: dict[int, tuple[int, int, int, Move | None]] = {}
         self.evals: dict[int, int] = {}
         self.branching: int | None = None
+        self.weights = HAND_SET
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -61,11 +63,13 @@ class TranspositionTable:
         self.entries.clear()
         self.evals.clear()
 
-    def prepare(self, branching: int | None) -> None:
-        """Get ready for a search with branching limit ``branching`` (clears on a change)."""
-        if branching != self.branching:
+    def prepare(self, branching: int | None, weights: Weights) -> None:
+        """Get ready for a search with branching limit ``branching`` and the evaluation's
+        ``weights`` (clears on a change of either)."""
+        if branching != self.branching or weights is not self.weights:
             self.clear()
             self.branching = branching
+            self.weights = weights
         if len(self.entries) > self.capacity:
             self.entries.clear()
         if len(self.evals) > self.capacity:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ai.evaluation import terms
+from ai.evaluation import Weights, terms
 from ai.table import EXACT, LOWER, UPPER
 from hive import Game, Move
 
@@ -84,6 +84,7 @@ class _Search:
 
     game: Game
     leaf: Callable[[], int]
+    weights: Weights
     cap: int
     root_color: int
     visited: dict[int, int] = field(default_factory=dict)
@@ -93,7 +94,7 @@ class _Search:
         game = self.game
         sign = 1 if node["maximizing"] else -1
         node["prescore"] = sign * self.leaf()
-        node["terms"] = {name: sign * v for name, v in terms(game).items()}
+        node["terms"] = {name: sign * v for name, v in terms(game, self.weights).items()}
         if game.state.is_over:
             node["terminal"] = str(game.state)
 
@@ -187,11 +188,11 @@ class _KeptNode(NodeTrace):
 class Tracer:
     """A search's hooks for its whole tree. These do nothing: the search has no recorder."""
 
-    def begin(self, game: Game, depth: int, leaf: Callable[[], int]) -> NodeTrace:
+    def begin(self, game: Game, depth: int, leaf: Callable[[], int], weights: Weights) -> NodeTrace:
         """Start the tree of a search of ``game`` to ``depth`` plies; the root's hooks.
 
         ``leaf`` gives the static score of the current position (side to move's view), as the
-        search has it.
+        search has it, from the evaluation's ``weights`` (which the kept nodes' terms show).
         """
         return UNTRACED
 
@@ -230,11 +231,11 @@ class TraceRecorder(Tracer):
 
     # -- filled by the search ------------------------------------------------------------------
 
-    def begin(self, game: Game, depth: int, leaf: Callable[[], int]) -> NodeTrace:
+    def begin(self, game: Game, depth: int, leaf: Callable[[], int], weights: Weights) -> NodeTrace:
         self.position = game.game_string()
         root: Node = {**move_node(0, None, str(game.turn), True, depth), "kind": "root"}
         self._building = root
-        search = _Search(game, leaf, self.max_depth, game.ply & 1)
+        search = _Search(game, leaf, weights, self.max_depth, game.ply & 1)
         self._building_visited = search.visited
         search.evaluate(root)
         return _KeptNode(root, search)
