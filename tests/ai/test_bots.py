@@ -15,7 +15,7 @@ from ai import bots, cli
 from ai.arena import Player, play_game
 from ai.book import OpeningBook, Shape, classify
 from ai.bots import LEVELS, OPENING_QUOTIENT, Bot, Level, candidates, choose_index
-from ai.evaluation import WIN
+from ai.evaluation import FITTED, HAND_SET, WIN
 from ai.search import search
 from ai.trace import TraceRecorder
 from hive import Bug, Game, GameType, Move
@@ -52,6 +52,35 @@ def test_levels_weakest_first() -> None:
         assert level.depth is not None or level.seconds is not None
     with pytest.raises(dataclasses.FrozenInstanceError):
         expert.quotient = 2  # type: ignore[misc]
+
+
+def test_the_deep_levels_play_with_the_fitted_weights_the_shallow_with_the_hand_set() -> None:
+    weights = {name: level.weights for name, level in LEVELS.items()}
+    assert weights == {
+        "beginner": HAND_SET,
+        "easy": HAND_SET,
+        "medium": HAND_SET,
+        "hard": FITTED,
+        "expert": FITTED,
+    }
+    game = Game.from_game_string(MID_GAME)
+    rankings = []
+    for weights_used in (HAND_SET, FITTED):
+        level = Level(
+            "w",
+            depth=2,
+            seconds=None,
+            branching=5,
+            quotient=None,
+            table=False,
+            weights=weights_used,
+        )
+        choice = Bot(level, use_book=False).choose(game)
+        assert choice.result is not None
+        expected = search(game, depth=2, branching=5, exact_top=1, weights=weights_used)
+        assert choice.result.ranked == expected.ranked
+        rankings.append(expected.ranked)
+    assert rankings[0] != rankings[1]
 
 
 def test_level_checks_its_fields() -> None:

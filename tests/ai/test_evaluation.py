@@ -1,13 +1,25 @@
 """The evaluation against a plain count of each feature, written from the features' definitions
 and compared over random games of every expansion: ``features`` gives each count (side to move
-minus opponent), ``terms`` each term weighted, ``evaluate`` their sum, with or without a cache
-of articulation points."""
+minus opponent), ``terms`` each term weighted, ``evaluate`` their sum, with either set of
+weights (the hand-set and the fitted ones)."""
 
 from __future__ import annotations
 
 import random
 
-from ai.evaluation import TERMS, WEIGHTS, evaluate, features, terms
+import pytest
+
+from ai.evaluation import (
+    FITTED,
+    FITTED_WEIGHTS,
+    HAND_SET,
+    TERMS,
+    WEIGHTS,
+    Weights,
+    evaluate,
+    features,
+    terms,
+)
 from hive import Game
 from hive.board import EMPTY, HAND
 from hive.hexes import NEIGHBORS
@@ -18,8 +30,9 @@ GAME_TYPES = ("Base", "Base+M", "Base+L", "Base+P", "Base+MLP")
 CRAWLERS = (Bug.QUEEN, Bug.SPIDER, Bug.ANT, Bug.PILLBUG)
 
 
-def plain_features(game: Game) -> dict[str, int]:
-    """Each feature counted per side, piece by piece: the reference."""
+def plain_features(game: Game, weights: dict[str, int] = WEIGHTS) -> dict[str, int]:
+    """Each feature counted per side, piece by piece: the reference (``weights`` say which
+    neighbour a Mosquito moves as)."""
     board = game.board
     top = board.top
     pinned = board.articulation_points()
@@ -45,7 +58,7 @@ def plain_features(game: Game) -> dict[str, int]:
                 moves_as = Bug.BEETLE
             else:  # the neighbour whose mobility weighs most, never a Queen
                 mimics = [b for b in near if b != Bug.QUEEN]
-                moves_as = max(mimics, key=lambda b: WEIGHTS[f"mobility.{name(b)}"], default=None)
+                moves_as = max(mimics, key=lambda b: weights[f"mobility.{name(b)}"], default=None)
                 crawls = all(b in CRAWLERS for b in near)
                 throws = Bug.PILLBUG in near
         stuck = not on_top and (h in pinned or (crawls and not _slides(top, h)))
@@ -98,22 +111,62 @@ def random_positions(seed: int, games: int) -> list[Game]:
     return positions
 
 
-def test_terms_match_a_plain_count_of_each() -> None:
+@pytest.mark.parametrize(
+    ("weights", "by_feature"), [(HAND_SET, WEIGHTS), (FITTED, FITTED_WEIGHTS)], ids=["hand", "fit"]
+)
+def test_terms_match_a_plain_count_of_each(weights: Weights, by_feature: dict[str, int]) -> None:
     positions = random_positions(7, 60)
     assert len(positions) > 1000
     in_progress = 0
     for game in positions:
         if game.is_over():
-            assert terms(game) == {}
+            assert terms(game, weights) == {}
             continue
         in_progress += 1
-        counts = features(game)
-        assert counts == plain_features(game), game.game_string()
-        parts = terms(game)
+        counts = features(game, weights)
+        assert counts == plain_features(game, by_feature), game.game_string()
+        parts = terms(game, weights)
         assert list(parts) == list(TERMS)
         for term, value in parts.items():
             assert value == sum(
-                WEIGHTS[f] * c for f, c in counts.items() if f.split(".")[0] == term
+                by_feature[f] * c for f, c in counts.items() if f.split(".")[0] == term
             )
-        assert sum(parts.values()) == evaluate(game)
+        assert sum(parts.values()) == evaluate(game, weights)
     assert in_progress > 1000
+
+
+def test_the_default_weights_are_the_hand_set_ones_and_the_two_sets_score_apart() -> None:
+    positions = [game for game in random_positions(3, 20) if not game.is_over()]
+    assert all(evaluate(game) == evaluate(game, HAND_SET) for game in positions)
+    apart = sum(1 for game in positions if evaluate(game, FITTED) != evaluate(game, HAND_SET))
+    assert apart > len(positions) // 2
+
+
+def test_a_mosquito_moves_as_the_neighbour_its_weights_value_most() -> None:
+    # White's Mosquito beside its Spider and its Beetle, free to move: the hand-set weights
+    # value a free Beetle more (12 to 4), a set that values the Spider more counts it as one.
+    game = Game("Base+M")
+    for move in ("wS1", "bS1 -wS1", "wB1 wS1-", "bQ -bS1", "wM wS1/", "bA1 \\bS1"):
+        game.play(move)
+    assert game.ply & 1 == 0  # White to move: White's counts are added
+    hand = features(game)
+    as_spider = features(game, Weights({**WEIGHTS, "mobility.spider": 30}))
+    assert as_spider["mobility.spider"] - hand["mobility.spider"] == 1
+    assert hand["mobility.beetle"] - as_spider["mobility.beetle"] == 1
+
+
+@pytest.mark.parametrize(
+    ("by_feature", "message"),
+    [
+        (
+            {k: v for k, v in WEIGHTS.items() if k != "queen_attackers"},
+            "missing ['queen_attackers']",
+        ),
+        ({**WEIGHTS, "queen_lovers": 3}, "unknown ['queen_lovers']"),
+    ],
+)
+def test_a_set_of_weights_names_every_feature_and_nothing_else(
+    by_feature: dict[str, int], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        Weights(by_feature)

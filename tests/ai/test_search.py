@@ -10,7 +10,17 @@ from typing import Any
 import pytest
 
 from ai.bots import LEVELS, Level
-from ai.evaluation import MATE_BOUND, TERMS, WEIGHTS, WIN, evaluate, terminal_score, terms
+from ai.evaluation import (
+    FITTED,
+    HAND_SET,
+    MATE_BOUND,
+    TERMS,
+    WEIGHTS,
+    WIN,
+    evaluate,
+    terminal_score,
+    terms,
+)
 from ai.search import (
     DANGER,
     FULL_DEPTH_MOVES,
@@ -367,6 +377,22 @@ def test_table_is_cleared_for_another_branching_limit() -> None:
     narrow = search(game, depth=3, branching=2, table=table)
     assert table.branching == 2
     assert ranked_scores(narrow) == ranked_scores(search(game, depth=3, branching=2))
+
+
+def test_a_search_scores_with_its_weights_and_its_table_keeps_to_one_set() -> None:
+    game = next(mid_games(1))
+    for weights in (HAND_SET, FITTED):
+        for move, score in search(game, depth=1, weights=weights).ranked:
+            game.push(move)
+            assert score == -evaluate(game, weights)
+            game.pop()
+    fitted = ranked_scores(search(game, depth=3, weights=FITTED))
+    assert fitted != ranked_scores(search(game, depth=3))  # the default: the hand-set weights
+    table = TranspositionTable()
+    search(game, depth=2, table=table)
+    assert table.weights is HAND_SET and len(table) > 0
+    assert ranked_scores(search(game, depth=3, table=table, weights=FITTED)) == fitted
+    assert table.weights is FITTED
 
 
 # -- deadlines and the game left as it was -------------------------------------------------------

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from ai.bots import Bot, Level
-from ai.evaluation import evaluate
+from ai.evaluation import FITTED, evaluate
 from ai.search import TranspositionTable, iterative_search, search
 from ai.trace import TraceRecorder
 from hive import Game
@@ -229,6 +229,23 @@ def test_bot_trace_records_the_choice() -> None:
         assert document["position"] == game.game_string()
         indexes.add(choice.index)
     assert 0 in indexes and len(indexes) > 1  # the randomness chose below the best too
+
+
+def test_a_trace_shows_the_terms_of_the_weights_searched_with() -> None:
+    game = Game.from_game_string(POSITIONS[0])
+    level = Level(
+        "fitted", depth=2, seconds=None, branching=5, quotient=None, table=True, weights=FITTED
+    )
+    trace = TraceRecorder(max_depth=1)
+    Bot(level, use_book=False).choose(game, trace=trace)
+    children = trace.to_dict()["root"]["children"]
+    assert len(children) == len(game.legal_moves())
+    for child in children:
+        game.play(child["move"])
+        if not game.is_over():
+            assert child["prescore"] == -evaluate(game, FITTED)
+            assert sum(child["terms"].values()) == child["prescore"]
+        game.undo()
 
 
 def test_recorder_rejects_a_negative_cap_and_starts_empty() -> None:
