@@ -1,13 +1,17 @@
-"""Fit the evaluation's weights (``ai.evaluation.WEIGHTS``) to the results of games: the Texel
-method.
+"""Fit the evaluation's weights (``ai.evaluation``) to the results of games: the Texel method.
 
-    python -m bench.texel FILE [FILE ...] [--skip N] [--folds K] [--l2 R] [--parallel P]
+    python -m bench.texel FILE [FILE ...] [--start fitted|hand-set] [--skip N] [--folds K]
+        [--l2 R] [--parallel P]
 
 Reads games as ``hive-ai arena --save FILE`` writes them (one GameString a line; a game
 adjudicated unfinished counts as a draw), and takes each position from ply ``--skip`` on that
 is quiet: a 2-ply search finds no forced result in it (the static evaluation of a position with
 a win in one on the board says nothing of who wins). Each position gives its features
 (``ai.evaluation.features``, White's view) and White's result (1, 0.5 or 0).
+
+``--start`` names the weights in use that the fit starts from: ``fitted`` (the deep levels',
+``FITTED_WEIGHTS``: a further round) or ``hand-set`` (``WEIGHTS``, which the first fit started
+from); they also say which neighbour a Mosquito counts as.
 
 The fit is the logistic ``P(White wins) = 1 / (1 + exp(-x . v))`` of the features ``x``, by
 maximum likelihood (scipy's L-BFGS on the mean log-loss; a draw counts half a win and half a
@@ -22,8 +26,8 @@ First a cross-validation by game: for each of ``--folds`` folds, a fit on the ot
 games, and on this fold's the mean log-loss of the weights in use (at their best slope on the
 training games, to be fair to them) and of the fitted ones: a lower loss on games the fit never
 saw is the evidence that the new weights predict results better. Then the fit on every game:
-the weights in use and fitted, and the fitted ones as ``WEIGHTS`` entries. Whether they play
-better is for an arena to say.
+the weights in use and fitted, and the fitted ones as entries to paste into the dictionary.
+Whether they play better is for an arena to say.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from tqdm import tqdm
 
 from ai.analysis import WIN_CHANCE_SLOPE
 from ai.calibration import Sample, fit_slope
-from ai.evaluation import MATE_BOUND, WEIGHTS, features
+from ai.evaluation import FITTED, HAND_SET, MATE_BOUND, WEIGHTS, Weights, features
 from ai.search import search
 from hive import Game
 
@@ -58,9 +62,13 @@ RESULTS = {"WhiteWins": 1.0, "BlackWins": 0.0}
 """White's result by the GameString's state; anything else (a draw, an adjudicated game) 0.5."""
 
 
-def game_positions(game_string: str, skip: int) -> Positions:
-    """The quiet positions of one game from ply ``skip`` on: each one's features in
-    ``WEIGHTS``' order (White's view) and White's result."""
+STARTS: Final = {"fitted": (FITTED, "FITTED_WEIGHTS"), "hand-set": (HAND_SET, "WEIGHTS")}
+"""The weights a fit may start from, by ``--start``'s name, and their dictionary's name."""
+
+
+def game_positions(game_string: str, skip: int, weights: Weights = HAND_SET) -> Positions:
+    """The quiet positions of one game from ply ``skip`` on: each one's features (counted as
+    ``weights`` say) in ``WEIGHTS``' order (White's view) and White's result."""
     fields = game_string.strip().split(";")
     white = RESULTS.get(fields[1], 0.5)
     game = Game(fields[0])
@@ -69,7 +77,7 @@ def game_positions(game_string: str, skip: int) -> Positions:
         if ply >= skip and not game.is_over():
             sign = 1 if game.ply % 2 == 0 else -1
             if abs(search(game, depth=2, exact_top=1).ranked[0][1]) < MATE_BOUND:
-                counts = features(game)
+                counts = features(game, weights)
                 out.append(([sign * counts[name] for name in WEIGHTS], white))
         game.play(move)
     return out
@@ -105,12 +113,12 @@ def arrays(positions: Positions) -> tuple[NDArray[np.float64], NDArray[np.float6
 
 
 def fitted_weights(
-    x: NDArray[np.float64], y: NDArray[np.float64], l2: float
+    x: NDArray[np.float64], y: NDArray[np.float64], l2: float, start: Weights = HAND_SET
 ) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
-    """The slope that suits the weights in use best on the positions ``x`` and results ``y``
-    (``ai.calibration.fit_slope``), those weights at that slope, and the weights fitted from
-    them (all in logits a count); a feature never seen keeps its weight."""
-    current = np.array(list(WEIGHTS.values()), dtype=np.float64)
+    """The slope that suits the weights in use, ``start``, best on the positions ``x`` and
+    results ``y`` (``ai.calibration.fit_slope``), those weights at that slope, and the weights
+    fitted from them (all in logits a count); a feature never seen keeps its weight."""
+    current = np.array(start.vector, dtype=np.float64)
     scores = (x @ current).astype(int)
     slope = fit_slope([Sample(int(s), float(r)) for s, r in zip(scores, y, strict=True)])
     fitted = current * slope
@@ -122,6 +130,9 @@ def fitted_weights(
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("files", nargs="+", help="games, one GameString a line")
+    parser.add_argument(
+        "--start", choices=STARTS, default="fitted", help="the weights in use, to fit from"
+    )
     parser.add_argument("--skip", type=int, default=6, help="plies skipped at each game's start")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (games)")
     parser.add_argument("--parallel", type=int, default=2, help="worker processes")
@@ -129,12 +140,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--l2", type=float, default=L2, help="pull toward the weights in use (ridge penalty)"
     )
     args = parser.parse_args(argv)
+    start, dictionary = STARTS[args.start]
     games = [line for name in args.files for line in Path(name).read_text().splitlines() if line]
     if len(games) < max(args.folds, 2):
         raise SystemExit(f"too few games: {len(games)} for {args.folds} folds")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.parallel) as pool:
-        done = pool.map(game_positions, games, [args.skip] * len(games), chunksize=4)
+        skips, starts = [args.skip] * len(games), [start] * len(games)
+        done = pool.map(game_positions, games, skips, starts, chunksize=4)
         by_game = list(tqdm(done, total=len(games), unit="game"))
     everything = [p for found in by_game for p in found]
     print(
@@ -147,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for fold in range(args.folds):
         train = [p for i, found in enumerate(by_game) if i % args.folds != fold for p in found]
         test = [p for i, found in enumerate(by_game) if i % args.folds == fold for p in found]
-        _, now, fitted = fitted_weights(*arrays(train), args.l2)
+        _, now, fitted = fitted_weights(*arrays(train), args.l2, start)
         xt, yt = arrays(test)
         before, after = log_loss(now, xt, yt), log_loss(fitted, xt, yt)
         changes.append(after - before)
@@ -157,14 +170,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     print(f"mean log-loss change on held-out games: {np.mean(changes):+.4f} (lower is better)")
     x, y = arrays(everything)
-    slope, _, fitted = fitted_weights(x, y, args.l2)
+    slope, _, fitted = fitted_weights(x, y, args.l2, start)
     units = np.rint(fitted / WIN_CHANCE_SLOPE).astype(int)
     print(f"\nfitted on every game (the weights in use fit best at slope {slope:.5f}):")
-    print("feature | in use | fitted | positions where it is not 0")
+    print(f"feature | in use ({dictionary}) | fitted | positions where it is not 0")
     print("--- | ---: | ---: | ---:")
-    for i, (name, weight) in enumerate(WEIGHTS.items()):
+    for i, (name, weight) in enumerate(start.by_feature.items()):
         print(f"{name} | {weight} | {units[i]} | {int(np.count_nonzero(x[:, i]))}")
-    print("\n" + "\n".join(f'    "{name}": {units[i]},' for i, name in enumerate(WEIGHTS)))
+    print(f"\nas {dictionary} entries:")
+    print("\n".join(f'    "{name}": {units[i]},' for i, name in enumerate(WEIGHTS)))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ai.arena import Player, play_game
-from ai.evaluation import MATE_BOUND, WEIGHTS, features
+from ai.evaluation import FITTED_WEIGHTS, MATE_BOUND, WEIGHTS, features
 from ai.search import search
 from bench.texel import fit, game_positions, log_loss, main
 from hive import Game, GameType
@@ -58,12 +58,21 @@ def test_a_game_gives_its_quiet_positions_in_whites_view_with_whites_result() ->
     assert any(counts[0] != 0 for counts, _ in got)  # a Queen was pressed on the way
 
 
+@pytest.mark.parametrize(
+    ("start", "in_use", "dictionary"),
+    [([], FITTED_WEIGHTS, "FITTED_WEIGHTS"), (["--start", "hand-set"], WEIGHTS, "WEIGHTS")],
+    ids=["fitted", "hand-set"],
+)
 def test_the_command_fits_weights_from_a_file_of_games(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    start: list[str],
+    in_use: dict[str, int],
+    dictionary: str,
 ) -> None:
     games = tmp_path / "games.txt"
     games.write_text("\n".join(beginner_games(9)) + "\n")
-    main([str(games), "--folds", "3", "--parallel", "1"])
+    main([str(games), "--folds", "3", "--parallel", "1", *start])
     out = capsys.readouterr().out
     assert out.startswith("9 games, ")
     rows = [line.split(" | ") for line in out.splitlines() if " | " in line]
@@ -75,10 +84,11 @@ def test_the_command_fits_weights_from_a_file_of_games(
         assert float(row[5]) == pytest.approx(float(row[4]) - float(row[3]), abs=2e-4)
     weights = {row[0]: row for row in rows if row[0] in WEIGHTS}
     assert list(weights) == list(WEIGHTS)
-    for name, weight in WEIGHTS.items():
+    for name, weight in in_use.items():
         assert weights[name][1] == str(weight)
         int(weights[name][2])  # the fitted weight, a whole number in the evaluation's units
-    assert f'    "{next(iter(WEIGHTS))}": ' in out  # the entries to paste into WEIGHTS
+    assert f"in use ({dictionary})" in out
+    assert f'as {dictionary} entries:\n    "{next(iter(WEIGHTS))}": ' in out  # to paste
 
 
 def test_the_command_refuses_too_few_games(tmp_path: Path) -> None:
