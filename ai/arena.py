@@ -18,7 +18,7 @@ from typing import Final
 
 from ai.book import classify
 from ai.bots import BASELINES, LEVELS, Bot, Level
-from ai.uhpclient import Forfeit, UhpClient
+from ai.uhpclient import DrawClaimed, Forfeit, UhpClient
 from hive import Game, GameState, GameType, HiveError, Move
 
 DEFAULT_MAX_PLIES: Final = 300
@@ -87,7 +87,9 @@ class GameRecord:
         game_string: The whole game.
         opening: The first four MoveStrings (the opening both sides chose).
         shape: The opening's shape (C, I, L, Z or X), or None for a game under four plies.
-        end: How it ended: the GameState, ``adjudicated`` or ``forfeit: <reason>``.
+        end: How it ended: the GameState, ``adjudicated``, ``forfeit by A|B: <reason>``, or
+            ``draw claimed by A|B: <reason>`` (an external engine's own repetition rule held
+            the game drawn where these rules play on: scored a draw).
     """
 
     index: int
@@ -139,6 +141,8 @@ def play_game(
     """Play game ``index`` of an arena between ``a`` and ``b`` (A is White in even games).
 
     An external engine that answers something unusable, or nothing in time, forfeits the game.
+    One that holds the game drawn by its own rules (a repetition these rules do not count)
+    ends it as a draw.
 
     Raises:
         EngineStartError: An external engine could not be started.
@@ -159,6 +163,9 @@ def play_game(
             except Forfeit as error:
                 end = f"forfeit by {'A' if a_to_move else 'B'}: {error}"
                 score = 0.0 if a_to_move else 1.0
+                break
+            except DrawClaimed as claim:
+                end, score = f"draw claimed by {'A' if a_to_move else 'B'}: {claim}", 0.5
                 break
             seconds[0 if a_to_move else 1].append(time.perf_counter() - start)
             game.push(move)

@@ -26,6 +26,12 @@ class Forfeit(Exception):
     """An external engine answered something unusable (or nothing in time)."""
 
 
+class DrawClaimed(Exception):
+    """An external engine holds the game drawn where these rules play on: by its own
+    repetition rule (nokamute's counts a board seen at 4, 8... plies back, whichever piece a
+    Pillbug's throw left stunned; these rules count a position with its stunned piece)."""
+
+
 class EngineStartError(Exception):
     """An external engine could not be started, or ended or failed before greeting."""
 
@@ -122,8 +128,9 @@ class UhpClient:
         held, self._game = self._game, None  # unknown until the engine has answered
         if held is not None and held.game_type == game.game_type and _continues(game, held):
             for move in game.moves[held.ply :]:  # the engine keeps its game (and its bot)
-                self.ask(f"play {held.move_string(move)}")
+                answer = self.ask(f"play {held.move_string(move)}")
                 held.push(move)
+                _check_state(answer, held)
         else:
             self.ask(f"newgame {game.game_string()}")
             held = game.copy()
@@ -149,6 +156,21 @@ class UhpClient:
         self._reader.join()  # it ends at end of file, now that the process is gone
         assert self.process.stdout is not None
         self.process.stdout.close()
+
+
+def _check_state(answer: list[str], game: Game) -> None:
+    """Read the state of the GameString a ``play`` was answered with, against ``game``'s.
+
+    Raises:
+        DrawClaimed: The engine holds the game drawn while ``game`` goes on.
+        Forfeit: It holds it won by either side while ``game`` goes on.
+    """
+    fields = answer[0].split(";") if answer else []
+    if len(fields) < 2 or game.is_over() or fields[1] in ("InProgress", "NotStarted"):
+        return
+    if fields[1] == "Draw":
+        raise DrawClaimed(f"the engine holds the game drawn after {game.ply} plies")
+    raise Forfeit(f"the engine holds the game over ({fields[1]}) after {game.ply} plies")
 
 
 def _continues(game: Game, held: Game) -> bool:

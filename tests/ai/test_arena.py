@@ -241,6 +241,46 @@ def test_the_engine_keeps_its_game_from_move_to_move(tmp_path: Path) -> None:
     assert played.moves == replay.moves[:12]
 
 
+# Our engine, holding the game drawn once its opponent's move has reached ply N (its argument),
+# as nokamute does by its own repetition rule where ours plays on; or won, with a second one.
+CLAIMING_ENGINE = (
+    "import sys\n"
+    "from ai.uhp import Engine, serve\n"
+    "class Claims(Engine):\n"
+    "    def handle(self, line):\n"
+    "        lines = super().handle(line)\n"
+    "        if line.startswith('play') and self.game.ply >= int(sys.argv[1]):\n"
+    "            lines[0] = lines[0].replace(';InProgress;', ';' + sys.argv[2] + ';', 1)\n"
+    "        return lines\n"
+    "sys.exit(serve(sys.stdin.buffer, sys.stdout.buffer, Claims()))\n"
+)
+
+
+@pytest.mark.parametrize("a_white", [True, False])
+def test_an_engine_that_holds_the_game_drawn_by_its_own_rules_ends_it_as_a_draw(
+    a_white: bool,
+) -> None:
+    claiming = Player.engine(shlex.join([sys.executable, "-c", CLAIMING_ENGINE, "9", "Draw"]))
+    bot = Player.bot("beginner")
+    a, b = (bot, claiming) if a_white else (claiming, bot)
+    record = play_game(a, b, 0 if a_white else 1, game_type=BASE, seed=7)
+    side = "B" if a_white else "A"
+    assert record.end.startswith(f"draw claimed by {side}: ")
+    assert record.end.endswith("the engine holds the game drawn after 9 plies")
+    assert record.score == 0.5
+    assert summarize([record]).ends == {f"draw claimed by {side}": 1}
+    game = Game.from_game_string(record.game_string, repetition_draw=True)
+    # the claim comes at the engine's turn: after the opponent's 9th ply, or its own and a reply
+    assert game.state is GameState.IN_PROGRESS and record.plies in (9, 10)
+
+
+def test_an_engine_that_holds_a_game_won_that_goes_on_forfeits() -> None:
+    claiming = Player.engine(shlex.join([sys.executable, "-c", CLAIMING_ENGINE, "9", "BlackWins"]))
+    record = play_game(Player.bot("beginner"), claiming, 0, game_type=BASE, seed=7)
+    assert record.end.startswith("forfeit by B: the engine holds the game over (BlackWins)")
+    assert record.score == 1.0
+
+
 def test_uhp_client_talks_to_our_engine() -> None:
     client = UhpClient(f"{sys.executable} -m ai.uhp", "depth 1")
     try:
