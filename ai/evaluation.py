@@ -133,6 +133,10 @@ class Weights:
     def __repr__(self) -> str:
         return f"Weights({self.by_feature!r})"
 
+    def __reduce__(self) -> tuple[type[Weights], tuple[dict[str, int]]]:
+        # Pickled by its dictionary (the compiled class has no default way to be rebuilt).
+        return (Weights, (self.by_feature,))
+
 
 HAND_SET: Final = Weights(WEIGHTS)
 """``WEIGHTS``, ready for ``evaluate``: the default, and the shallow levels'."""

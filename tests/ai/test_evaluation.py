@@ -5,6 +5,7 @@ weights (the hand-set and the fitted ones)."""
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
@@ -170,3 +171,9 @@ def test_a_set_of_weights_names_every_feature_and_nothing_else(
 ) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         Weights(by_feature)
+
+
+def test_weights_cross_to_another_process() -> None:
+    copy = pickle.loads(pickle.dumps(FITTED))
+    assert copy.by_feature == FITTED_WEIGHTS and copy.vector == FITTED.vector
+    assert copy.mimic == FITTED.mimic
