@@ -66,11 +66,9 @@ STARTS: Final = {"fitted": (FITTED, "FITTED_WEIGHTS"), "hand-set": (HAND_SET, "W
 """The weights a fit may start from, by ``--start``'s name, and their dictionary's name."""
 
 
-def game_positions(game_string: str, skip: int, start: str = "hand-set") -> Positions:
+def game_positions(game_string: str, skip: int, weights: Weights = HAND_SET) -> Positions:
     """The quiet positions of one game from ply ``skip`` on: each one's features (counted as
-    the weights ``STARTS[start]`` say) in ``WEIGHTS``' order (White's view) and White's result.
-    (The weights go by name: a worker process cannot be handed the compiled ``Weights``.)"""
-    weights = STARTS[start][0]
+    ``weights`` say) in ``WEIGHTS``' order (White's view) and White's result."""
     fields = game_string.strip().split(";")
     white = RESULTS.get(fields[1], 0.5)
     game = Game(fields[0])
@@ -148,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"too few games: {len(games)} for {args.folds} folds")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.parallel) as pool:
-        skips, starts = [args.skip] * len(games), [args.start] * len(games)
+        skips, starts = [args.skip] * len(games), [start] * len(games)
         done = pool.map(game_positions, games, skips, starts, chunksize=4)
         by_game = list(tqdm(done, total=len(games), unit="game"))
     everything = [p for found in by_game for p in found]
