@@ -24,6 +24,11 @@ from hive import Game, GameState, GameType, HiveError, Move
 DEFAULT_MAX_PLIES: Final = 300
 """Games still going after this many plies are adjudicated draws."""
 
+BEST: Final = ":best"
+"""After a level's name (``expert:best``): that level with its randomness off, the best move
+found every time (its opening book still plays): what the randomness costs, against the level
+itself."""
+
 
 @dataclass(frozen=True)
 class Player:
@@ -36,6 +41,7 @@ class Player:
         uhp_search: What follows ``bestmove`` for the external engine (``time 00:00:01``).
         seconds: A bot's time budget per move instead of its level's (its depth, if any,
             still the deepest it goes): equal time for both sides of an arena.
+        best: A bot's randomness off (named with ``BEST``).
     """
 
     name: str
@@ -43,20 +49,27 @@ class Player:
     uhp: str | None = None
     uhp_search: str = "time 00:00:01"
     seconds: float | None = None
+    best: bool = False
 
     @classmethod
-    def bot(cls, level: str, seconds: float | None = None) -> Player:
+    def bot(cls, name: str, seconds: float | None = None) -> Player:
+        """A bot of the level ``name``, or of its level with the randomness off when ``name``
+        ends with ``BEST``."""
+        best = name.endswith(BEST)
+        level = name.removesuffix(BEST)
         if level not in LEVELS and level not in BASELINES:
             names = ", ".join([*LEVELS, *BASELINES])
-            raise ValueError(f"unknown level {level!r}; levels: {names}")
+            raise ValueError(f"unknown level {level!r}; levels: {names} (each may end with {BEST})")
         if seconds is not None and not seconds > 0:
             raise ValueError(f"a time budget must be positive, not {seconds:g} s")
-        return cls(level, level=level, seconds=seconds)
+        return cls(name, level=level, seconds=seconds, best=best)
 
     def level_played(self) -> Level:
-        """The bot's level, with the time budget it plays at."""
+        """The bot's level, with the time budget and the randomness it plays with."""
         assert self.level is not None
         level = LEVELS[self.level] if self.level in LEVELS else BASELINES[self.level]
+        if self.best:
+            level = replace(level, quotient=None)
         if self.seconds is None:
             return level
         min_depth = min(level.min_depth, level.depth or level.min_depth)

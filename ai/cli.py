@@ -358,8 +358,8 @@ def parser() -> argparse.ArgumentParser:
     best.set_defaults(run=_bestmove)
 
     arena = commands.add_parser("arena", help="play games between two levels or an engine")
-    arena.add_argument("a", help="player A: a level")
-    arena.add_argument("b", nargs="?", help="player B: a level (default: A again)")
+    arena.add_argument("a", help="player A: a level (LEVEL:best: with its randomness off)")
+    arena.add_argument("b", nargs="?", help="player B: a level, or LEVEL:best (default: A again)")
     arena.add_argument("--games", type=int, default=100)
     arena.add_argument("--parallel", type=int, default=1, help="worker processes")
     arena.add_argument("--uhp", metavar="CMD", help="player B: an external UHP engine command")

@@ -4,11 +4,13 @@ import math
 import re
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from ai.arena import GameRecord, Player, play_game, run_arena
+from ai.bots import LEVELS, Bot
 from ai.cli import uhp_time
 from ai.stats import elo_difference, expected_score, sprt, summarize
 from ai.symmetry import position_at
@@ -16,6 +18,11 @@ from ai.uhpclient import EngineStartError, UhpClient
 from hive import Game, GameState, GameType
 
 BASE = GameType()
+MID_GAME = (
+    "Base;InProgress;White[6];wB1;bA1 wB1-;wA1 \\wB1;bA2 bA1-;wA2 -wB1;bA3 bA1/;wQ -wA1;"
+    "bQ bA3-;wA1 bQ-;bA2 -wQ"
+)
+"""A position of turn 6, out of every book, with 45 moves."""
 
 
 @pytest.mark.parametrize(
@@ -319,6 +326,23 @@ def test_greedy_baseline_plays_without_randomness() -> None:
 
     assert len(games("greedy")) == 1  # whatever the seed
     assert len(games("beginner")) > 1  # while a level with a quotient varies with it
+
+
+def test_a_level_named_best_plays_its_best_move_with_its_own_book() -> None:
+    best = Player.bot("beginner:best")
+    assert (best.name, best.level, best.best) == ("beginner:best", "beginner", True)
+    assert best.level_played() == replace(LEVELS["beginner"], quotient=None)  # its book's name
+    assert Player.bot("expert:best", 1.0).level_played().quotient is None
+    with pytest.raises(ValueError, match="unknown level 'grandmaster'"):
+        Player.bot("grandmaster:best")
+    game = Game.from_game_string(MID_GAME)
+
+    def chosen(player: Player) -> set[str]:
+        level = player.level_played()
+        return {game.move_string(Bot(level, seed=seed).choose(game).move) for seed in range(12)}
+
+    assert len(chosen(best)) == 1  # whatever the seed
+    assert len(chosen(Player.bot("beginner"))) > 1  # the level itself varies with it
 
 
 def test_the_sprt_keeps_its_known_value_near_its_hypotheses() -> None:
