@@ -9,10 +9,11 @@ external engines are driven by ``ai.uhpclient``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shlex
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -251,18 +252,31 @@ def run_arena(
                 if keep(play_game(a, b, index, **options)):  # type: ignore[arg-type]
                     break
         return [records[i] for i in sorted(records)]
+    # Only ``parallel`` games are in the pool at a time: one queued in it could no longer be
+    # cancelled, so stopping (an SPRT, Ctrl-C) would wait for games not yet begun.
+    indices = iter(range(games))
+    begun: list[Future[GameRecord]] = []
     with ProcessPoolExecutor(max_workers=parallel) as pool:
-        futures = [pool.submit(play_game, a, b, i, **options) for i in range(games)]  # type: ignore[arg-type]
+
+        def begin(count: int) -> set[Future[GameRecord]]:
+            new = [
+                pool.submit(play_game, a, b, index, **options)  # type: ignore[arg-type]
+                for index in itertools.islice(indices, count)
+            ]
+            begun.extend(new)
+            return set(new)
+
         try:
-            for future in as_completed(futures):
-                if future.cancelled():
-                    continue
-                if keep(future.result()):
-                    for waiting in futures:
-                        waiting.cancel()  # (those being played go on, and are kept)
+            playing, stopped = begin(parallel), False
+            while playing:
+                done, playing = wait(playing, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=begun.index):
+                    stopped = keep(future.result()) or stopped
+                if not stopped:  # (those being played go on, and are kept)
+                    playing |= begin(len(done))
         except KeyboardInterrupt:
             pool.shutdown(wait=True, cancel_futures=True)
-            for future in futures:
+            for future in begun:
                 if not future.cancelled() and future.exception() is None:
                     keep(future.result())
         except BaseException:  # an engine that cannot start (or a bug): no more games

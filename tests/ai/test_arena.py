@@ -384,7 +384,24 @@ def test_an_arena_stops_when_told_and_keeps_the_games_being_played() -> None:
     both = run_arena(
         beginner, beginner, 50, parallel=2, game_type=BASE, max_plies=20, stop=after_three
     )
-    assert 3 <= len(both) < 10
+    assert 3 <= len(both) <= 4  # the third, and the one being played beside it
+
+
+def test_an_interrupted_parallel_arena_finishes_only_the_games_being_played() -> None:
+    seen: list[int] = []
+
+    def stop_after_two(record: GameRecord) -> None:
+        seen.append(record.index)
+        if len(seen) == 2:
+            raise KeyboardInterrupt  # as Ctrl-C would, while the arena runs
+
+    beginner = Player.bot("beginner")
+    records = run_arena(
+        beginner, beginner, 50, parallel=2, game_type=BASE, max_plies=20, on_game=stop_after_two
+    )
+    assert 2 <= len(records) <= 3 and sorted(seen) == [r.index for r in records]
+    for record in records:
+        _check_record(record)
 
 
 def test_a_time_budget_replaces_the_level_s_and_keeps_its_deepest() -> None:
