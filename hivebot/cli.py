@@ -41,6 +41,7 @@ from hive import GameType, HiveError
 from hivebot.challenger import Challenger
 from hivebot.engines import (
     ALL_TYPES,
+    FALLBACK_LEVEL,
     Engine,
     EngineError,
     LevelEngine,
@@ -149,7 +150,7 @@ async def _main(args: argparse.Namespace) -> int:
         engine = LevelEngine(args.level, args.workers)
         supported = ALL_TYPES
     else:
-        uhp = UhpEngine(args.uhp, args.uhp_search)
+        uhp = UhpEngine(args.uhp, args.uhp_search, fallback=FALLBACK_LEVEL)
         supported = supported_types(await uhp.expansions())
         engine = uhp
     try:

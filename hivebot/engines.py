@@ -1,6 +1,12 @@
 """Where ``hive-bot``'s moves come from: our bots (``LevelEngine``, in worker processes) or any
 engine speaking the Universal Hive Protocol (``UhpEngine``: one engine process per game, given
-the GameString and asked ``bestmove``)."""
+the GameString and asked ``bestmove``).
+
+An engine may hold a game drawn by a rule of its own where the server plays on: nokamute calls
+a board seen 4 and 8 plies back a draw, blind to which piece a Pillbug left stunned, and then
+cannot answer ``bestmove`` (it panics). The server's threefold repetition tells those positions
+apart, so the game goes on: the bot offers a draw and plays on with our bot's move (``HeldDrawn``),
+rather than resign a drawn game."""
 
 from __future__ import annotations
 
@@ -32,6 +38,18 @@ class EngineGone(EngineError):
     """The engine process ended (killed, crashed) or stopped answering: a fresh one may try
     again."""
 
+
+class HeldDrawn(EngineError):
+    """The engine holds the game drawn (its ``newgame`` answer's state) while the server plays
+    on; ``move`` is the fallback's move to play on with."""
+
+    def __init__(self, message: str, move: str) -> None:
+        super().__init__(message)
+        self.move = move
+
+
+FALLBACK_LEVEL: Final = "hard"
+"""Our bot that moves for a UHP engine holding a game drawn that goes on."""
 
 RESTARTS: Final = 2
 """Fresh engines started for one move after the engine dies during it."""
@@ -89,11 +107,15 @@ class UhpEngine:
     ``bestmove SEARCH`` on the game's GameString; with a clock, ``SEARCH`` (a ``time``) is a
     ceiling and the move's budget the limit (``search_within``). An engine that dies during
     its search is replaced by a fresh one, given the game and asked again with the time left
-    (``RESTARTS`` times at most)."""
+    (``RESTARTS`` times at most). Where the engine holds the game drawn and the server plays
+    on, our bot at level ``fallback`` chooses the move (``HeldDrawn``; its worker process is
+    started then)."""
 
-    def __init__(self, command: str, search: str) -> None:
+    def __init__(self, command: str, search: str, fallback: str | None = None) -> None:
         self.command = shlex.split(command)
         self.search = search
+        self.fallback = fallback
+        self._fallback: LevelEngine | None = None
         self.processes: dict[str, asyncio.subprocess.Process] = {}
 
     async def expansions(self) -> set[str]:
@@ -112,17 +134,20 @@ class UhpEngine:
             if wait <= 0:
                 raise EngineError("no time left on the clock")
             search = self.search if budget is None else search_within(self.search, wait, budget)
+            lines: list[str] = []
             try:
                 process = self.processes.get(state.id)
                 if process is None or process.returncode is not None:
                     log.info("game %s: starting the engine", state.id)
                     process = self.processes[state.id] = await self._start()
-                await self._ask(process, f"newgame {state.game_string}", wait)
-                log.info(
-                    "game %s: bestmove %s at ply %d (engine %d)",
-                    *(state.id, search, len(state.moves), process.pid),
-                )
-                lines = await self._ask(process, f"bestmove {search}", wait)
+                answer = await self._ask(process, f"newgame {state.game_string}", wait)
+                drawn = _state_of(answer) == "Draw" and self.fallback is not None
+                if not drawn:
+                    log.info(
+                        "game %s: bestmove %s at ply %d (engine %d)",
+                        *(state.id, search, len(state.moves), process.pid),
+                    )
+                    lines = await self._ask(process, f"bestmove {search}", wait)
             except EngineGone as error:
                 await self.forget(state.id)
                 if attempt == RESTARTS:
@@ -132,6 +157,11 @@ class UhpEngine:
             except BaseException:  # refused, or cancelled (the game ended, the bot stops)
                 await self.forget(state.id)  # no answer left half-read for the next move
                 raise
+            if drawn and self.fallback is not None:  # (nokamute's bestmove would panic)
+                if self._fallback is None:
+                    self._fallback = LevelEngine(self.fallback, 1)
+                move = await self._fallback.choose(state, budget)
+                raise HeldDrawn(f"the engine holds the game drawn at ply {len(state.moves)}", move)
             if not lines:
                 raise EngineError("the engine answered bestmove with nothing")
             return lines[-1].strip()
@@ -145,6 +175,8 @@ class UhpEngine:
     async def close(self) -> None:
         for game_id in list(self.processes):
             await self.forget(game_id)
+        if self._fallback is not None:
+            await self._fallback.close()
 
     async def _start(self) -> asyncio.subprocess.Process:
         try:
@@ -208,6 +240,12 @@ class UhpEngine:
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+def _state_of(answer: list[str]) -> str:
+    """The state field of the GameString an engine answered ``newgame`` with ('' if none)."""
+    fields = answer[0].split(";") if answer else []
+    return fields[1] if len(fields) > 1 else ""
 
 
 def search_within(ceiling: str, wait: float, budget: Budget) -> str:

@@ -13,8 +13,8 @@ import time
 from collections.abc import Coroutine, Mapping
 from typing import Any, Final, Protocol
 
-from hivebot.engines import Budget, Engine, EngineError
-from protocol import Color, Error, ErrorCode, GameState, Message, Play, Resign, Watch
+from hivebot.engines import Budget, Engine, EngineError, HeldDrawn
+from protocol import Color, Draw, Error, ErrorCode, GameState, Message, Play, Resign, Watch
 from protocol.client import Client
 
 log = logging.getLogger("hive-bot")
@@ -103,8 +103,14 @@ class Moves:
 
     async def _move(self, state: GameState, budget: Budget | None) -> None:
         """Think, then play on whatever connection is up by then."""
+        offer = False
         try:
             move = await self.bot.engine.choose(state, budget)
+        except HeldDrawn as held:
+            log.warning(
+                "game %s: %s; playing on with %s and offering a draw", state.id, held, held.move
+            )
+            move, offer = held.move, True
         except EngineError as error:
             log.error("game %s: %s; resigning", state.id, error)
             move = ""
@@ -116,6 +122,8 @@ class Moves:
         client = await self.bot.current()
         if move:
             await self.bot.send(client, Play(state.id, state.version, move))
+            if offer:  # after the move, which would withdraw it
+                await self.bot.send(client, Draw(state.id, "offer"))
         else:
             await self.bot.send(client, Resign(state.id))
 

@@ -17,6 +17,7 @@ from hivebot.engines import supported_types
 from protocol import (
     BotReady,
     CreateGame,
+    Draw,
     ErrorCode,
     JoinGame,
     Rematch,
@@ -379,6 +380,41 @@ async def test_a_uhp_engine_killed_during_its_search_is_replaced_and_the_bot_pla
         await ada.send(Resign(game_id))
         await bot.wait_for(f"game {game_id} over")
         assert children(bot_pid(bot)) == []  # none for a finished game
+
+
+DRAWING_ENGINE = f"{sys.executable} {ROOT / 'tests' / 'hivebot' / 'drawing_engine.py'}"
+"""A UHP engine holding every game drawn from ply 6, and dying if asked for a move then."""
+
+
+async def test_a_uhp_engine_holding_a_game_drawn_that_goes_on_offers_a_draw_and_plays_on(
+    srv: Running,
+) -> None:
+    """nokamute holds a game drawn by its own repetition rule where the server's goes on (and
+    panics if asked for a move): the bot plays our bot's move and offers a draw, never resigns."""
+    _, token = await srv.hub.store.new_bot("uhp", 0)
+    args = ("--server", srv.ws_url, "--token", token, "--uhp", DRAWING_ENGINE)
+    async with hive_bot(*args, "--uhp-search", "depth 1") as bot, srv.connect("ada") as ada:
+        await bot.wait_for("connected")
+        await lobby_with_bot(ada, "uhp")
+        await ada.send(CreateGame("Base", color="white", opponent="bots", challenge="uhp"))
+        game_id = (await ada.expect(Update)).game
+        update = await updated(ada, game_id)
+        rng = random.Random(2)
+        while len(update.state.moves) < 10:  # the engine holds it drawn from ply 6
+            await play(ada, update, rng.choice([m.move for m in update.state.legal]))
+            update = await next_of_mine(ada, game_id, len(update.state.moves) + 2)
+            assert update.state.status == "live", update.state.reason
+        await bot.wait_for(f"game {game_id}: the engine holds the game drawn at ply 9")
+        while update.state.draw_offer != "black":  # sent after its move, which withdraws one
+            update = await updated(ada, game_id)
+        assert len(update.state.moves) == 10
+        await ada.send(Draw(game_id, "accept"))
+        end = await next_of_mine(ada, game_id, 99)
+        assert (end.state.status, end.state.result, end.state.reason) == (
+            "over",
+            "Draw",
+            "agreement",
+        )
 
 
 async def test_no_engine_is_left_for_a_game_that_ended_during_the_bots_turn(
