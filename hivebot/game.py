@@ -126,7 +126,10 @@ class Games:
             self.playing[state.id] = color
         if state.status == "live":
             if state.draw_offer is not None and state.draw_offer != color:
-                await client.send(Draw(state.id, "decline"))
+                if state.turn == color:  # the move answers it (``Moves.offered``)
+                    self.bot.moves.offered(state)
+                else:
+                    await client.send(Draw(state.id, "decline"))
             self.bot.moves.start_if_due(state, color)
 
     async def _over(self, client: Client, state: GameState, color: Color) -> None:

@@ -67,6 +67,9 @@ class Moves:
         self.bot = bot
         self.answered: dict[str, int] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        # The opponent's draw offers on the bot's turn, by game: the ply, answered with the
+        # move (accepted where the engine holds the game drawn).
+        self.offers: dict[str, int] = {}
 
     def start_if_due(self, state: GameState, color: Color) -> None:
         """Start choosing a move if ``state`` (live) is on ``color``'s turn at a ply not
@@ -94,6 +97,11 @@ class Moves:
 
     def forget(self, game_id: str) -> None:
         self.answered.pop(game_id, None)
+        self.offers.pop(game_id, None)
+
+    def offered(self, state: GameState) -> None:
+        """The opponent offers a draw on the bot's turn in ``state``: the move answers it."""
+        self.offers[state.id] = len(state.moves)
 
     def forget_sent(self) -> None:
         """On a new connection: a move sent on the lost one may never have arrived, so the
@@ -107,9 +115,7 @@ class Moves:
         try:
             move = await self.bot.engine.choose(state, budget)
         except HeldDrawn as held:
-            log.warning(
-                "game %s: %s; playing on with %s and offering a draw", state.id, held, held.move
-            )
+            log.warning("game %s: %s; our bot's move is %s", state.id, held, held.move)
             move, offer = held.move, True
         except EngineError as error:
             log.error("game %s: %s; resigning", state.id, error)
@@ -120,6 +126,12 @@ class Moves:
         if state.id not in self.bot.games.playing:
             return  # the game ended meanwhile
         client = await self.bot.current()
+        if self.offers.pop(state.id, None) == len(state.moves):  # the opponent offers a draw
+            if offer or not move:  # drawn for the engine, or it has no move: take the draw
+                log.info("game %s: accepting the draw offered", state.id)
+                await self.bot.send(client, Draw(state.id, "accept"))
+                return
+            await self.bot.send(client, Draw(state.id, "decline"))
         if move:
             await self.bot.send(client, Play(state.id, state.version, move))
             if offer:  # after the move, which would withdraw it

@@ -386,35 +386,46 @@ DRAWING_ENGINE = f"{sys.executable} {ROOT / 'tests' / 'hivebot' / 'drawing_engin
 """A UHP engine holding every game drawn from ply 6, and dying if asked for a move then."""
 
 
-async def test_a_uhp_engine_holding_a_game_drawn_that_goes_on_offers_a_draw_and_plays_on(
+async def test_a_uhp_engine_holding_a_game_drawn_that_goes_on_takes_or_offers_a_draw(
     srv: Running,
 ) -> None:
     """nokamute holds a game drawn by its own repetition rule where the server's goes on (and
-    panics if asked for a move): the bot plays our bot's move and offers a draw, never resigns."""
+    panics if asked for a move): the bot accepts a draw offered then, or plays our bot's move
+    and offers one; it never resigns. An offer before is declined: it plays on."""
     _, token = await srv.hub.store.new_bot("uhp", 0)
     args = ("--server", srv.ws_url, "--token", token, "--uhp", DRAWING_ENGINE)
     async with hive_bot(*args, "--uhp-search", "depth 1") as bot, srv.connect("ada") as ada:
         await bot.wait_for("connected")
         await lobby_with_bot(ada, "uhp")
-        await ada.send(CreateGame("Base", color="white", opponent="bots", challenge="uhp"))
-        game_id = (await ada.expect(Update)).game
-        update = await updated(ada, game_id)
         rng = random.Random(2)
-        while len(update.state.moves) < 10:  # the engine holds it drawn from ply 6
-            await play(ada, update, rng.choice([m.move for m in update.state.legal]))
-            update = await next_of_mine(ada, game_id, len(update.state.moves) + 2)
-            assert update.state.status == "live", update.state.reason
-        await bot.wait_for(f"game {game_id}: the engine holds the game drawn at ply 9")
-        while update.state.draw_offer != "black":  # sent after its move, which withdraws one
+        for offers in (True, False):
+            await ada.send(CreateGame("Base", color="white", opponent="bots", challenge="uhp"))
+            game_id = (await ada.expect(Update)).game
             update = await updated(ada, game_id)
-        assert len(update.state.moves) == 10
-        await ada.send(Draw(game_id, "accept"))
-        end = await next_of_mine(ada, game_id, 99)
-        assert (end.state.status, end.state.result, end.state.reason) == (
-            "over",
-            "Draw",
-            "agreement",
-        )
+            while len(update.state.moves) < 10:  # the engine holds it drawn from ply 6
+                await play(ada, update, rng.choice([m.move for m in update.state.legal]))
+                ply = len(update.state.moves) + 1
+                if offers and ply in (1, 7):
+                    await ada.send(Draw(game_id, "offer"))
+                update = await next_of_mine(ada, game_id, ply + 1)
+                if ply == 7 and offers:
+                    break
+                assert update.state.status == "live", update.state.reason
+            if offers:  # declined at ply 1, taken at ply 7, where the engine holds it drawn
+                assert (update.state.result, update.state.reason) == ("Draw", "agreement")
+                assert len(update.state.moves) == 7
+                continue
+            await bot.wait_for(f"game {game_id}: the engine holds the game drawn at ply 9")
+            while update.state.draw_offer != "black":  # sent after its move, which withdraws one
+                update = await updated(ada, game_id)
+            assert len(update.state.moves) == 10
+            await ada.send(Draw(game_id, "accept"))
+            end = await next_of_mine(ada, game_id, 99)
+            assert (end.state.status, end.state.result, end.state.reason) == (
+                "over",
+                "Draw",
+                "agreement",
+            )
 
 
 async def test_no_engine_is_left_for_a_game_that_ended_during_the_bots_turn(
