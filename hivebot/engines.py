@@ -3,10 +3,11 @@ engine speaking the Universal Hive Protocol (``UhpEngine``: one engine process p
 the GameString and asked ``bestmove``).
 
 An engine may hold a game drawn by a rule of its own where the server plays on: nokamute calls
-a board seen 4 and 8 plies back a draw, blind to which piece a Pillbug left stunned, and then
-cannot answer ``bestmove`` (it panics). The server's threefold repetition tells those positions
-apart, so the game goes on: the bot accepts a draw offered then, or plays our bot's move
-(``HeldDrawn``) and offers one, rather than resign a drawn game."""
+a board seen 4 and 8 plies back a draw, blind to which piece moved last (with the Pillbug in
+play, the stunned piece), and then cannot answer ``bestmove`` (it panics). The server's
+threefold repetition tells those positions apart, so the game goes on: the bot accepts a draw
+offered then, or plays our bot's move (``HeldDrawn``) and offers one, rather than resign a
+drawn game."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A UHP engine with a draw rule of its own, as nokamute has (a board seen 4 and 8 plies back,
-blind to which piece a Pillbug left stunned): from ``DRAWN_FROM`` plies on it holds every game
-drawn, answering ``newgame`` with a ``Draw`` GameString, and a ``bestmove`` then kills it, as
+blind to which piece moved last): from ``DRAWN_FROM`` plies on it holds every game drawn,
+answering ``newgame`` with a ``Draw`` GameString, and a ``bestmove`` then kills it, as
 nokamute's panics. Before, it plays the first legal move. Run as ``python drawing_engine.py``."""
 
 from __future__ import annotations
