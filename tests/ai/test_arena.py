@@ -248,26 +248,16 @@ def test_the_engine_keeps_its_game_from_move_to_move(tmp_path: Path) -> None:
     assert played.moves == replay.moves[:12]
 
 
-# Our engine, holding the game drawn once its opponent's move has reached ply N (its argument),
-# as nokamute does by its own repetition rule where ours plays on; or won, with a second one.
-CLAIMING_ENGINE = (
-    "import sys\n"
-    "from ai.uhp import Engine, serve\n"
-    "class Claims(Engine):\n"
-    "    def handle(self, line):\n"
-    "        lines = super().handle(line)\n"
-    "        if line.startswith('play') and self.game.ply >= int(sys.argv[1]):\n"
-    "            lines[0] = lines[0].replace(';InProgress;', ';' + sys.argv[2] + ';', 1)\n"
-    "        return lines\n"
-    "sys.exit(serve(sys.stdin.buffer, sys.stdout.buffer, Claims()))\n"
-)
+CLAIMING_ENGINE = str(Path(__file__).parents[1] / "engines" / "claiming_engine.py")
+"""Our engine, holding the game drawn once its opponent's move has reached ply N (its first
+argument), as nokamute does by its own repetition rule where ours plays on; or won."""
 
 
 @pytest.mark.parametrize("a_white", [True, False])
 def test_an_engine_that_holds_the_game_drawn_by_its_own_rules_ends_it_as_a_draw(
     a_white: bool,
 ) -> None:
-    claiming = Player.engine(shlex.join([sys.executable, "-c", CLAIMING_ENGINE, "9", "Draw"]))
+    claiming = Player.engine(shlex.join([sys.executable, CLAIMING_ENGINE, "9", "Draw"]))
     bot = Player.bot("beginner")
     a, b = (bot, claiming) if a_white else (claiming, bot)
     record = play_game(a, b, 0 if a_white else 1, game_type=BASE, seed=7)
@@ -282,7 +272,7 @@ def test_an_engine_that_holds_the_game_drawn_by_its_own_rules_ends_it_as_a_draw(
 
 
 def test_an_engine_that_holds_a_game_won_that_goes_on_forfeits() -> None:
-    claiming = Player.engine(shlex.join([sys.executable, "-c", CLAIMING_ENGINE, "9", "BlackWins"]))
+    claiming = Player.engine(shlex.join([sys.executable, CLAIMING_ENGINE, "9", "BlackWins"]))
     record = play_game(Player.bot("beginner"), claiming, 0, game_type=BASE, seed=7)
     assert record.end.startswith("forfeit by B: the engine holds the game over (BlackWins)")
     assert record.score == 1.0

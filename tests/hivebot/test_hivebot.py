@@ -382,8 +382,8 @@ async def test_a_uhp_engine_killed_during_its_search_is_replaced_and_the_bot_pla
         assert children(bot_pid(bot)) == []  # none for a finished game
 
 
-DRAWING_ENGINE = f"{sys.executable} {ROOT / 'tests' / 'hivebot' / 'drawing_engine.py'}"
-"""A UHP engine holding every game drawn from ply 6, and dying if asked for a move then."""
+DRAWING_ENGINE = f"{sys.executable} {ROOT / 'tests' / 'engines' / 'claiming_engine.py'} 6 Draw"
+"""Our UHP engine holding every game drawn from ply 6, and dying if asked for a move then."""
 
 
 async def test_a_uhp_engine_holding_a_game_drawn_that_goes_on_takes_or_offers_a_draw(
