@@ -165,12 +165,19 @@ def _check_state(answer: list[str], game: Game) -> None:
         DrawClaimed: The engine holds the game drawn while ``game`` goes on.
         Forfeit: It holds it won by either side while ``game`` goes on.
     """
-    fields = answer[0].split(";") if answer else []
-    if len(fields) < 2 or game.is_over() or fields[1] in ("InProgress", "NotStarted"):
+    state = answered_state(answer)
+    if state in ("", "InProgress", "NotStarted") or game.is_over():
         return
-    if fields[1] == "Draw":
+    if state == "Draw":
         raise DrawClaimed(f"the engine holds the game drawn after {game.ply} plies")
-    raise Forfeit(f"the engine holds the game over ({fields[1]}) after {game.ply} plies")
+    raise Forfeit(f"the engine holds the game over ({state}) after {game.ply} plies")
+
+
+def answered_state(answer: list[str]) -> str:
+    """The state field of the GameString an engine answered ``newgame`` or ``play`` with
+    (``Draw``, ``InProgress``...; '' if the answer holds none)."""
+    fields = answer[0].split(";") if answer else []
+    return fields[1] if len(fields) > 1 else ""
 
 
 def _continues(game: Game, held: Game) -> bool:

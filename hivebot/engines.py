@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from ai.pool import BotPool
+from ai.uhpclient import answered_state
 from hive.pieces import ALL_GAME_TYPES
 from protocol import GameState
 
@@ -142,7 +143,7 @@ class UhpEngine:
                     log.info("game %s: starting the engine", state.id)
                     process = self.processes[state.id] = await self._start()
                 answer = await self._ask(process, f"newgame {state.game_string}", wait)
-                drawn = _state_of(answer) == "Draw" and self.fallback is not None
+                drawn = answered_state(answer) == "Draw" and self.fallback is not None
                 if not drawn:
                     log.info(
                         "game %s: bestmove %s at ply %d (engine %d)",
@@ -241,12 +242,6 @@ class UhpEngine:
             except TimeoutError:
                 process.kill()
                 await process.wait()
-
-
-def _state_of(answer: list[str]) -> str:
-    """The state field of the GameString an engine answered ``newgame`` with ('' if none)."""
-    fields = answer[0].split(";") if answer else []
-    return fields[1] if len(fields) > 1 else ""
 
 
 def search_within(ceiling: str, wait: float, budget: Budget) -> str:
