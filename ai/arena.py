@@ -270,7 +270,7 @@ def run_arena(
             playing, stopped = begin(parallel), False
             while playing:
                 done, playing = wait(playing, return_when=FIRST_COMPLETED)
-                for future in sorted(done, key=begun.index):
+                for future in done:
                     stopped = keep(future.result()) or stopped
                 if not stopped:  # (those being played go on, and are kept)
                     playing |= begin(len(done))
