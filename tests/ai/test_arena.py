@@ -133,7 +133,9 @@ def test_parallel_arena_alternates_colours_and_keeps_order() -> None:
     assert summary.distinct_games == len({r.game_string for r in records})
 
 
-def test_an_interrupted_arena_returns_the_games_that_finished() -> None:
+def _interrupted_after_two(parallel: int) -> tuple[list[GameRecord], list[int]]:
+    """An arena of 50 short games, interrupted as the second ends: the games returned, and
+    the indices ``on_game`` was called with, in order."""
     seen: list[int] = []
 
     def stop_after_two(record: GameRecord) -> None:
@@ -141,18 +143,25 @@ def test_an_interrupted_arena_returns_the_games_that_finished() -> None:
         if len(seen) == 2:
             raise KeyboardInterrupt  # as Ctrl-C would, while the arena runs
 
+    beginner = Player.bot("beginner")
     records = run_arena(
-        Player.bot("beginner"),
-        Player.bot("beginner"),
+        beginner,
+        beginner,
         50,
+        parallel=parallel,
         game_type=BASE,
         seed=4,
         max_plies=20,
         on_game=stop_after_two,
     )
-    assert [r.index for r in records] == [0, 1] == seen
     for record in records:
         _check_record(record)
+    return records, seen
+
+
+def test_an_interrupted_arena_returns_the_games_that_finished() -> None:
+    records, seen = _interrupted_after_two(parallel=1)
+    assert [r.index for r in records] == [0, 1] == seen
 
 
 def test_seeded_arena_is_reproducible() -> None:
@@ -378,20 +387,8 @@ def test_an_arena_stops_when_told_and_keeps_the_games_being_played() -> None:
 
 
 def test_an_interrupted_parallel_arena_finishes_only_the_games_being_played() -> None:
-    seen: list[int] = []
-
-    def stop_after_two(record: GameRecord) -> None:
-        seen.append(record.index)
-        if len(seen) == 2:
-            raise KeyboardInterrupt  # as Ctrl-C would, while the arena runs
-
-    beginner = Player.bot("beginner")
-    records = run_arena(
-        beginner, beginner, 50, parallel=2, game_type=BASE, max_plies=20, on_game=stop_after_two
-    )
+    records, seen = _interrupted_after_two(parallel=2)
     assert 2 <= len(records) <= 3 and sorted(seen) == [r.index for r in records]
-    for record in records:
-        _check_record(record)
 
 
 def test_a_time_budget_replaces_the_level_s_and_keeps_its_deepest() -> None:
