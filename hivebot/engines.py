@@ -137,14 +137,16 @@ class UhpEngine:
                 raise EngineError("no time left on the clock")
             search = self.search if budget is None else search_within(self.search, wait, budget)
             lines: list[str] = []
+            fallback = None  # the level to move with, where the engine holds the game drawn
             try:
                 process = self.processes.get(state.id)
                 if process is None or process.returncode is not None:
                     log.info("game %s: starting the engine", state.id)
                     process = self.processes[state.id] = await self._start()
                 answer = await self._ask(process, f"newgame {state.game_string}", wait)
-                drawn = answered_state(answer) == "Draw" and self.fallback is not None
-                if not drawn:
+                if answered_state(answer) == "Draw":
+                    fallback = self.fallback
+                if fallback is None:
                     log.info(
                         "game %s: bestmove %s at ply %d (engine %d)",
                         *(state.id, search, len(state.moves), process.pid),
@@ -159,9 +161,9 @@ class UhpEngine:
             except BaseException:  # refused, or cancelled (the game ended, the bot stops)
                 await self.forget(state.id)  # no answer left half-read for the next move
                 raise
-            if drawn and self.fallback is not None:  # (nokamute's bestmove would panic)
+            if fallback is not None:  # (nokamute's bestmove would panic)
                 if self._fallback is None:
-                    self._fallback = LevelEngine(self.fallback, 1)
+                    self._fallback = LevelEngine(fallback, 1)
                 move = await self._fallback.choose(state, budget)
                 raise HeldDrawn(f"the engine holds the game drawn at ply {len(state.moves)}", move)
             if not lines:
