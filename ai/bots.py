@@ -6,7 +6,8 @@ and the level's randomness quotient Q picks one of the ranked moves: the best wi
 index first and asks the search for exact scores down to it: most of the time that is only the
 best move, which is several times cheaper than scoring every move exactly. Weaker levels
 search shallower and narrower, and have a lower Q. The third turn always uses Q = 2 so that
-games do not all open alike.
+games do not all open alike. A level with a tolerance (``expert``) picks a move other than
+the best only when it scores within the tolerance of the best.
 
 A bot never throws away a forced win (when the best move wins, it picks among the quickest
 winning moves) and never picks a move that loses by force when another does not.
@@ -34,6 +35,11 @@ OPENING_QUOTIENT: Final = 2
 
 OPENING_TURNS: Final = 3
 
+TOLERANCE: Final = 20
+"""``expert``'s tolerance: a random pick scores at most this much below the best move. At
+``ai.analysis.WIN_CHANCE_SLOPE`` that is some 2% of expected score at even chances, so
+a game's one or two random picks cost little (docs/load.md measures it)."""
+
 MARGIN: Final = 0.05
 """The share of a time budget left unsearched, for what follows the search's last look at
 the clock (ending the search, the tie-break, handing the move back) on a busy machine."""
@@ -56,6 +62,9 @@ class Level:
             depth took predicts; the budget still ends them (the move then comes from the
             last depth completed).
         quotient: Q, the randomness quotient (None: always the best move).
+        tolerance: How far below the best move's score another may score and still be
+            picked by the randomness (None: any, but for forced losses and slower wins): the
+            replay value of near-equal moves without the blunders.
         table: Whether the bot keeps a transposition table between moves.
         aggressive: Among equally scored moves, prefer the one leaving the opponent the fewest
             replies that hold their score.
@@ -70,6 +79,7 @@ class Level:
     branching: int | None
     quotient: int | None
     table: bool
+    tolerance: int | None = None
     aggressive: bool = False
     min_depth: int = 1
     weights: Weights = HAND_SET
@@ -84,6 +94,8 @@ class Level:
             raise ValueError(f"level {self.name!r}: min_depth must lie in 1..depth")
         if self.quotient is not None and self.quotient < 2:
             raise ValueError(f"level {self.name!r}: the quotient must be at least 2")
+        if self.tolerance is not None and self.tolerance < 0:
+            raise ValueError(f"level {self.name!r}: the tolerance must be at least 0")
 
 
 LEVELS: Final[dict[str, Level]] = {
@@ -100,6 +112,7 @@ LEVELS: Final[dict[str, Level]] = {
             branching=20,
             quotient=20,
             table=True,
+            tolerance=TOLERANCE,
             aggressive=True,
             min_depth=4,
             weights=FITTED,
@@ -151,11 +164,14 @@ class Choice:
     source: str
 
 
-def candidates(ranked: list[tuple[Move, int]], exact: int | None = None) -> int:
+def candidates(
+    ranked: list[tuple[Move, int]], exact: int | None = None, tolerance: int | None = None
+) -> int:
     """How many of the best-first ``ranked`` moves the randomness may choose among: the first
     ``exact`` ones, whose scores are exact (None: all); of those, only the quickest wins (the
     moves scoring as much as the best) when the best wins by force, so a bot that can win in
-    two does; else all but those that lose by force (unless every move loses)."""
+    two does; else all but those that lose by force (unless every move loses), and with a
+    ``tolerance``, only those scoring at most that much below the best."""
     if not ranked:
         return 0
     if exact is not None:
@@ -165,7 +181,8 @@ def candidates(ranked: list[tuple[Move, int]], exact: int | None = None) -> int:
         return sum(1 for _, value in ranked if value == best)
     if best <= -MATE_BOUND:
         return len(ranked)
-    return sum(1 for _, value in ranked if value > -MATE_BOUND)
+    floor = -MATE_BOUND if tolerance is None else max(-MATE_BOUND, best - tolerance - 1)
+    return sum(1 for _, value in ranked if value > floor)
 
 
 @functools.cache
@@ -282,7 +299,7 @@ class Bot:
         walk = choose_index(len(moves), quotient, self.rng)
         with _collector_paused():
             result = self._search(game, level, trace, exact_top=walk + 1, started=started)
-        index = min(walk, candidates(result.ranked, result.exact) - 1)
+        index = min(walk, candidates(result.ranked, result.exact, level.tolerance) - 1)
         move, score = result.ranked[index]
         if trace is not None:
             trace.note(

@@ -173,9 +173,16 @@ MUTANTS = [
     ),
     Mutant(
         "ai/bots.py",
-        "index = min(walk, candidates(result.ranked, result.exact) - 1)",
+        "index = min(walk, candidates(result.ranked, result.exact, level.tolerance) - 1)",
         "index = min(walk, len(result.ranked) - 1)",
         "the index may fall on a move whose score is only an upper bound",
+        BOTS,
+    ),
+    Mutant(
+        "ai/bots.py",
+        "candidates(result.ranked, result.exact, level.tolerance)",
+        "candidates(result.ranked, result.exact)",
+        "the randomness picks moves far below the best",
         BOTS,
     ),
     # ai/book.py

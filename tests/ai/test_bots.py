@@ -142,6 +142,39 @@ def test_candidates_keep_the_quickest_wins_and_avoid_forced_losses() -> None:
     assert candidates([]) == 0
 
 
+def test_a_tolerance_keeps_only_the_moves_that_score_near_the_best() -> None:
+    a, b, c, d = Move(0, -1, 1), Move(0, -1, 2), Move(0, -1, 3), Move(0, -1, 4)
+    ranked = [(a, 40), (b, 25), (c, 20), (d, 19)]
+    assert candidates(ranked, tolerance=20) == 3  # a move exactly the tolerance below is in
+    assert candidates(ranked, tolerance=15) == 2
+    assert candidates(ranked, tolerance=0) == 1
+    assert candidates(ranked, exact=2, tolerance=20) == 2
+    assert candidates(ranked) == 4
+    # the tolerance cuts nothing from a position lost whatever is played
+    assert candidates([(a, -(WIN - 9)), (b, -(WIN - 4))], tolerance=0) == 2
+    # nor lets in a forced loss beside a position held
+    assert candidates([(a, 10), (b, -(WIN - 4))], tolerance=WIN * 3) == 1
+    with pytest.raises(ValueError, match="tolerance"):
+        Level("t", depth=2, seconds=None, branching=None, quotient=2, table=False, tolerance=-1)
+
+
+def test_a_bot_with_a_tolerance_varies_only_among_the_moves_within_it() -> None:
+    game = Game.from_game_string(FOURTH_TURN)
+    full = search(game, depth=2)
+    best = full.ranked[0][1]
+    scores = sorted({value for _, value in full.ranked}, reverse=True)
+    # a tolerance that keeps the best and at least one more, and leaves some moves out
+    tolerance = best - scores[2]
+    within = {move for move, value in full.ranked if value >= best - tolerance}
+    assert 1 < len(within) < len(full.ranked)
+    level = Level(
+        "t", depth=2, seconds=None, branching=None, quotient=2, table=False, tolerance=tolerance
+    )
+    bot = Bot(level, seed=8, use_book=False)
+    chosen = {bot.choose(game).move for _ in range(200)}
+    assert chosen == within  # every move within is picked at times, none beyond
+
+
 @pytest.mark.parametrize("quotient", [2, 4])
 def test_a_bots_choices_follow_the_quotient(quotient: int) -> None:
     """The bot draws the index before searching, then asks only for the scores it needs: the
