@@ -1,16 +1,24 @@
 """``pytest --pure``: run the tests on the pure build (the ``.py`` sources of ``hive`` and
 ``ai``) even where mypyc has compiled them; ``make test`` runs ``tests/hive`` and ``tests/ai``
-both ways. The header names the build each run tests."""
+both ways. The header names the build each run tests.
+
+A run started in the background by a shell without job control (``nohup make test &``)
+inherits SIGINT ignored, and so would every program a test starts (Python installs no
+KeyboardInterrupt handler then): the tests of Ctrl-C need it as a terminal gives it."""
 
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PURE_DIR = ROOT / "tests" / "pure"
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # a handler, unlike SIG_IGN, ends at exec
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -127,14 +127,19 @@ def test_ctrl_c_stops_an_arena_and_reports_the_finished_games(tmp_path: Path) ->
          "--game-type", "Base", "--max-plies", "40", "--save", str(saved)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-    assert process.stderr is not None
-    progress = b""
-    while b"A scored" not in progress:  # the bar's note after a game ends
-        chunk = os.read(process.stderr.fileno(), 4096)
-        assert chunk, "the arena ended before any game did"
-        progress += chunk
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    try:
+        assert process.stderr is not None
+        progress = b""
+        while b"A scored" not in progress:  # the bar's note after a game ends
+            chunk = os.read(process.stderr.fileno(), 4096)
+            assert chunk, "the arena ended before any game did"
+            progress += chunk
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:  # an arena that did not stop must not play its 10,000 games beside other tests
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert process.returncode == 130, err
     match = re.search(rb"interrupted: (\d+) of 10000 games finished", progress + err)
     assert match is not None, err
