@@ -225,23 +225,21 @@ class Person:
         if hold:
             await self.hold(piece)
             await self.hold(destination)
-        elif tap:
-            await piece.tap()
-            await destination.tap()
         else:
-            await piece.click()
+            press = Locator.tap if tap else Locator.click
+            await press(piece)
             try:
                 await expect(destination).to_be_visible(timeout=10_000)
             except AssertionError:
-                # Rarely (about one full run in three) the click goes astray under load and
-                # the piece is not picked up: picked up again, once.
+                # Rarely (about one full run in three) the click or tap goes astray under load
+                # and the piece is not picked up: picked up again, once.
                 if not await piece.evaluate("e => e.classList.contains('selected')"):
-                    await piece.click()
+                    await press(piece)
                 try:
                     await expect(destination).to_be_visible(timeout=10_000)
                 except AssertionError as error:
                     raise AssertionError(f"{text} not shown: {await self.seen()}") from error
-            await destination.click()
+            await press(destination)
 
     async def seen(self) -> dict[str, Any]:
         """What the page shows of the game (for a test's failure message): version, status,
