@@ -71,6 +71,9 @@ class Level:
         weights: The static evaluation's weights: the fitted ones (``ai.evaluation.FITTED``)
             are stronger for a search of 4 plies and more, but a shallower one drifts with
             them and its games do not end; it keeps the hand-set ones.
+        threats: Whether the search scores a leaf whose side to move surrounds the enemy
+            Queen at once as that win (``ai.search.search``): a ply more for the threat that
+            ends games, at the top level only (it would change the levels the ladder measured).
     """
 
     name: str
@@ -83,6 +86,7 @@ class Level:
     aggressive: bool = False
     min_depth: int = 1
     weights: Weights = HAND_SET
+    threats: bool = False
 
     def __post_init__(self) -> None:
         if self.depth is None and self.seconds is None:
@@ -348,6 +352,7 @@ class Bot:
                 trace=trace,
                 exact_top=exact_top,
                 weights=level.weights,
+                threats=level.threats,
             )
         assert level.depth is not None  # a level has one or the other
         return search(
@@ -360,4 +365,5 @@ class Bot:
             exact_top=exact_top,
             clock=self.clock,
             weights=level.weights,
+            threats=level.threats,
         )

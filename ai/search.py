@@ -129,6 +129,7 @@ class _Searcher:
         trace: TraceRecorder | None,
         exact_top: int | None = None,
         weights: Weights = HAND_SET,
+        threats: bool = False,
     ) -> None:
         if exact_top is not None and exact_top < 1:
             raise ValueError(f"exact_top must be at least 1 or None, not {exact_top!r}")
@@ -140,12 +141,14 @@ class _Searcher:
         self.exact_top = exact_top
         self.branching = branching
         self.weights = weights
+        self.threats = threats
         self.deadline = deadline
         self.clock = clock
         self.table = table
         if table is not None:
-            table.prepare(branching, weights)
+            table.prepare(branching, weights, threats)
         self.evals: dict[int, int] = table.evals if table is not None else {}
+        self.wins: dict[int, bool] = table.wins if table is not None else {}
         self.tracer = trace if trace is not None else NO_TRACER
         self.root_length = len(game.moves)
         # Per ply from the root, the last move that cut off at a frontier node there: tried
@@ -176,10 +179,13 @@ class _Searcher:
             game.pop()
 
     def leaf(self) -> int:
-        """The static score of the current position for its side to move (cached)."""
+        """The static score of the current position for its side to move (cached); with
+        ``threats``, a win when the side to move surrounds the enemy Queen at once."""
         game = self.game
         if game.state is not _IN_PROGRESS and game.state.is_over:  # not NOT_STARTED
             return terminal_score(game)
+        if self.threats and self._wins_at_once():
+            return WIN - game.ply - 1
         key = game.hash
         evals = self.evals
         value = evals.get(key)
@@ -215,6 +221,20 @@ class _Searcher:
         then surround it)."""
         game = self.game
         return self._queen_free(game.board.hex_of[QUEENS[game.ply & 1]]) == 1
+
+    def _wins_at_once(self) -> bool:
+        """Whether the side to move can surround the enemy Queen with its move: looked for
+        only when that Queen has a single empty neighbour (a placement never fills it: the
+        hex touches an enemy piece), so the moves are generated in few positions."""
+        game = self.game
+        if self._queen_free(game.board.hex_of[QUEENS[1 - (game.ply & 1)]]) != 1:
+            return False
+        key = position_key(game)
+        wins = self.wins
+        found = wins.get(key)
+        if found is None:
+            found = wins[key] = self._win_at_once(game.legal_moves()) is not None
+        return found
 
     def _win_at_once(self, moves: list[Move]) -> Move | None:
         """The first of ``moves`` that surrounds the enemy Queen (and not one's own), if any:
@@ -583,6 +603,7 @@ def search(
     trace: TraceRecorder | None = None,
     exact_top: int | None = None,
     weights: Weights = HAND_SET,
+    threats: bool = False,
 ) -> SearchResult:
     """Search ``game`` to ``depth`` plies and score the root moves.
 
@@ -604,6 +625,9 @@ def search(
             with them (None: every move; 1: only the best, for randomness off). The others get
             upper bounds from null windows, which is much faster from 3 plies on.
         weights: The static evaluation's weights (``ai.evaluation``).
+        threats: Score a leaf whose side to move can surround the enemy Queen at once as
+            that win (a ply's quiescence for the one threat that ends the game; looked for
+            only when that Queen has a single empty neighbour).
 
     Returns:
         The ranking of every root move; empty when the game is over.
@@ -619,6 +643,7 @@ def search(
         trace=trace,
         exact_top=exact_top,
         weights=weights,
+        threats=threats,
     )
     return _deepening(searcher, [depth] if depth > 1 else [], aggressive=aggressive)
 
@@ -636,6 +661,7 @@ def iterative_search(
     trace: TraceRecorder | None = None,
     exact_top: int | None = None,
     weights: Weights = HAND_SET,
+    threats: bool = False,
 ) -> SearchResult:
     """Search 1, 2, 3... plies until ``max_depth`` or the deadline; the last completed depth.
 
@@ -663,6 +689,7 @@ def iterative_search(
         trace=trace,
         exact_top=exact_top,
         weights=weights,
+        threats=threats,
     )
     depths = count(2) if max_depth is None else range(2, max_depth + 1)
     return _deepening(searcher, depths, aggressive=aggressive, pace=_Pace(deadline, min_depth))

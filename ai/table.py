@@ -39,9 +39,10 @@ class TranspositionTable:
 
     Keys are ``position_key(game)``. Mate scores are stored relative to the position
     (``to_table``), so they stay right wherever it recurs. A table serves searches of one
-    branching limit and one set of evaluation weights: a search with another limit or other
-    weights clears it first. It also caches static evaluations. When full it is cleared (cheap,
-    and good enough between moves).
+    branching limit, one set of evaluation weights and one way of scoring leaves (with or
+    without their threats): a search with another clears it first. It also caches static
+    evaluations, and with threats whether the side to move wins at once. When full it is
+    cleared (cheap, and good enough between moves).
 
     Args:
         capacity: Most entries kept in the table and in the evaluation cache (a few hundred
@@ -52,8 +53,10 @@ class TranspositionTable:
         self.capacity = capacity
         self.entries: dict[int, tuple[int, int, int, Move | None]] = {}
         self.evals: dict[int, int] = {}
+        self.wins: dict[int, bool] = {}  # whether the side to move wins at once (threats)
         self.branching: int | None = None
         self.weights = HAND_SET
+        self.threats = False
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -62,18 +65,22 @@ class TranspositionTable:
         """Forget everything."""
         self.entries.clear()
         self.evals.clear()
+        self.wins.clear()
 
-    def prepare(self, branching: int | None, weights: Weights) -> None:
-        """Get ready for a search with branching limit ``branching`` and the evaluation's
-        ``weights`` (clears on a change of either)."""
-        if branching != self.branching or weights is not self.weights:
+    def prepare(self, branching: int | None, weights: Weights, threats: bool = False) -> None:
+        """Get ready for a search with branching limit ``branching``, the evaluation's
+        ``weights`` and leaves scored with ``threats`` or not (clears on a change of any)."""
+        if branching != self.branching or weights is not self.weights or threats != self.threats:
             self.clear()
             self.branching = branching
             self.weights = weights
+            self.threats = threats
         if len(self.entries) > self.capacity:
             self.entries.clear()
         if len(self.evals) > self.capacity:
             self.evals.clear()
+        if len(self.wins) > self.capacity:
+            self.wins.clear()
 
 
 def to_table(value: int, ply: int) -> int:

@@ -58,6 +58,27 @@ MUTANTS = [
     # ai/search.py
     Mutant(
         "ai/search.py",
+        "if self._queen_free(game.board.hex_of[QUEENS[1 - (game.ply & 1)]]) != 1:",
+        "if self._queen_free(game.board.hex_of[QUEENS[game.ply & 1]]) != 1:",
+        "a leaf looks for a win at once beside its own Queen's last gap, not the enemy's",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/search.py",
+        "            return WIN - game.ply - 1\n",
+        "            return WIN - game.ply\n",
+        "a leaf's win at once is scored a ply early",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/table.py",
+        " or threats != self.threats:",
+        ":",
+        "a table kept across searches with and without threats",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/search.py",
         "if cutoff or not rest or best > -MATE_BOUND:",
         "if True:",
         "cut defences never searched: a loss is believed from the K best replies alone",
@@ -183,6 +204,13 @@ MUTANTS = [
         "candidates(result.ranked, result.exact, level.tolerance)",
         "candidates(result.ranked, result.exact)",
         "the randomness picks moves far below the best",
+        BOTS,
+    ),
+    Mutant(
+        "ai/bots.py",
+        "                threats=level.threats,\n",
+        "",
+        "a timed level's search ignores its threats",
         BOTS,
     ),
     # ai/book.py

@@ -18,6 +18,7 @@ from ai.bots import LEVELS, OPENING_QUOTIENT, Bot, Level, candidates, choose_ind
 from ai.evaluation import FITTED, HAND_SET, WIN
 from ai.search import search
 from ai.trace import TraceRecorder
+from bench.forced_wins import load as load_wins_in_two
 from hive import Bug, Game, GameType, Move
 from hive.game import PASS
 from hive.pieces import BUG_OF
@@ -422,3 +423,20 @@ def test_a_new_level_plays_as_the_readme_says(
     record = play_game(Player.bot("master"), Player.bot("beginner"), 0, game_type=BASE, seed=3)
     played = Game.from_game_string(record.game_string, repetition_draw=True)
     assert BUG_OF[played.moves[0].piece] == Bug.GRASSHOPPER  # master is White in game 0
+
+
+@pytest.mark.parametrize("seconds", [None, 60.0])
+def test_a_level_with_threats_sees_a_win_in_two_at_two_plies(seconds: float | None) -> None:
+    """A level's ``threats`` reach its search, fixed-depth or timed: two plies then score a
+    win in two, which two plies alone do not see."""
+    level = Level(
+        "t", depth=2, seconds=seconds, branching=None, quotient=None, table=True, threats=True
+    )
+    bot = Bot(level, use_book=False)
+    for game, winning in load_wins_in_two()[::10]:
+        choice = bot.choose(game)
+        assert choice.result is not None
+        assert choice.result.ranked[0][1] == WIN - (game.ply + 3)
+        assert (choice.move.piece, choice.move.destination) in {
+            (move.piece, move.destination) for move in winning
+        }

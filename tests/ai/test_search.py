@@ -32,6 +32,7 @@ from ai.search import (
     search,
 )
 from ai.trace import UNTRACED, TraceRecorder
+from bench.forced_wins import load as load_wins_in_two
 from hive import Game, GameState, GameType, Move
 from hive.board import EMPTY, HAND
 from hive.game import PASS
@@ -60,21 +61,45 @@ def key(move: Move) -> tuple[int, int]:
 # -- reference minimax ---------------------------------------------------------------------------
 
 
-def minimax(game: Game, depth: int, branching: int | None, root: bool = False) -> int:
+def wins_at_once(game: Game) -> bool:
+    """Whether the side to move has a move that wins the game (every move tried)."""
+    won = GameState.WHITE_WINS if game.ply % 2 == 0 else GameState.BLACK_WINS
+    for move in game.legal_moves():
+        game.push(move)
+        state = game.state
+        game.pop()
+        if state is won:
+            return True
+    return False
+
+
+def static(game: Game, threats: bool) -> int:
+    """A leaf's score: the evaluation, or with ``threats`` the win the side to move has at
+    once."""
+    if game.state not in (GameState.IN_PROGRESS, GameState.NOT_STARTED):
+        return terminal_score(game)
+    if threats and wins_at_once(game):
+        return WIN - game.ply - 1
+    return evaluate(game)
+
+
+def minimax(
+    game: Game, depth: int, branching: int | None, root: bool = False, threats: bool = False
+) -> int:
     """Plain negamax without pruning, with the search's branching rule: below the root and
     with two or more plies left, only the K best children by static pre-score are searched,
     unless they all lose by force: then the others are searched too."""
     if game.state not in (GameState.IN_PROGRESS, GameState.NOT_STARTED):
         return terminal_score(game)
     if depth == 0:
-        return evaluate(game)
+        return static(game, threats)
     moves = game.legal_moves()
     rest: list[Move] = []
     if not root and depth >= 2 and len(moves) > 1:
         scored = []
         for move in moves:
             game.push(move)
-            scored.append((-evaluate(game), move))
+            scored.append((-static(game, threats), move))
             game.pop()
         scored.sort(key=lambda pair: pair[0], reverse=True)
         moves = [move for _, move in scored]
@@ -83,21 +108,23 @@ def minimax(game: Game, depth: int, branching: int | None, root: bool = False) -
     best = -INFINITY
     for move in moves:
         game.push(move)
-        best = max(best, -minimax(game, depth - 1, branching))
+        best = max(best, -minimax(game, depth - 1, branching, threats=threats))
         game.pop()
     if best <= -MATE_BOUND:
         for move in rest:
             game.push(move)
-            best = max(best, -minimax(game, depth - 1, branching))
+            best = max(best, -minimax(game, depth - 1, branching, threats=threats))
             game.pop()
     return best
 
 
-def root_scores(game: Game, depth: int, branching: int | None) -> dict[tuple[int, int], int]:
+def root_scores(
+    game: Game, depth: int, branching: int | None, threats: bool = False
+) -> dict[tuple[int, int], int]:
     scores = {}
     for move in game.legal_moves():
         game.push(move)
-        scores[key(move)] = -minimax(game, depth - 1, branching)
+        scores[key(move)] = -minimax(game, depth - 1, branching, threats=threats)
         game.pop()
     return scores
 
@@ -269,6 +296,41 @@ def test_alpha_beta_mate_scores_equal_minimax(row: list[str], branching: int | N
     depth = int(row[1])
     expected = root_scores(game, depth, branching)
     assert ranked_scores(search(game, depth=depth, branching=branching)) == expected
+
+
+# Forced wins in two (``bench.forced_wins``): the enemy Queen surrounded on the third ply.
+WINS_IN_TWO = load_wins_in_two()[::10]
+
+
+@pytest.mark.parametrize("number", range(len(WINS_IN_TWO)))
+def test_threats_let_two_plies_see_a_win_in_two(number: int) -> None:
+    """With ``threats``, a leaf whose side to move surrounds the enemy Queen at once scores as
+    that win: two plies then see the win that takes three."""
+    game, winning = WINS_IN_TWO[number]
+    plain = search(game, depth=2, exact_top=1).ranked[0]
+    assert abs(plain[1]) < MATE_BOUND  # two plies alone see no result
+    move, score = search(game, depth=2, exact_top=1, threats=True).ranked[0]
+    assert score == WIN - (game.ply + 3)
+    assert key(move) in {key(m) for m in winning}
+
+
+@pytest.mark.parametrize("branching", [None, 2])
+@pytest.mark.parametrize("number", [0, 4])
+def test_alpha_beta_with_threats_scores_equal_minimax(number: int, branching: int | None) -> None:
+    game, _ = WINS_IN_TWO[number]
+    expected = root_scores(game, 2, branching, threats=True)
+    assert any(score >= MATE_BOUND for score in expected.values())  # seen through a threat
+    result = search(game, depth=2, branching=branching, threats=True)
+    assert ranked_scores(result) == expected
+
+
+def test_a_table_is_cleared_when_threats_change() -> None:
+    game, _ = WINS_IN_TWO[0]
+    table = TranspositionTable()
+    search(game, depth=2, table=table, threats=True)
+    assert table.threats and len(table) > 0
+    assert ranked_scores(search(game, depth=2, table=table)) == ranked_scores(search(game, depth=2))
+    assert not table.threats
 
 
 @pytest.mark.parametrize("top", [1, 2, 4])
