@@ -74,6 +74,8 @@ class Level:
         threats: Whether the search scores a leaf whose side to move surrounds the enemy
             Queen at once as that win (``ai.search.search``): a ply more for the threat that
             ends games, at the top level only (it would change the levels the ladder measured).
+        null_move: Whether the search cuts a node where passing the turn still holds beta
+            (``ai.search.search``), at the top level only, as ``threats``.
     """
 
     name: str
@@ -87,6 +89,7 @@ class Level:
     min_depth: int = 1
     weights: Weights = HAND_SET
     threats: bool = False
+    null_move: bool = False
 
     def __post_init__(self) -> None:
         if self.depth is None and self.seconds is None:
@@ -353,6 +356,7 @@ class Bot:
                 exact_top=exact_top,
                 weights=level.weights,
                 threats=level.threats,
+                null_move=level.null_move,
             )
         assert level.depth is not None  # a level has one or the other
         return search(
@@ -366,4 +370,5 @@ class Bot:
             clock=self.clock,
             weights=level.weights,
             threats=level.threats,
+            null_move=level.null_move,
         )

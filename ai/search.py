@@ -46,6 +46,7 @@ from ai.table import EXACT, LOWER, UPPER, TranspositionTable, from_table, positi
 from ai.trace import NO_TRACER, UNTRACED, NodeTrace, TraceRecorder
 from hive import Game, GameState, Move
 from hive.board import EMPTY, HAND
+from hive.game import PASS
 from hive.hexes import NEIGHBORS
 from hive.pieces import QUEENS
 
@@ -60,6 +61,10 @@ FULL_DEPTH_MOVES: Final = 3
 """...to the children after the first this many (in pre-score order)..."""
 DANGER: Final = 2
 """...unless the side to move's Queen has at most this many empty neighbours."""
+NULL_FROM: Final = 3
+"""A null move is tried at interior nodes of at least this many plies..."""
+NULL_REDUCTION: Final = 1
+"""...searched this many plies shallower than a real move (a ply for the pass, and these)."""
 GROWTH: Final = 4.0
 """An iterative search starts a depth only if the last one's time, times this, still fits."""
 _IN_PROGRESS: Final = GameState.IN_PROGRESS
@@ -86,6 +91,7 @@ class SearchResult:
         exact: How many moves at the head of ``ranked`` have exact scores: at least the
             search's ``exact_top`` (all when there are fewer moves), and every move scoring as
             much as the last of them. The others score less, and hold upper bounds.
+        nulls: Nodes cut by a null move (``search``'s ``null_move``).
         deeper: True when the first move comes from the depth the deadline cut short
             (``depth + 1``): that depth proved it better than the last complete depth's best
             before time ran out, so it leads, with its score at that depth (exact), before
@@ -104,6 +110,7 @@ class SearchResult:
     replies: dict[Move, int] = field(default_factory=dict)
     exact: int = 0
     deeper: bool = False
+    nulls: int = 0
 
     @property
     def best(self) -> Move | None:
@@ -130,6 +137,7 @@ class _Searcher:
         exact_top: int | None = None,
         weights: Weights = HAND_SET,
         threats: bool = False,
+        null_move: bool = False,
     ) -> None:
         if exact_top is not None and exact_top < 1:
             raise ValueError(f"exact_top must be at least 1 or None, not {exact_top!r}")
@@ -142,11 +150,12 @@ class _Searcher:
         self.branching = branching
         self.weights = weights
         self.threats = threats
+        self.null_move = null_move
         self.deadline = deadline
         self.clock = clock
         self.table = table
         if table is not None:
-            table.prepare(branching, weights, threats)
+            table.prepare(branching, weights, threats, null_move)
         self.evals: dict[int, int] = table.evals if table is not None else {}
         self.wins: dict[int, bool] = table.wins if table is not None else {}
         self.tracer = trace if trace is not None else NO_TRACER
@@ -160,6 +169,7 @@ class _Searcher:
         self.prunes = 0
         self.cut = 0
         self.hits = 0
+        self.nulls = 0
         self.next_check = _CHECK_EVERY
 
     # -- helpers -------------------------------------------------------------------------------
@@ -306,6 +316,10 @@ class _Searcher:
                         trace.table_hit(value, e_bound)
                         return value
 
+        if self.null_move and depth >= NULL_FROM and self._null_cutoff(depth, beta):
+            trace.score(beta, LOWER)
+            return beta
+
         start_nodes = self.nodes
         moves = game.legal_moves()
         alpha0 = alpha
@@ -325,6 +339,30 @@ class _Searcher:
             table.entries[key] = (depth, to_table(best, ply), bound, best_move)
         trace.close(best, bound, self.nodes - start_nodes)
         return best
+
+    def _null_cutoff(self, depth: int, beta: int) -> bool:
+        """Whether the side to move holds ``beta`` even when it passes its turn (a null move),
+        searched ``NULL_REDUCTION`` plies shallower with a null window: then a real move would
+        hold it too, and the node is cut (a heuristic: Hive has few positions where having to
+        move hurts). Not after a pass, nor near a forced result, nor while one's own Queen is in
+        danger, nor when the position is below beta by its static score."""
+        game = self.game
+        if (
+            game.last_moved < 0
+            or not -MATE_BOUND < beta < MATE_BOUND
+            or self._queen_free(game.board.hex_of[QUEENS[game.ply & 1]]) <= DANGER
+            or self.leaf() < beta
+        ):
+            return False
+        game.push(PASS)
+        self.nodes += 1
+        value = -self.negamax(depth - 1 - NULL_REDUCTION, -beta, -beta + 1, UNTRACED)
+        game.pop()
+        if value >= beta:
+            self.prunes += 1
+            self.nulls += 1
+            return True
+        return False
 
     def _frontier_order(self, moves: list[Move], best_known: Move | None) -> list[Move]:
         """Likely refutations first: the table's move, then the killer (the move that last cut
@@ -604,6 +642,7 @@ def search(
     exact_top: int | None = None,
     weights: Weights = HAND_SET,
     threats: bool = False,
+    null_move: bool = False,
 ) -> SearchResult:
     """Search ``game`` to ``depth`` plies and score the root moves.
 
@@ -628,6 +667,8 @@ def search(
         threats: Score a leaf whose side to move can surround the enemy Queen at once as
             that win (a ply's quiescence for the one threat that ends the game; looked for
             only when that Queen has a single empty neighbour).
+        null_move: Cut an interior node of ``NULL_FROM`` plies or more when passing the turn
+            still holds beta (``_Searcher._null_cutoff``); never at the root.
 
     Returns:
         The ranking of every root move; empty when the game is over.
@@ -644,6 +685,7 @@ def search(
         exact_top=exact_top,
         weights=weights,
         threats=threats,
+        null_move=null_move,
     )
     return _deepening(searcher, [depth] if depth > 1 else [], aggressive=aggressive)
 
@@ -662,6 +704,7 @@ def iterative_search(
     exact_top: int | None = None,
     weights: Weights = HAND_SET,
     threats: bool = False,
+    null_move: bool = False,
 ) -> SearchResult:
     """Search 1, 2, 3... plies until ``max_depth`` or the deadline; the last completed depth.
 
@@ -690,6 +733,7 @@ def iterative_search(
         exact_top=exact_top,
         weights=weights,
         threats=threats,
+        null_move=null_move,
     )
     depths = count(2) if max_depth is None else range(2, max_depth + 1)
     return _deepening(searcher, depths, aggressive=aggressive, pace=_Pace(deadline, min_depth))
@@ -763,6 +807,7 @@ def _deepening(
         replies=replies,
         exact=1 if partial else _exact_count(ranked, searcher.exact_top, depth),
         deeper=partial,
+        nulls=searcher.nulls,
     )
     searcher.tracer.note(
         nodes=result.nodes,

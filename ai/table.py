@@ -39,10 +39,10 @@ class TranspositionTable:
 
     Keys are ``position_key(game)``. Mate scores are stored relative to the position
     (``to_table``), so they stay right wherever it recurs. A table serves searches of one
-    branching limit, one set of evaluation weights and one way of scoring leaves (with or
-    without their threats): a search with another clears it first. It also caches static
-    evaluations, and with threats whether the side to move wins at once. When full it is
-    cleared (cheap, and good enough between moves).
+    branching limit, one set of evaluation weights and one way of searching (leaves with or
+    without their threats, null moves or none): a search with another clears it first. It
+    also caches static evaluations, and with threats whether the side to move wins at once.
+    When full it is cleared (cheap, and good enough between moves).
 
     Args:
         capacity: Most entries kept in the table and in the evaluation cache (a few hundred
@@ -57,6 +57,7 @@ class TranspositionTable:
         self.branching: int | None = None
         self.weights = HAND_SET
         self.threats = False
+        self.null_move = False
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -67,14 +68,27 @@ class TranspositionTable:
         self.evals.clear()
         self.wins.clear()
 
-    def prepare(self, branching: int | None, weights: Weights, threats: bool = False) -> None:
+    def prepare(
+        self,
+        branching: int | None,
+        weights: Weights,
+        threats: bool = False,
+        null_move: bool = False,
+    ) -> None:
         """Get ready for a search with branching limit ``branching``, the evaluation's
-        ``weights`` and leaves scored with ``threats`` or not (clears on a change of any)."""
-        if branching != self.branching or weights is not self.weights or threats != self.threats:
+        ``weights``, leaves scored with ``threats`` or not and null moves or none (clears on a
+        change of any)."""
+        if (
+            branching != self.branching
+            or weights is not self.weights
+            or threats != self.threats
+            or null_move != self.null_move
+        ):
             self.clear()
             self.branching = branching
             self.weights = weights
             self.threats = threats
+            self.null_move = null_move
         if len(self.entries) > self.capacity:
             self.entries.clear()
         if len(self.evals) > self.capacity:

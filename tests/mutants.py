@@ -72,9 +72,30 @@ MUTANTS = [
     ),
     Mutant(
         "ai/table.py",
-        " or threats != self.threats:",
-        ":",
+        "            or threats != self.threats\n",
+        "",
         "a table kept across searches with and without threats",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/table.py",
+        "            or null_move != self.null_move\n",
+        "",
+        "a table kept across searches with and without null moves",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/search.py",
+        "            game.last_moved < 0\n            or ",
+        "            ",
+        "a null move tried right after a pass (two passes in a row)",
+        SEARCH,
+    ),
+    Mutant(
+        "ai/search.py",
+        "            or self.leaf() < beta\n",
+        "",
+        "a null move tried where the static score is already below beta",
         SEARCH,
     ),
     Mutant(
@@ -211,6 +232,13 @@ MUTANTS = [
         "                threats=level.threats,\n",
         "",
         "a timed level's search ignores its threats",
+        BOTS,
+    ),
+    Mutant(
+        "ai/bots.py",
+        "            null_move=level.null_move,\n        )",
+        "        )",
+        "a fixed-depth level's search ignores its null moves",
         BOTS,
     ),
     # ai/book.py

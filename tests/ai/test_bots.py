@@ -440,3 +440,21 @@ def test_a_level_with_threats_sees_a_win_in_two_at_two_plies(seconds: float | No
         assert (choice.move.piece, choice.move.destination) in {
             (move.piece, move.destination) for move in winning
         }
+
+
+@pytest.mark.parametrize("seconds", [None, 60.0])
+def test_a_level_with_null_moves_searches_with_them(seconds: float | None) -> None:
+    game = next(mid_games(1))
+    for null_move in (False, True):
+        level = Level(
+            "t",
+            depth=4,
+            seconds=seconds,
+            branching=20,
+            quotient=None,
+            table=True,
+            null_move=null_move,
+        )
+        choice = Bot(level, use_book=False).choose(game)
+        assert choice.result is not None and choice.result.depth == 4
+        assert (choice.result.nulls > 0) is null_move

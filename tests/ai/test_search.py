@@ -333,6 +333,55 @@ def test_a_table_is_cleared_when_threats_change() -> None:
     assert not table.threats
 
 
+def test_a_table_is_cleared_when_null_moves_change() -> None:
+    game = next(mid_games(1))
+    table = TranspositionTable()
+    search(game, depth=3, table=table, null_move=True)
+    assert table.null_move and len(table) > 0
+    assert ranked_scores(search(game, depth=3, table=table)) == ranked_scores(search(game, depth=3))
+    assert not table.null_move
+
+
+def test_a_null_move_cuts_nodes_where_a_pass_still_holds_beta() -> None:
+    game = next(mid_games(1))
+    plain = search(game, depth=4, branching=20, exact_top=1)
+    assert plain.nulls == 0  # off unless asked for
+    nulls = search(game, depth=4, branching=20, exact_top=1, null_move=True)
+    assert nulls.nulls > 0 and nulls.nodes < plain.nodes
+
+
+def test_a_null_move_is_not_tried_after_a_pass_near_a_result_or_with_the_queen_in_danger() -> None:
+    game = next(mid_games(1))
+    searcher = _Searcher(
+        game, branching=None, deadline=None, clock=None, table=None, trace=None, null_move=True
+    )
+    assert searcher._null_cutoff(3, -MATE_BOUND + 1)  # the usual case: cut, after a search
+    assert searcher.nodes > 0
+    for beta in (MATE_BOUND, -MATE_BOUND, searcher.leaf() + 1):  # results, or below beta
+        nodes = searcher.nodes
+        assert not searcher._null_cutoff(3, beta)
+        assert searcher.nodes == nodes  # nothing searched
+    game.push(PASS)  # after a pass
+    nodes = searcher.nodes
+    assert not searcher._null_cutoff(3, -MATE_BOUND + 1)
+    assert searcher.nodes == nodes
+    game.pop()
+    # the side to move's Queen with at most DANGER empty neighbours
+    danger = next(
+        Game.from_game_string(text)
+        for text, _, _ in PUZZLES
+        if (g := Game.from_game_string(text)).state is GameState.IN_PROGRESS
+        and g.board.hex_of[QUEENS[g.ply & 1]] != HAND
+        and sum(g.board.top[n] == EMPTY for n in NEIGHBORS[g.board.hex_of[QUEENS[g.ply & 1]]])
+        <= DANGER
+    )
+    searcher = _Searcher(
+        danger, branching=None, deadline=None, clock=None, table=None, trace=None, null_move=True
+    )
+    assert not searcher._null_cutoff(3, -MATE_BOUND + 1)
+    assert searcher.nodes == 0
+
+
 @pytest.mark.parametrize("top", [1, 2, 4])
 def test_exact_top_scores_the_best_moves_exactly_and_bounds_the_rest(top: int) -> None:
     for game in mid_games(3):
