@@ -1,10 +1,11 @@
 """What each depth of the expert's search costs: time of 1..N plies on mid-game positions.
 
-    python -m bench.depths [--positions N] [--depth N] [--branching K] [--no-threats]
+    python -m bench.depths [--positions N] [--depth N] [--branching K] [--[no-]threats]
+        [--[no-]null-move]
 
 Each position is searched at 1, 2, ... ``--depth`` plies in turn with one table, as the
-iterative search of ``expert`` does (K=20, its weights and its leaves' threats, only the best
-move scored exactly), and the CPU time of each depth is printed, then the median and the
+iterative search of ``expert`` does (K=20, its weights, leaves' threats and null moves, only
+the best move scored exactly), and the CPU time of each depth is printed, then the median and the
 largest ratio of each depth's time to the one before (what ``ai.search.GROWTH`` guesses when it
 decides whether a depth will fit), and each depth's total over the positions.
 """
@@ -32,6 +33,12 @@ def main() -> None:
         default=expert.threats,
         help="score a leaf's win at once (ai.search.search's threats; expert's default)",
     )
+    parser.add_argument(
+        "--null-move",
+        action=argparse.BooleanOptionalAction,
+        default=expert.null_move,
+        help="cut where a pass still holds beta (ai.search.search's null_move; expert's default)",
+    )
     args = parser.parse_args()
     totals = [0.0] * args.depth
     ratios: dict[int, list[float]] = {d: [] for d in range(2, args.depth + 1)}
@@ -49,6 +56,7 @@ def main() -> None:
                 exact_top=1,
                 weights=expert.weights,
                 threats=args.threats,
+                null_move=args.null_move,
             )
             times.append(time.process_time() - start)
             totals[depth - 1] += times[-1]
