@@ -123,6 +123,7 @@ LEVELS: Final[dict[str, Level]] = {
             aggressive=True,
             min_depth=4,
             weights=FITTED,
+            null_move=True,
         ),
     )
 }
