@@ -194,7 +194,7 @@ class _Searcher:
         game = self.game
         if game.state is not _IN_PROGRESS and game.state.is_over:  # not NOT_STARTED
             return terminal_score(game)
-        if self.threats and self._wins_at_once():
+        if self.threats and self._can_win_at_once():
             return WIN - game.ply - 1
         key = game.hash
         evals = self.evals
@@ -232,7 +232,13 @@ class _Searcher:
         game = self.game
         return self._queen_free(game.board.hex_of[QUEENS[game.ply & 1]]) == 1
 
-    def _wins_at_once(self) -> bool:
+    def _queen_safe(self) -> bool:
+        """Whether the side to move's Queen has more than ``DANGER`` empty neighbours (or is in
+        hand): no late-move reduction nor null move is tried while it has fewer."""
+        game = self.game
+        return self._queen_free(game.board.hex_of[QUEENS[game.ply & 1]]) > DANGER
+
+    def _can_win_at_once(self) -> bool:
         """Whether the side to move can surround the enemy Queen with its move: looked for
         only when that Queen has a single empty neighbour (a placement never fills it: the
         hex touches an enemy piece), so the moves are generated in few positions."""
@@ -350,7 +356,7 @@ class _Searcher:
         if (
             game.last_moved < 0
             or not -MATE_BOUND < beta < MATE_BOUND
-            or self._queen_free(game.board.hex_of[QUEENS[game.ply & 1]]) <= DANGER
+            or not self._queen_safe()
             or self.leaf() < beta
         ):
             return False
@@ -461,7 +467,7 @@ class _Searcher:
         # move onto the enemy Queen's ring, nor any move while one's own Queen is in danger.
         hex_of = game.board.hex_of
         me = game.ply & 1
-        reducing = depth >= REDUCE_FROM and self._queen_free(hex_of[QUEENS[me]]) > DANGER
+        reducing = depth >= REDUCE_FROM and self._queen_safe()
         attack: tuple[int, ...] = ()
         if reducing:
             enemy_queen = hex_of[QUEENS[1 - me]]
