@@ -33,6 +33,7 @@ from ai.search import (
 )
 from ai.trace import UNTRACED, TraceRecorder
 from bench.forced_wins import load as load_wins_in_two
+from bench.forced_wins import winning_now
 from hive import Game, GameState, GameType, Move
 from hive.board import EMPTY, HAND
 from hive.game import PASS
@@ -61,24 +62,12 @@ def key(move: Move) -> tuple[int, int]:
 # -- reference minimax ---------------------------------------------------------------------------
 
 
-def wins_at_once(game: Game) -> bool:
-    """Whether the side to move has a move that wins the game (every move tried)."""
-    won = GameState.WHITE_WINS if game.ply % 2 == 0 else GameState.BLACK_WINS
-    for move in game.legal_moves():
-        game.push(move)
-        state = game.state
-        game.pop()
-        if state is won:
-            return True
-    return False
-
-
 def static(game: Game, threats: bool) -> int:
     """A leaf's score: the evaluation, or with ``threats`` the win the side to move has at
     once."""
     if game.state not in (GameState.IN_PROGRESS, GameState.NOT_STARTED):
         return terminal_score(game)
-    if threats and wins_at_once(game):
+    if threats and winning_now(game):  # looked for whatever the Queen's empty neighbours
         return WIN - game.ply - 1
     return evaluate(game)
 
@@ -324,22 +313,15 @@ def test_alpha_beta_with_threats_scores_equal_minimax(number: int, branching: in
     assert ranked_scores(result) == expected
 
 
-def test_a_table_is_cleared_when_threats_change() -> None:
+@pytest.mark.parametrize("setting", ["threats", "null_move"])
+def test_a_table_is_cleared_when_threats_or_null_moves_change(setting: str) -> None:
     game, _ = WINS_IN_TWO[0]
     table = TranspositionTable()
-    search(game, depth=2, table=table, threats=True)
-    assert table.threats and len(table) > 0
-    assert ranked_scores(search(game, depth=2, table=table)) == ranked_scores(search(game, depth=2))
-    assert not table.threats
-
-
-def test_a_table_is_cleared_when_null_moves_change() -> None:
-    game = next(mid_games(1))
-    table = TranspositionTable()
-    search(game, depth=3, table=table, null_move=True)
-    assert table.null_move and len(table) > 0
+    threats, null_move = setting == "threats", setting == "null_move"
+    search(game, depth=3, table=table, threats=threats, null_move=null_move)
+    assert getattr(table, setting) and len(table) > 0
     assert ranked_scores(search(game, depth=3, table=table)) == ranked_scores(search(game, depth=3))
-    assert not table.null_move
+    assert not getattr(table, setting)
 
 
 def test_a_null_move_cuts_nodes_where_a_pass_still_holds_beta() -> None:
@@ -376,12 +358,11 @@ def test_a_null_move_is_not_tried_after_a_pass_near_a_result_or_with_the_queen_i
     game.pop()
     # the side to move's Queen with at most DANGER empty neighbours
     danger = next(
-        Game.from_game_string(text)
-        for text, _, _ in PUZZLES
-        if (g := Game.from_game_string(text)).state is GameState.IN_PROGRESS
+        g
+        for g in (Game.from_game_string(text) for text, _, _ in PUZZLES)
+        if g.state is GameState.IN_PROGRESS
         and g.board.hex_of[QUEENS[g.ply & 1]] != HAND
-        and sum(g.board.top[n] == EMPTY for n in NEIGHBORS[g.board.hex_of[QUEENS[g.ply & 1]]])
-        <= DANGER
+        and not safe(g, g.ply & 1)
     )
     searcher = _Searcher(
         danger, branching=None, deadline=None, clock=None, table=None, trace=None, null_move=True
