@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import io
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
@@ -92,6 +94,33 @@ async def start_server(redis_server: RedisProcess, tmp_path: Path) -> AsyncItera
             yield Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)
 
     yield start
+    await _no_task_left()
+
+
+LEFT_SECONDS = 15.0
+"""How long the tasks a server test left running get to end once cancelled."""
+
+
+async def _no_task_left() -> None:
+    """Cancel the tasks a test left running (its servers have stopped) and fail, with each one's
+    stack, when one will not end: closing the test's event loop would otherwise wait for it
+    without end (a task that swallows its cancellation), and the test would hang to its timeout
+    with no word of which task it was."""
+    me = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not me and not task.done()]
+    if not left:
+        return
+    for task in left:
+        task.cancel()
+    _, pending = await asyncio.wait(left, timeout=LEFT_SECONDS)
+    if pending:
+        stacks = io.StringIO()
+        for task in pending:
+            task.print_stack(file=stacks)
+            asyncio.tasks._unregister_task(task)  # (else closing the loop waits for it forever)
+        raise AssertionError(
+            f"{len(pending)} tasks would not end when cancelled:\n{stacks.getvalue()}"
+        )
 
 
 @pytest.fixture
