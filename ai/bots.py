@@ -73,9 +73,10 @@ class Level:
             them and its games do not end; it keeps the hand-set ones.
         threats: Whether the search scores a leaf whose side to move surrounds the enemy
             Queen at once as that win (``ai.search.search``): a ply more for the threat that
-            ends games, at the top level only (it would change the levels the ladder measured).
+            ends games. No level has it: it bought nothing at equal time (docs/load.md).
         null_move: Whether the search cuts a node where passing the turn still holds beta
-            (``ai.search.search``), at the top level only, as ``threats``.
+            (``ai.search.search``). No level has it: expert scored less with it against
+            nokamute at equal time (docs/load.md).
     """
 
     name: str
@@ -123,7 +124,6 @@ LEVELS: Final[dict[str, Level]] = {
             aggressive=True,
             min_depth=4,
             weights=FITTED,
-            null_move=True,
         ),
     )
 }

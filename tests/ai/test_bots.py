@@ -458,5 +458,6 @@ def test_a_level_with_null_moves_searches_with_them(seconds: float | None) -> No
         choice = Bot(level, use_book=False).choose(game)
         assert choice.result is not None and choice.result.depth == 4
         assert (choice.result.nulls > 0) is null_move
-    # the top level's alone: the ladder below it was measured without
-    assert [name for name, level in LEVELS.items() if level.null_move] == ["expert"]
+    # none of the levels: the ladder was measured without, and expert scored less with them
+    # against nokamute at 2 s a move (docs/load.md)
+    assert [name for name, level in LEVELS.items() if level.null_move] == []
