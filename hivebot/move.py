@@ -7,7 +7,6 @@ so this module never imports the session nor the games that hold them."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Coroutine, Mapping
@@ -92,8 +91,9 @@ class Moves:
         task = self.tasks.pop(game_id, None)
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # (not ``await task`` under suppress(CancelledError): that would also swallow a
+            # cancel of the caller, the session stopping, and its task would go on)
+            await asyncio.wait({task})
 
     def forget(self, game_id: str) -> None:
         self.answered.pop(game_id, None)

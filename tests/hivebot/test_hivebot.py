@@ -10,10 +10,13 @@ import re
 import signal
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from hivebot.engines import supported_types
+from hivebot.move import Moves
+from hivebot.move import Session as MovesSession
 from protocol import (
     BotReady,
     CreateGame,
@@ -452,6 +455,30 @@ async def test_no_engine_is_left_for_a_game_that_ended_during_the_bots_turn(
                 os.kill(bot_pid(bot), signal.SIGCONT)
             await bot.wait_for(f"game {game_id} over")
             assert children(bot_pid(bot)) == [], f"game {n + 1}"
+
+
+async def test_stopping_a_move_lets_a_cancel_of_the_session_through() -> None:
+    """A game ends while its move is being chosen, and the bot stops during the move's
+    cleanup (its engine stopping): the session waiting for that cleanup is cancelled as asked,
+    and does not go on to keep the bot from exiting (CI, 2026-11-29)."""
+    moves = Moves(cast(MovesSession, None))  # (``stop`` uses nothing of the session)
+    cleaning, cleaned = asyncio.Event(), asyncio.Event()
+
+    async def move() -> None:
+        try:
+            await asyncio.Event().wait()  # choosing
+        finally:
+            cleaning.set()
+            await cleaned.wait()  # the engine stopping
+
+    moves.tasks["g"] = asyncio.create_task(move())
+    session = asyncio.create_task(moves.stop("g"))
+    await cleaning.wait()
+    session.cancel()  # the bot stops
+    cleaned.set()
+    with pytest.raises(asyncio.CancelledError):
+        await session
+    assert "g" not in moves.tasks
 
 
 async def test_hive_bot_takes_rematches_and_frees_the_slot_of_a_finished_game(
