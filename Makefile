@@ -101,18 +101,22 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Every test on the build installed (compiled when a C compiler was there), then the rules' and
-# the bots' tests again on the pure build (the .py sources, the compiled .so files ignored),
-# but for the deepest searches (marked deep: they would take minutes uncompiled).
+# Every test on the build installed (compiled when a C compiler was there), then the tests of
+# the compiled modules again on the pure build (the .py sources, the compiled .so files
+# ignored): the rules' and those of ai/'s compiled modules (PURE_TESTS), but for the deepest
+# searches (marked deep: they would take minutes uncompiled). The commands, the analysis and
+# the pool around them are Python in either build: their tests run once.
 # pytest-xdist runs them in one worker process more than the cores (at most 4; WORKERS=0: in
 # this one): many tests wait on servers, timeouts and the browser, and the extra worker fills
 # those waits (2 cores: 395 s of pytest instead of 433 s, docs/load.md). Every test starts
 # its own servers on free ports, so they run side by side.
 WORKERS ?= $(shell n=$$(nproc); echo $$(( n + 1 < 4 ? n + 1 : 4 )))
 PYTEST := $(BIN)/pytest -n $(WORKERS) --dist worksteal
+PURE_TESTS := tests/hive tests/test_build.py $(addprefix tests/ai/test_,$(addsuffix .py,\
+	book bots evaluation forced_wins puzzles search search_mutations table trace arena))
 pytest: $(BUILD) $(CLIENT_DEPS) system-tools
 	$(PYTEST)
-	$(PYTEST) --pure -m 'not deep' tests/hive tests/ai tests/test_build.py
+	$(PYTEST) --pure -m 'not deep' $(PURE_TESTS)
 
 ## schema: write the JSON Schema of every message (from protocol/) to docs/protocol.schema.json
 schema: $(BUILD)
