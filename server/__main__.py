@@ -39,7 +39,7 @@ from server.embedded import RedisProcess
 from server.game import names
 from server.game.clock import now_ms
 from server.requests.accounts import AccountBook
-from server.runtime import cancel_all, running
+from server.runtime import running
 from server.settings import (
     Settings,
     add_database_arguments,
@@ -48,6 +48,7 @@ from server.settings import (
 )
 from server.storage.connect import connect
 from server.storage.connect import shown as shown_redis
+from server.storage.stopping import cancel_all
 from server.storage.store import Store
 
 log = logging.getLogger("server")

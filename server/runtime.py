@@ -44,8 +44,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
-from typing import Any, Final
+from collections.abc import AsyncIterator
+from typing import Final
 
 from websockets.asyncio.server import Server, serve
 
@@ -86,6 +86,7 @@ from server.requests.signin import SignIn
 from server.requests.tournaments import arenas
 from server.settings import Settings
 from server.storage.connect import RedisClients, connect
+from server.storage.stopping import cancel_all
 from server.storage.store import Store
 from server.storage.tries import OpenTries
 
@@ -93,9 +94,6 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_SECONDS: Final = 15
 """Longest wait for connections and tasks to end when the server stops."""
-RECANCEL_SECONDS: Final = 0.02
-"""How long a stopping task has before it is cancelled again (a cancellation that lands in a
-redis-py command can be swallowed, the task then going on to its next wait)."""
 
 
 class Parts:
@@ -355,22 +353,6 @@ def _short_lived(hub: Parts) -> list[asyncio.Task[None]]:
     ]
 
 
-async def cancel_all(tasks: Sequence[asyncio.Task[Any]]) -> None:
-    """Cancel ``tasks`` and wait until they end. A task cancelled inside a redis-py command may
-    swallow the cancellation and go on, so the ones still running are cancelled again (for at
-    most SHUTDOWN_SECONDS, every RECANCEL_SECONDS)."""
-    give_up = asyncio.get_running_loop().time() + SHUTDOWN_SECONDS
-    pending = [task for task in tasks if not task.done()]
-    while pending:
-        for task in pending:
-            task.cancel()
-        await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
-        pending = [task for task in pending if not task.done()]
-        if pending and asyncio.get_running_loop().time() > give_up:
-            log.warning("%d tasks would not stop: %s", len(pending), pending)
-            return
-
-
 @contextlib.asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
     """The server, started (on ``settings.port``; 0 picks a free port) and stopped on exit:
@@ -426,7 +408,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[Server, Parts]]:
             hub.health.ready = False
             await stop_serving(server, SHUTDOWN_SECONDS, "the server")
     finally:
-        await cancel_all([*tasks, *_short_lived(hub)])
+        await cancel_all([*tasks, *_short_lived(hub)], SHUTDOWN_SECONDS)
         pool.close()
         hub.hashing.close()
         hub.positions.close()

@@ -32,6 +32,7 @@ from server.archive.db.database import Database
 from server.archive.games import DATABASE_ERRORS
 from server.storage.analyses import CLAIM_MS, AnalysisQueue
 from server.storage.channels import AnalysisNews
+from server.storage.stopping import cancel_all
 from server.storage.store import STORAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -145,10 +146,8 @@ class Analyst:
             if keeper.done():
                 keeper.result()  # raises LostClaimError (or the storage's error)
             searching.result()
-        finally:
-            for task in (keeper, searching):
-                task.cancel()
-            await asyncio.gather(keeper, searching, return_exceptions=True)
+        finally:  # (the keeper's renewal may swallow a single cancel: stopping)
+            await cancel_all([keeper, searching])
         plies = [saved[ply] for ply in range(total)]
         white, black = summarize(plies[0::2]), summarize(plies[1::2])
         await analyses.write(
@@ -185,9 +184,7 @@ class Analyst:
         try:
             await asyncio.gather(*tasks)
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await cancel_all(tasks)
 
     async def _keep(self, game_id: str) -> None:
         """Renew the claim every third of ``CLAIM_MS``, until it is lost (then raise)."""

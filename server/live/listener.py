@@ -38,6 +38,7 @@ from server.storage.channels import (
     unpack_signed_out,
 )
 from server.storage.codec import unpack, unpack_event
+from server.storage.stopping import cancel_all
 from server.storage.store import STORAGE_ERRORS, Store
 
 log = logging.getLogger(__name__)
@@ -179,10 +180,8 @@ class Listener:
                         await asyncio.wait([reading, moved], return_when=asyncio.FIRST_COMPLETED)
                         if reading.done():
                             reading.result()  # (it ends only by raising)
-                    finally:
-                        for task in (keeper, reading, moved):
-                            task.cancel()
-                        await asyncio.gather(keeper, reading, moved, return_exceptions=True)
+                    finally:  # (a task in a redis-py command may swallow a single cancel)
+                        await cancel_all([keeper, reading, moved])
             except STORAGE_ERRORS as error:
                 log.warning("event listener lost Redis (%s); resubscribing", error)
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off while Redis is away

@@ -18,8 +18,8 @@ from server.archive.db import tables
 from server.game.clock import now_ms
 from server.game.record import Record
 from server.live.miner import LEASE_KEY, PuzzleMiner
-from server.runtime import cancel_all
 from server.storage.leases import Lease
+from server.storage.stopping import cancel_all
 from tests.puzzled import fixture_puzzles
 from tests.server.conftest import Running, StartServer
 from tests.server.support import finished, rows, scrape

@@ -13,7 +13,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol import Ping, Pong, TimeControl, Update, Watch
 from protocol.client import Client
 from server.live.recovery import OUTAGE_MS
-from server.runtime import cancel_all
+from server.storage.stopping import cancel_all
 from tests.server.conftest import free_port
 from tests.server.support import ServerProcess, decisive_game, http_get, play, start_game, updated
 from tests.support import until
