@@ -13,7 +13,6 @@ from websockets.exceptions import ConnectionClosed
 from protocol import Ping, Pong, TimeControl, Update, Watch
 from protocol.client import Client
 from server.live.recovery import OUTAGE_MS
-from server.storage.stopping import cancel_all
 from tests.server.conftest import free_port
 from tests.server.support import ServerProcess, decisive_game, http_get, play, start_game, updated
 from tests.support import until
@@ -162,26 +161,3 @@ async def test_sigusr1_prints_every_threads_stack_and_the_server_goes_on(tmp_pat
         assert status == 200
     finally:
         assert await server.stop() == 0
-
-
-async def test_a_stop_ends_a_task_that_swallowed_its_cancellation() -> None:
-    """A task cancelled inside a redis-py command may swallow the cancellation and go on
-    waiting: ``cancel_all`` cancels it again until it ends (the event loop's own end
-    cancels once, and would wait for it forever)."""
-    forever, waiting = asyncio.Event(), asyncio.Event()
-    swallowed = 0
-
-    async def stubborn() -> None:
-        nonlocal swallowed
-        try:
-            waiting.set()
-            await forever.wait()
-        except asyncio.CancelledError:
-            swallowed += 1
-            await forever.wait()  # cancelled again here
-
-    task = asyncio.create_task(stubborn())
-    await waiting.wait()
-    async with asyncio.timeout(5):
-        await cancel_all([task])
-    assert task.cancelled() and swallowed == 1

@@ -1,0 +1,31 @@
+"""Stopping tasks that run Redis commands (``server.storage.stopping``): a redis-py command
+may swallow a cancel, so a task is cancelled again until it ends."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.storage.stopping import cancel_all
+
+
+async def test_a_stop_ends_a_task_that_swallowed_its_cancellation() -> None:
+    """A task cancelled inside a redis-py command may swallow the cancellation and go on
+    waiting: ``cancel_all`` cancels it again until it ends (the event loop's own end
+    cancels once, and would wait for it forever)."""
+    forever, waiting = asyncio.Event(), asyncio.Event()
+    swallowed = 0
+
+    async def stubborn() -> None:
+        nonlocal swallowed
+        try:
+            waiting.set()
+            await forever.wait()
+        except asyncio.CancelledError:
+            swallowed += 1
+            await forever.wait()  # cancelled again here
+
+    task = asyncio.create_task(stubborn())
+    await waiting.wait()
+    async with asyncio.timeout(5):
+        await cancel_all([task])
+    assert task.cancelled() and swallowed == 1
