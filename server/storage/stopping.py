@@ -1,10 +1,10 @@
 """Stopping tasks that run Redis commands.
 
 A task cancelled inside a redis-py command may swallow the cancellation: the command
-completes and the task goes on (redis/redis-py#2028; in a trial, 279 of some 900 cancels that
-landed in an ``EVAL`` were swallowed). ``task.cancel()`` and then waiting for the task would
-then wait as long as the task runs, forever for a loop. ``cancel_all`` cancels again until
-each task ends.
+completes and the task goes on (redis/redis-py#2028; in a trial, 279 of 673 cancels that
+landed in an ``EVAL`` were swallowed, docs/load.md). ``task.cancel()`` and then waiting for
+the task would then wait as long as the task runs, forever for a loop. ``cancel_all``
+cancels again until each task ends.
 """
 
 from __future__ import annotations
