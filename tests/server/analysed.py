@@ -35,10 +35,13 @@ BLITZ: Final = TimeControl("clock", 180, 2)
 PLIES: Final = 24
 """Plies of the games analysed here: the first of a decisive game between two beginner bots
 (marks to find), short enough to be searched in a few seconds."""
+LONGER: Final = 400
+"""The longest game ``decisive_game`` may pick for them: a game of 97 plies, whose first 24
+the searches go through faster than the shortest game's."""
 
 
 def short_game() -> tuple[str, ...]:
-    return decisive_game()[:PLIES]
+    return decisive_game(within=LONGER)[:PLIES]
 
 
 async def archive_game(

@@ -108,13 +108,13 @@ costs a test about a second."""
 
 
 @functools.cache
-def decisive_game(game_type: str = "Base") -> tuple[str, ...]:
+def decisive_game(game_type: str = "Base", within: int = SHORT_GAME) -> tuple[str, ...]:
     """The MoveStrings of a short whole game that one side wins (two seeded beginner bots; the
-    first seed's game that ends within ``SHORT_GAME`` plies: 31 plies in Base, White wins)."""
+    first seed's game that ends within ``within`` plies: 31 plies in Base, White wins)."""
     for seed in range(100):
         game = Game(game_type)
         white, black = Bot("beginner", seed=seed), Bot("beginner", seed=seed + 1000)
-        while not game.is_over() and game.ply < SHORT_GAME:
+        while not game.is_over() and game.ply < within:
             bot = white if game.ply % 2 == 0 else black
             game.push(bot.choose(game).move)
         if game.state in (GameState.WHITE_WINS, GameState.BLACK_WINS):

@@ -4,6 +4,7 @@ per address and in all; taken up again by another process when the one analysing
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 
@@ -66,8 +67,11 @@ async def test_an_analysis_is_pushed_to_every_follower_and_stored_once(srv: Runn
         started = await analysis(ann, "aaaaaaaa", start=True)
         assert isinstance(started, GameAnalysis)
         assert started.status in ("queued", "running")
-        pushed = await until_done(watcher, "aaaaaaaa")
-        mine = await until_done(ann, "aaaaaaaa")
+        # (both read as it goes: a client left unread stops reading its pongs, and its
+        # connection closes on the keepalive timeout)
+        pushed, mine = await asyncio.gather(
+            until_done(watcher, "aaaaaaaa"), until_done(ann, "aaaaaaaa")
+        )
     progress = [m.done for m in pushed if m.status == "running"]
     assert progress == sorted(progress) and progress[-1] == PLIES and len(progress) >= PLIES
     done = pushed[-1]
