@@ -24,7 +24,9 @@ STOP_SECONDS: Final = 15.0
 
 async def cancel_all(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SECONDS) -> None:
     """Cancel ``tasks`` and wait until they end; the ones still running are cancelled again
-    every ``RECANCEL_SECONDS``, for at most ``within`` seconds (then a warning names them)."""
+    every ``RECANCEL_SECONDS``, for at most ``within`` seconds (then a warning names them).
+    What the ended ones raised is taken as read, as ``gather(return_exceptions=True)`` does:
+    the caller has stopped them, and asyncio would log it as never retrieved."""
     loop = asyncio.get_running_loop()
     give_up = loop.time() + within
     pending = [task for task in tasks if not task.done()]
@@ -35,4 +37,7 @@ async def cancel_all(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SE
         pending = [task for task in pending if not task.done()]
         if pending and loop.time() > give_up:
             log.warning("%d tasks would not stop: %s", len(pending), pending)
-            return
+            break
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()

@@ -4,6 +4,8 @@ may swallow a cancel, so a task is cancelled again until it ends."""
 from __future__ import annotations
 
 import asyncio
+import gc
+from typing import Any
 
 from server.storage.stopping import cancel_all
 
@@ -29,3 +31,27 @@ async def test_a_stop_ends_a_task_that_swallowed_its_cancellation() -> None:
     async with asyncio.timeout(5):
         await cancel_all([task])
     assert task.cancelled() and swallowed == 1
+
+
+async def test_what_a_stopped_task_raised_is_not_logged_as_never_retrieved() -> None:
+    """A task that failed before the stop (a keeper whose Redis went away) is taken as read,
+    as the ``gather(return_exceptions=True)`` it replaces did: no "never retrieved" error."""
+    loop = asyncio.get_running_loop()
+    unread: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: unread.append(context))
+    failed = asyncio.Event()
+
+    async def keeper() -> None:
+        failed.set()
+        raise ConnectionError("Redis went away")
+
+    async def forever() -> None:
+        await asyncio.Event().wait()
+
+    tasks = [asyncio.create_task(keeper()), asyncio.create_task(forever())]
+    await failed.wait()
+    await cancel_all(tasks)
+    assert tasks[0].done() and tasks[1].cancelled()
+    del tasks
+    gc.collect()
+    assert unread == []
