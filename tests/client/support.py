@@ -30,7 +30,7 @@ from playwright.async_api import (
 )
 
 from hive import PASS, Game, Piece, notation
-from protocol import CreateGame, JoinGame, Message, Play, TimeControl, Update, decode
+from protocol import CreateGame, JoinGame, Message, Play, TimeControl, Update, decode, decode_server
 from protocol.client import Client
 from tests.server.conftest import Running
 from tests.support import until
@@ -335,7 +335,9 @@ class Link:
     """Stands between a page and the server's websocket (Playwright's websocket routing): it
     passes every frame both ways and notes what the page sent, until it is ``cut`` (the
     connection closes, and new ones close at once until ``restore``). ``deaf``: frames from the
-    server are dropped (their answers are lost on the way). ``holding``: frames from the page
+    server are dropped (their answers are lost on the way), and noted in ``dropped`` (a frame
+    the server sent reaches the link some time after, so wait for it there before the link
+    hears again). ``holding``: frames from the page
     wait in the link, in order, until ``release`` (they are slow on the way)."""
 
     def __init__(self) -> None:
@@ -344,6 +346,7 @@ class Link:
         self.holding = False
         self.held: list[tuple[WebSocketRoute, str | bytes]] = []
         self.sent: list[Message] = []
+        self.dropped: list[Message] = []
         self.routes: list[tuple[WebSocketRoute, WebSocketRoute]] = []
 
     async def handle(self, page_side: WebSocketRoute) -> None:
@@ -363,6 +366,8 @@ class Link:
         def from_server(frame: str | bytes) -> None:
             if not self.deaf:
                 page_side.send(frame)
+            elif isinstance(frame, bytes):
+                self.dropped.append(decode_server(frame))
 
         page_side.on_message(from_page)
         server_side.on_message(from_server)

@@ -14,6 +14,8 @@ from protocol import (
     BotReady,
     GameSummary,
     JoinGame,
+    Lobby,
+    LobbyChange,
     Play,
     TimeControl,
     Update,
@@ -23,6 +25,7 @@ from protocol.client import Client
 from tests.client.support import Link, Person, layout_of
 from tests.server.conftest import Running
 from tests.server.support import lobby_until
+from tests.support import until
 
 pytestmark = pytest.mark.browser
 
@@ -152,6 +155,12 @@ async def test_a_challenge_takes_what_the_bot_plays_and_refusals_show(
             link.deaf = True
             await robo.ws.close()
             await lobby_until(bob, lambda lobby: lobby.bots == [])
+            await until(
+                lambda: any(
+                    isinstance(m, (Lobby, LobbyChange)) and m.bots == [] for m in link.dropped
+                ),
+                "Ada's link dropped the lobby's news that robo left",
+            )
             link.deaf = False
             await row.get_by_test_id("challenge").click()
             notice = ada.page.get_by_test_id("notice")
