@@ -5,6 +5,11 @@ completes and the task goes on (redis/redis-py#2028; in a trial, 279 of 673 canc
 landed in an ``EVAL`` were swallowed, docs/load.md). ``task.cancel()`` and then waiting for
 the task would then wait as long as the task runs, forever for a loop. ``cancel_all``
 cancels again until each task ends.
+
+A ``cancel_all`` may itself be cancelled: the listener stops its reader with one while the
+server's stop cancels the listener again every ``RECANCEL_SECONDS``. It then goes on until
+its tasks ended, and only then raises the cancellation: a task left running unwatched could
+open a connection after the server had closed its Redis clients.
 """
 
 from __future__ import annotations
@@ -26,14 +31,22 @@ async def cancel_all(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SE
     """Cancel ``tasks`` and wait until they end; the ones still running are cancelled again
     every ``RECANCEL_SECONDS``, for at most ``within`` seconds (then a warning names them).
     What the ended ones raised is taken as read, as ``gather(return_exceptions=True)`` does:
-    the caller has stopped them, and asyncio would log it as never retrieved."""
+    the caller has stopped them, and asyncio would log it as never retrieved.
+
+    Raises:
+        asyncio.CancelledError: The caller was cancelled meanwhile (once the tasks ended).
+    """
     loop = asyncio.get_running_loop()
     give_up = loop.time() + within
+    stopped: asyncio.CancelledError | None = None
     pending = [task for task in tasks if not task.done()]
     while pending:
         for task in pending:
             task.cancel()
-        await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
+        try:
+            await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
+        except asyncio.CancelledError as error:
+            stopped = error  # raised once the tasks ended
         pending = [task for task in pending if not task.done()]
         if pending and loop.time() > give_up:
             log.warning("%d tasks would not stop: %s", len(pending), pending)
@@ -41,3 +54,5 @@ async def cancel_all(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SE
     for task in tasks:
         if task.done() and not task.cancelled():
             task.exception()
+    if stopped is not None:
+        raise stopped

@@ -55,3 +55,42 @@ async def test_what_a_stopped_task_raised_is_not_logged_as_never_retrieved() -> 
     del tasks
     gc.collect()
     assert unread == []
+
+
+async def test_a_stop_within_a_stopping_task_still_ends_what_it_stops() -> None:
+    """The listener's task stops its reader with ``cancel_all`` when it is itself stopped by
+    the server's ``cancel_all``, whose next cancel lands in that inner stop: the inner stop
+    goes on until the reader ended (else the reader would run on unwatched, and could open a
+    connection after the server closed its Redis clients), then the task ends cancelled."""
+    forever, waiting, released = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    swallowed = 0
+
+    async def reader() -> None:  # swallows a few cancels, as a redis-py command may
+        nonlocal swallowed
+        waiting.set()
+        while not released.is_set():
+            try:
+                await released.wait()
+            except asyncio.CancelledError:
+                swallowed += 1
+                if swallowed == 5:
+                    raise
+
+    child = asyncio.create_task(reader())
+
+    async def listener() -> None:
+        try:
+            await forever.wait()
+        finally:
+            await cancel_all([child])
+
+    parent = asyncio.create_task(listener())
+    await waiting.wait()
+    try:
+        async with asyncio.timeout(5):
+            await cancel_all([parent])
+        assert parent.cancelled()
+        assert child.cancelled() and swallowed == 5
+    finally:
+        released.set()  # (a reader left running by a failure ends)
+        await asyncio.wait([child])
