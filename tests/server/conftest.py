@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from protocol.client import Client
 from server.embedded import RedisProcess
@@ -19,6 +20,7 @@ from server.runtime import Parts, running
 from server.settings import Settings
 from tests.server.postgres import PostgresProcess
 from tests.server.sentinels import Topology
+from tests.support import until
 
 
 def free_port() -> int:
@@ -94,9 +96,36 @@ async def start_server(redis_server: RedisProcess, tmp_path: Path) -> AsyncItera
             yield Running(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", hub, settings)
 
     yield start
-    await _no_task_left()
+    try:
+        await _no_connection_left(redis_server)
+    finally:
+        await _no_task_left()
 
 
+async def _no_connection_left(redis_server: RedisProcess) -> None:
+    """Fail when a connection to the test's Redis is still open once its servers stopped
+    (and the test closed its own clients): one left open by a task that ran on unwatched
+    would otherwise surface as an "unclosed Connection" warning in a later test, when the
+    garbage collector finds it. (Redis drops a closed connection from its list on its next
+    turn: it is asked until the list is empty.)"""
+    async with contextlib.aclosing(aioredis.Redis.from_url(redis_server.url)) as admin:
+        me = await admin.client_id()
+        left: list[dict[str, Any]] = []
+
+        async def closed() -> bool:
+            nonlocal left
+            left = [c for c in await admin.client_list() if int(c["id"]) != me]
+            return not left
+
+        await until(
+            closed,
+            lambda: f"connections left open in Redis once the servers stopped: {left}",
+            timeout=CLOSE_SECONDS,
+        )
+
+
+CLOSE_SECONDS = 5.0
+"""How long Redis gets to drop the connections of the servers of a test once they stopped."""
 LEFT_SECONDS = 60.0
 """How long the tasks a server test left running get to end once cancelled (SQLAlchemy's
 graceful close of an aiosqlite connection took over 15 s once, on a loaded machine)."""
