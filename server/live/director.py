@@ -58,6 +58,7 @@ from server.game.record import new_game_id
 from server.live import rounds
 from server.storage.keys import tournament_key
 from server.storage.leases import Lease
+from server.storage.stopping import finish
 from server.storage.store import STORAGE_ERRORS
 from server.storage.tournaments import Arena, Pairing, Roster, TournamentStore
 
@@ -208,10 +209,12 @@ class Director:
                     async with asyncio.timeout(self.tick):
                         await self.woken.wait()
                 self.woken.clear()
-        finally:
-            for lease in self.held.values():
-                with contextlib.suppress(*STORAGE_ERRORS):
-                    await asyncio.shield(lease.release(self.owner))
+        finally:  # the leases let go of, even through the stop's next cancels
+            await finish([asyncio.create_task(self._let_go(lease)) for lease in self.held.values()])
+
+    async def _let_go(self, lease: Lease) -> None:
+        with contextlib.suppress(*STORAGE_ERRORS):
+            await lease.release(self.owner)
 
     def joined(self, tournament_id: str) -> None:
         """A player joined ``tournament_id`` here: the news goes to its players and watchers

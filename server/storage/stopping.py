@@ -10,6 +10,9 @@ A ``cancel_all`` may itself be cancelled: the listener stops its reader with one
 server's stop cancels the listener again every ``RECANCEL_SECONDS``. It then goes on until
 its tasks ended, and only then raises the cancellation: a task left running unwatched could
 open a connection after the server had closed its Redis clients.
+
+``finish`` is the other side: work a stop must do (letting go of a lease) is waited for even
+through the cancels of that stop, where ``asyncio.shield`` would leave it running unwatched.
 """
 
 from __future__ import annotations
@@ -56,3 +59,35 @@ async def cancel_all(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SE
             task.exception()
     if stopped is not None:
         raise stopped
+
+
+async def finish(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SECONDS) -> None:
+    """Wait until ``tasks`` end, even when the caller is cancelled meanwhile: the
+    cancellation is raised once they ended. The ones still running after ``within`` seconds
+    are stopped with ``cancel_all`` (a warning names them). What they raised is raised (the
+    first error), unless the caller was cancelled.
+
+    Raises:
+        asyncio.CancelledError: The caller was cancelled meanwhile (once the tasks ended).
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + within
+    stopped: asyncio.CancelledError | None = None
+    pending = [task for task in tasks if not task.done()]
+    while pending and loop.time() < give_up:
+        try:
+            await asyncio.wait(pending, timeout=give_up - loop.time())
+        except asyncio.CancelledError as error:
+            stopped = error  # raised once the tasks ended
+        pending = [task for task in pending if not task.done()]
+    if pending:
+        log.warning("%d tasks would not finish: %s", len(pending), pending)
+        await cancel_all(pending)
+    if stopped is not None:
+        for task in tasks:  # (taken as read: the cancellation goes first)
+            if task.done() and not task.cancelled():
+                task.exception()
+        raise stopped
+    for task in tasks:
+        if not task.cancelled():
+            task.result()

@@ -7,7 +7,10 @@ import asyncio
 import gc
 from typing import Any
 
-from server.storage.stopping import cancel_all
+import pytest
+
+from server.storage.stopping import cancel_all, finish
+from tests.support import until
 
 
 async def test_a_stop_ends_a_task_that_swallowed_its_cancellation() -> None:
@@ -94,3 +97,47 @@ async def test_a_stop_within_a_stopping_task_still_ends_what_it_stops() -> None:
     finally:
         released.set()  # (a reader left running by a failure ends)
         await asyncio.wait([child])
+
+
+async def test_what_a_stop_must_do_is_finished_through_the_stops_next_cancels() -> None:
+    """The director lets go of its leases as it is stopped, and the server's ``cancel_all``
+    cancels it again meanwhile: ``finish`` waits for that work through the cancels (where
+    ``asyncio.shield`` let the director end while the release ran on unwatched, to open a
+    connection after the server had closed its Redis clients), then the director ends
+    cancelled."""
+    forever, waiting, stopping = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    released = asyncio.Event()
+
+    async def release() -> str:
+        await released.wait()
+        return "let go"
+
+    job = asyncio.create_task(release())
+
+    async def director() -> None:
+        try:
+            waiting.set()
+            await forever.wait()
+        finally:
+            stopping.set()
+            await finish([job])
+
+    task = asyncio.create_task(director())
+    await waiting.wait()
+    stopper = asyncio.create_task(cancel_all([task]))
+    await stopping.wait()
+    # the stop's next cancels land while the release still runs
+    await until(lambda: task.cancelling() >= 3 or task.done(), "cancelled three times")
+    assert not task.done() and not job.done()
+    released.set()
+    async with asyncio.timeout(5):
+        await stopper
+    assert task.cancelled() and job.result() == "let go"
+
+
+async def test_finish_raises_what_its_task_raised() -> None:
+    async def failing() -> None:
+        raise ConnectionError("Redis went away")
+
+    with pytest.raises(ConnectionError, match="went away"):
+        await finish([asyncio.create_task(failing())])
