@@ -396,8 +396,11 @@ async def test_an_arena_of_people_and_bots_runs_to_its_end(
                 ).not_to_have_count(0)
                 for bot in bots:
                     await bot.wait_for(r"game \w+ over: ", timeout=60)
-                while min(len(g) for g in games.values()) < 1:
-                    await asyncio.sleep(0.1)
+                await until(
+                    lambda: all(games.values()),
+                    lambda: f"both people have a game: {games}",
+                    timeout=60,
+                )
                 await srv.hub.tournaments.tournaments.end_at(tournament, int(time.time() * 1000))
                 await expect(view.get_by_test_id("tournament")).to_have_attribute(
                     "data-status", "over", timeout=60_000
