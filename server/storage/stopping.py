@@ -46,17 +46,12 @@ async def cancel_all(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SE
     while pending:
         for task in pending:
             task.cancel()
-        try:
-            await asyncio.wait(pending, timeout=RECANCEL_SECONDS)
-        except asyncio.CancelledError as error:
-            stopped = error  # raised once the tasks ended
+        stopped = await _wait(pending, RECANCEL_SECONDS) or stopped
         pending = [task for task in pending if not task.done()]
         if pending and loop.time() > give_up:
             log.warning("%d tasks would not stop: %s", len(pending), pending)
             break
-    for task in tasks:
-        if task.done() and not task.cancelled():
-            task.exception()
+    _take_as_read(tasks)
     if stopped is not None:
         raise stopped
 
@@ -75,19 +70,34 @@ async def finish(tasks: Sequence[asyncio.Task[Any]], within: float = STOP_SECOND
     stopped: asyncio.CancelledError | None = None
     pending = [task for task in tasks if not task.done()]
     while pending and loop.time() < give_up:
-        try:
-            await asyncio.wait(pending, timeout=give_up - loop.time())
-        except asyncio.CancelledError as error:
-            stopped = error  # raised once the tasks ended
+        stopped = await _wait(pending, give_up - loop.time()) or stopped
         pending = [task for task in pending if not task.done()]
     if pending:
         log.warning("%d tasks would not finish: %s", len(pending), pending)
         await cancel_all(pending)
     if stopped is not None:
-        for task in tasks:  # (taken as read: the cancellation goes first)
-            if task.done() and not task.cancelled():
-                task.exception()
+        _take_as_read(tasks)  # (the cancellation goes first)
         raise stopped
     for task in tasks:
         if not task.cancelled():
             task.result()
+
+
+async def _wait(
+    tasks: Sequence[asyncio.Task[Any]], timeout: float
+) -> asyncio.CancelledError | None:
+    """``asyncio.wait`` for ``tasks``, ``timeout`` seconds at most; a cancellation of the caller
+    meanwhile is returned, not raised (the caller raises it once its tasks ended)."""
+    try:
+        await asyncio.wait(tasks, timeout=timeout)
+    except asyncio.CancelledError as error:
+        return error
+    return None
+
+
+def _take_as_read(tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """What the ended ``tasks`` raised, taken as read (asyncio would log it as never
+    retrieved)."""
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()
