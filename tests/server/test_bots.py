@@ -111,9 +111,11 @@ async def test_a_killed_bot_worker_is_replaced_and_its_game_goes_on(srv: Running
 
 
 async def test_cheap_levels_do_not_wait_behind_expensive_ones() -> None:
-    """Three expert moves (seconds each) are asked for, then one beginner move (milliseconds):
-    with two workers the experts take one at a time, so the beginner's move comes before
-    any expert's. (One queue in order of arrival made it wait behind two of them.)"""
+    """Three expert moves (a second or more each) are asked for, then one beginner move
+    (milliseconds): with two workers the experts take one at a time, so the beginner's move
+    is done while the first expert's still runs. (One queue in order of arrival made it wait
+    behind two of them. On a loaded machine the first expert's, a second ahead, may end
+    first: the beginner's is then still done before the second's.)"""
     from tests.server.support import decisive_game
 
     pool = BotPool(2)
@@ -132,11 +134,11 @@ async def test_cheap_levels_do_not_wait_behind_expensive_ones() -> None:
         experts = [asyncio.create_task(move("expert", f"game{n}")) for n in range(3)]
         await until(lambda: pool.queued == 3, "the expert moves are asked first")
         await move("beginner", "fast")
-        assert finished == ["beginner"]
+        assert finished in (["beginner"], ["expert", "beginner"])
         await asyncio.gather(*experts)
     finally:
         pool.close()
-    assert finished == ["beginner", "expert", "expert", "expert"]
+    assert finished[-2:] == ["expert", "expert"] and len(finished) == 4
 
 
 async def test_a_level_s_budget_counts_from_the_ask_the_wait_for_a_worker_included() -> None:
