@@ -327,8 +327,9 @@ async def test_a_swiss_made_for_later_counts_down_then_plays_its_rounds(
 
 async def play_through_pages(person: Person, games: list[str], over: asyncio.Event) -> None:
     """Resign every game the arena sends ``person``'s page to (recorded in ``games``) until
-    ``over``. When two people meet, one resigns; the other's resignation finds the game
-    over."""
+    ``over``, again until the game shows its result (a failed click left it to its clock, and
+    the arena's end waited for it). When two people meet, one resigns; the other's
+    resignation finds the game over."""
     page = person.page
     shown = page.locator("[data-testid=game][data-version]")
     while not over.is_set():
@@ -340,10 +341,17 @@ async def play_through_pages(person: Person, games: list[str], over: asyncio.Eve
             await expect(shown).to_have_count(1)
         except AssertionError:
             continue  # (not sent to a new game yet)
-        games.append((await page.evaluate("location.hash")).removeprefix("#/game/"))
-        with contextlib.suppress(PlaywrightError):
-            await page.get_by_test_id("resign").click(timeout=2000)
-            await page.get_by_test_id("resign-confirm").click(timeout=2000)
+        game_id = (await page.evaluate("location.hash")).removeprefix("#/game/")
+        games.append(game_id)
+        while not over.is_set():  # resigned again until the game is over (a click may fail)
+            with contextlib.suppress(PlaywrightError):
+                await page.get_by_test_id("resign").click(timeout=2000)
+                await page.get_by_test_id("resign-confirm").click(timeout=2000)
+            with contextlib.suppress(AssertionError):
+                await expect(page.get_by_test_id("result")).to_be_visible(timeout=2000)
+                break
+            if not page.url.endswith(f"#/game/{game_id}"):
+                break  # (sent on to its next game)
 
 
 async def test_an_arena_of_people_and_bots_runs_to_its_end(
